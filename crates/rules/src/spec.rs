@@ -1,0 +1,1 @@
+//! Presets and spec strings: `PRESET[:KEY=VALUE,...]`. (Being written.)
