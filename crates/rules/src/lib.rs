@@ -3,7 +3,9 @@
 //! Pure: no I/O, no async, no serialisation. Every public function accepts any input without panicking.
 
 pub mod grid;
+pub mod reference;
 pub mod rules;
+pub mod score;
 pub mod spec;
 pub mod types;
 

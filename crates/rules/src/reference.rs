@@ -1,0 +1,1 @@
+//! The slow, literal reference implementation (being written).

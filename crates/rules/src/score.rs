@@ -1,0 +1,1 @@
+//! Scoring (being written).
