@@ -1,1 +1,165 @@
-fn main() {}
+//! The `tesuji` command: a thin layer that turns arguments into calls on the library crates.
+
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+use tesuji_bot::playout::{Mode, Playouts};
+use tesuji_rules::{Color, Game, Grid, Rules, Size, perft::perft};
+
+#[derive(Parser)]
+#[command(name = "tesuji", version, about = "Go rules engine, tools and server")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
+    Perft {
+        /// Rules spec, e.g. `tromp-taylor` or `chinese:ko=situational,suicide=multi`.
+        #[arg(long, default_value = "tromp-taylor")]
+        rules: String,
+        /// Start position: rows from the top separated by `/` (`.` `b` `w`), a space, the colour to move
+        /// (`b` or `w`), e.g. ".w.bw/wbbbw/w.bww/bbbw./wwww. b". Its size overrides the spec's.
+        #[arg(long)]
+        position: Option<String>,
+        /// Largest depth.
+        #[arg(long)]
+        depth: u32,
+    },
+    /// Benchmarks.
+    Bench {
+        #[command(subcommand)]
+        what: Bench,
+    },
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// Random playouts from the empty board: playouts/s, moves/s, moves per playout, Black's win rate.
+    Playouts {
+        /// Board size (1 to 25).
+        #[arg(long, default_value_t = 9)]
+        size: u8,
+        #[arg(long, value_enum, default_value_t = PlayoutMode::Light)]
+        mode: PlayoutMode,
+        /// How long to run.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+        /// Random seed, for reproducible runs.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Komi for the win rate (White's, in points).
+        #[arg(long, default_value_t = 7.5)]
+        komi: f64,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PlayoutMode {
+    Light,
+    Uniform,
+    Rules,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tesuji: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Perft {
+            rules,
+            position,
+            depth,
+        } => run_perft(&rules, position.as_deref(), depth),
+        Command::Bench {
+            what:
+                Bench::Playouts {
+                    size,
+                    mode,
+                    seconds,
+                    seed,
+                    komi,
+                },
+        } => bench_playouts(size, mode, seconds, seed, komi),
+    }
+}
+
+/// Reads `ROWS COLOUR`.
+fn parse_position(text: &str) -> Result<(Grid, Color)> {
+    let mut parts = text.split_whitespace();
+    let (Some(rows), Some(colour), None) = (parts.next(), parts.next(), parts.next()) else {
+        bail!("bad --position {text:?}: expected ROWS and a colour, e.g. \"..b/.w./... b\"");
+    };
+    let grid = Grid::from_diagram(rows).with_context(|| format!("bad --position rows {rows:?}"))?;
+    let to_move = match colour {
+        "b" | "B" | "black" => Color::Black,
+        "w" | "W" | "white" => Color::White,
+        other => bail!("bad --position colour {other:?}: expected b or w"),
+    };
+    Ok((grid, to_move))
+}
+
+fn run_perft(spec: &str, position: Option<&str>, depth: u32) -> Result<()> {
+    let mut rules: Rules = spec
+        .parse()
+        .with_context(|| format!("bad --rules {spec:?}"))?;
+    let (grid, to_move) = match position {
+        Some(text) => parse_position(text)?,
+        None => (Grid::new(rules.size), Color::Black),
+    };
+    rules.size = grid.size();
+    let game = Game::from_position(rules, &grid, to_move).context("bad --position")?;
+    for d in 0..=depth {
+        println!("{d} {}", perft(&game, d));
+    }
+    Ok(())
+}
+
+fn bench_playouts(size: u8, mode: PlayoutMode, seconds: f64, seed: u64, komi: f64) -> Result<()> {
+    let Some(size) = Size::square(size) else {
+        bail!("bad --size {size}: use 1 to 25");
+    };
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 86_400.0) {
+        bail!("bad --seconds {seconds}: use a positive number of seconds up to a day");
+    }
+    let mode = match mode {
+        PlayoutMode::Light => Mode::Light,
+        PlayoutMode::Uniform => Mode::Uniform,
+        PlayoutMode::Rules => Mode::Rules,
+    };
+    let mut playouts = Playouts::new(size, seed);
+    let budget = Duration::from_secs_f64(seconds);
+    let start = Instant::now();
+    let (mut n, mut moves, mut black_wins) = (0u64, 0u64, 0u64);
+    // Check the clock only every few playouts so timing stays out of the measurement.
+    while start.elapsed() < budget {
+        for _ in 0..64 {
+            let o = playouts.run(mode);
+            n += 1;
+            moves += o.moves as u64;
+            black_wins += u64::from(o.margin as f64 > komi);
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!("size {size} mode {mode:?} playouts {n} seconds {secs:.2}");
+    println!("playouts/s {:.0}", n as f64 / secs);
+    println!("moves/s {:.0}", moves as f64 / secs);
+    println!("moves/playout {:.2}", moves as f64 / n as f64);
+    println!(
+        "black win rate {:.4} (komi {komi})",
+        black_wins as f64 / n as f64
+    );
+    Ok(())
+}

@@ -2,13 +2,21 @@
 //!
 //! Pure: no I/O, no async, no serialisation. Every public function accepts any input without panicking.
 
+pub mod board;
+pub mod game;
 pub mod grid;
+pub mod handicap;
+mod history;
+pub mod perft;
 pub mod reference;
+pub mod result;
 pub mod rules;
 pub mod score;
 pub mod spec;
 pub mod types;
 
+pub use board::{Board, BoardRefusal, Idx, PlayEffect, SetupError};
+pub use game::{Action, Game, GameError, Illegal, Phase, TurnEffect};
 pub use grid::{DiagramError, Grid};
 pub use rules::*;
 pub use types::{Color, MAX_SIDE, Move, Point, Size, Turn};

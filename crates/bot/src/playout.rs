@@ -1,0 +1,266 @@
+//! Random playouts: the speed benchmark of the board, and later the bot's simulations.
+//!
+//! Three kinds (`tesuji bench playouts --mode`):
+//! - [`Mode::Light`]: libEGO 0.1.127's light playout: from a random place in the empty-point list, the first
+//!   point that is not the mover's eye and is pseudo-legal (simple ko; multi-stone suicide allowed); two passes
+//!   or 2 × points moves end it; score = stones + one-point eyes.
+//! - [`Mode::Uniform`]: exactly uniform over the legal non-eye plays; simple ko, no suicide.
+//! - [`Mode::Rules`]: uniform over the legal non-eye plays of a [`Game`] under `tromp-taylor`: positional
+//!   superko checked on every move.
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use tesuji_rules::{Board, Color, Game, Move, Rules, Size};
+
+/// The kind of playout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Light,
+    Uniform,
+    Rules,
+}
+
+/// The end of one playout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Outcome {
+    /// Turns made, passes included.
+    pub moves: u32,
+    /// Black's points minus White's (stones + one-point eyes), before komi.
+    pub margin: i32,
+}
+
+/// A seeded generator of playouts on an empty board.
+pub struct Playouts {
+    size: Size,
+    rng: Pcg64Mcg,
+    scratch: Vec<u16>,
+    empty_board: Board,
+    board: Board,
+    rules: Rules,
+}
+
+impl Playouts {
+    pub fn new(size: Size, seed: u64) -> Playouts {
+        let board = Board::new(size);
+        let mut rules = Rules::default();
+        rules.size = size;
+        Playouts {
+            size,
+            rng: Pcg64Mcg::seed_from_u64(seed),
+            scratch: Vec::with_capacity(size.area()),
+            empty_board: board.clone(),
+            board,
+            rules,
+        }
+    }
+
+    /// Runs one playout from the empty board.
+    pub fn run(&mut self, mode: Mode) -> Outcome {
+        match mode {
+            Mode::Light => self.light(),
+            Mode::Uniform => self.uniform(),
+            Mode::Rules => self.rules(),
+        }
+    }
+
+    /// The board after the last light or uniform playout.
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+
+    fn max_moves(&self) -> u32 {
+        2 * self.size.area() as u32
+    }
+
+    fn light(&mut self) -> Outcome {
+        self.board.clone_from(&self.empty_board);
+        let max = self.max_moves();
+        let (mut to_move, mut passes, mut moves) = (Color::Black, 0, 0);
+        while passes < 2 && moves < max {
+            let b = &self.board;
+            let empty = b.empty_points();
+            let n = empty.len();
+            let mut chosen = None;
+            if n > 0 {
+                let start = self.rng.random_range(0..n);
+                let mut k = start;
+                loop {
+                    let i = empty[k] as usize;
+                    if !b.is_eyelike(to_move, i) && b.is_light_legal(to_move, i) {
+                        chosen = Some(i);
+                        break;
+                    }
+                    k += 1;
+                    if k == n {
+                        k = 0;
+                    }
+                    if k == start {
+                        break;
+                    }
+                }
+            }
+            match chosen {
+                Some(i) => {
+                    self.board.play(to_move, i);
+                    passes = 0;
+                }
+                None => {
+                    self.board.pass();
+                    passes += 1;
+                }
+            }
+            moves += 1;
+            to_move = to_move.opponent();
+        }
+        Outcome {
+            moves,
+            margin: eye_score(&self.board),
+        }
+    }
+
+    fn uniform(&mut self) -> Outcome {
+        self.board.clone_from(&self.empty_board);
+        let max = self.max_moves();
+        let (mut to_move, mut passes, mut moves) = (Color::Black, 0, 0);
+        while passes < 2 && moves < max {
+            // Draw without replacement until a legal non-eye play turns up: uniform over the legal ones.
+            self.scratch.clear();
+            self.scratch.extend_from_slice(self.board.empty_points());
+            let mut chosen = None;
+            while !self.scratch.is_empty() {
+                let k = self.rng.random_range(0..self.scratch.len());
+                let i = self.scratch[k] as usize;
+                if !self.board.is_eyelike(to_move, i)
+                    && self.board.check(to_move, i, true, false, false).is_ok()
+                {
+                    chosen = Some(i);
+                    break;
+                }
+                self.scratch.swap_remove(k);
+            }
+            match chosen {
+                Some(i) => {
+                    self.board.play(to_move, i);
+                    passes = 0;
+                }
+                None => {
+                    self.board.pass();
+                    passes += 1;
+                }
+            }
+            moves += 1;
+            to_move = to_move.opponent();
+        }
+        Outcome {
+            moves,
+            margin: eye_score(&self.board),
+        }
+    }
+
+    fn rules(&mut self) -> Outcome {
+        let Ok(mut game) = Game::new(self.rules) else {
+            return Outcome {
+                moves: 0,
+                margin: 0,
+            };
+        };
+        let max = self.max_moves();
+        let mut moves = 0;
+        while game.phase() == tesuji_rules::Phase::Playing && moves < max {
+            let to_move = game.to_move();
+            self.scratch.clear();
+            self.scratch.extend_from_slice(game.board().empty_points());
+            let mut chosen = Move::Pass;
+            while !self.scratch.is_empty() {
+                let k = self.rng.random_range(0..self.scratch.len());
+                let i = self.scratch[k] as usize;
+                let p = game.board().point(i);
+                if !game.board().is_eyelike(to_move, i) && game.is_legal(to_move, Move::Play(p)) {
+                    chosen = Move::Play(p);
+                    break;
+                }
+                self.scratch.swap_remove(k);
+            }
+            // The move was found legal just above.
+            let _ = game.play(to_move, chosen);
+            moves += 1;
+        }
+        Outcome {
+            moves,
+            margin: eye_score(game.board()),
+        }
+    }
+}
+
+/// Stones plus one-point eyes (empty points whose neighbours are all one colour), Black minus White.
+pub fn eye_score(board: &Board) -> i32 {
+    let [b, w] = board.stone_counts();
+    let mut score = b as i32 - w as i32;
+    for &i in board.empty_points() {
+        let i = i as usize;
+        let mut seen = [false; 2];
+        for n in board.neighbors(i) {
+            if let Some(c) = board.color_at(n) {
+                seen[c.index()] = true;
+            }
+        }
+        match seen {
+            [true, false] => score += 1,
+            [false, true] => score -= 1,
+            _ => {}
+        }
+    }
+    score
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn playouts_end_and_score_within_the_board() {
+        for mode in [Mode::Light, Mode::Uniform, Mode::Rules] {
+            let size = Size::square(9).unwrap();
+            let mut p = Playouts::new(size, 7);
+            for _ in 0..20 {
+                let o = p.run(mode);
+                assert!(o.moves <= 2 * 81, "{mode:?}: {o:?}");
+                assert!(o.margin.unsigned_abs() <= 81, "{mode:?}: {o:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn same_seed_same_playouts() {
+        let size = Size::square(9).unwrap();
+        let (mut a, mut b) = (Playouts::new(size, 42), Playouts::new(size, 42));
+        for mode in [Mode::Light, Mode::Uniform, Mode::Rules] {
+            for _ in 0..5 {
+                assert_eq!(a.run(mode), b.run(mode));
+            }
+        }
+    }
+
+    #[test]
+    fn light_playouts_fill_the_board_to_eyes() {
+        // At the end of a light playout that ended by passes, every empty point is an eye of one colour.
+        let size = Size::square(9).unwrap();
+        let mut p = Playouts::new(size, 3);
+        let o = p.run(Mode::Light);
+        assert!(o.moves < 2 * 81);
+        let b = p.board();
+        for &i in b.empty_points() {
+            let i = i as usize;
+            let colors: Vec<_> = b
+                .neighbors(i)
+                .iter()
+                .filter_map(|&n| b.color_at(n))
+                .collect();
+            assert!(
+                colors.windows(2).all(|w| w[0] == w[1]),
+                "point {:?}",
+                b.point(i)
+            );
+        }
+    }
+}

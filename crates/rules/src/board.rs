@@ -1,0 +1,777 @@
+//! The fast board: a padded one-dimensional array with incrementally kept chains, pseudo-liberties and a
+//! Zobrist hash. It knows captures, suicide and the simple-ko point; whole-game rules (superko, turns, the end)
+//! live in `game.rs`.
+//!
+//! Layout: rows of `width + 1` cells, one shared border column, and a border row above and below, so every
+//! on-board point has four neighbours in the array (`±1`, `±stride`) and its diagonals too.
+//!
+//! Chains keep *pseudo-liberties*: one count per (stone, empty neighbour) pair, with the sum and the sum of
+//! squares of those neighbour indices. A chain has no liberties when the count is 0, and exactly one liberty
+//! when all pseudo-liberties are the same point, which is when `count * sum2 == sum * sum`.
+
+use crate::grid::Grid;
+use crate::types::{Color, Point, Size};
+
+/// An index into the padded array. Exposed for speed-critical callers (playouts); convert with
+/// [`Board::idx`] and [`Board::point`].
+pub type Idx = usize;
+
+pub(crate) const EMPTY: u8 = 0;
+pub(crate) const BORDER: u8 = 3;
+
+/// The board code of a colour (1 black, 2 white).
+#[inline]
+pub(crate) fn code(c: Color) -> u8 {
+    c as u8 + 1
+}
+
+#[inline]
+fn color_of(code: u8) -> Option<Color> {
+    match code {
+        1 => Some(Color::Black),
+        2 => Some(Color::White),
+        _ => None,
+    }
+}
+
+/// Largest padded array: 25 columns + 1 border, 27 rows, one spare cell for the last diagonal.
+const MAX_CELLS: usize = 26 * 27 + 1;
+
+/// Zobrist keys per cell and colour, fixed at compile time (splitmix64) so hashes are reproducible.
+static ZOBRIST: [[u64; 2]; MAX_CELLS] = {
+    let mut table = [[0u64; 2]; MAX_CELLS];
+    let mut state: u64 = 0x7e5u64.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut i = 0;
+    while i < MAX_CELLS {
+        let mut c = 0;
+        while c < 2 {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            table[i][c] = z ^ (z >> 31);
+            c += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// The Zobrist key of a stone of colour code `c` (1 or 2) at `i`.
+#[inline]
+pub(crate) fn zobrist(i: Idx, c: u8) -> u64 {
+    ZOBRIST[i][(c - 1) as usize]
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct ChainInfo {
+    libs: u32,
+    lib_sum: u32,
+    lib_sum2: u32,
+    stones: u32,
+}
+
+/// What a play did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PlayEffect {
+    /// Opponent stones removed.
+    pub captured: u32,
+    /// Own stones removed (suicide).
+    pub suicided: u32,
+}
+
+/// Why a play is not even pseudo-legal on this board (before any whole-history ko rule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoardRefusal {
+    OffBoard,
+    Occupied,
+    /// The stone would capture nothing and its chain would have no liberty.
+    Suicide {
+        /// Stones the suicide would remove (the played stone included).
+        stones: u32,
+    },
+    /// The simple-ko point.
+    Ko,
+}
+
+/// Why a position cannot be set up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("the chain at {point:?} has no liberty")]
+    NoLiberty { point: Point },
+}
+
+/// The fast board. See the module documentation for the layout.
+pub struct Board {
+    size: Size,
+    stride: usize,
+    color: Vec<u8>,
+    /// Root (chain id) of each stone's chain.
+    chain: Vec<u16>,
+    /// Next stone in the same chain (a circular list).
+    next: Vec<u16>,
+    chains: Vec<ChainInfo>,
+    empty: Vec<u16>,
+    empty_pos: Vec<u16>,
+    hash: u64,
+    ko: Option<Idx>,
+    captures: [u32; 2],
+    stones: [u32; 2],
+    /// The position packed two bits per padded cell (black bit, white bit): an exact, cheap-to-copy snapshot
+    /// for confirming hash matches.
+    bits: Vec<u64>,
+}
+
+impl Board {
+    /// An empty board.
+    pub fn new(size: Size) -> Board {
+        let stride = size.width() as usize + 1;
+        let cells = (size.height() as usize + 2) * stride + 1;
+        let mut b = Board {
+            size,
+            stride,
+            color: vec![BORDER; cells],
+            chain: vec![0; cells],
+            next: vec![0; cells],
+            chains: vec![ChainInfo::default(); cells],
+            empty: Vec::with_capacity(size.area()),
+            empty_pos: vec![0; cells],
+            hash: 0,
+            ko: None,
+            captures: [0; 2],
+            stones: [0; 2],
+            bits: vec![0; (2 * cells).div_ceil(64)],
+        };
+        for p in size.points() {
+            let i = b.idx(p);
+            b.color[i] = EMPTY;
+            b.empty_pos[i] = b.empty.len() as u16;
+            b.empty.push(i as u16);
+        }
+        b
+    }
+
+    /// A board holding a position. Every chain must have a liberty.
+    pub fn from_grid(grid: &Grid) -> Result<Board, SetupError> {
+        let mut b = Board::new(grid.size());
+        for p in grid.size().points() {
+            if let Some(c) = grid.get(p) {
+                b.put_stone(b.idx(p), code(c));
+            }
+        }
+        for p in grid.size().points() {
+            let i = b.idx(p);
+            if b.color[i] != EMPTY && b.chains[b.chain[i] as usize].libs == 0 {
+                return Err(SetupError::NoLiberty { point: p });
+            }
+        }
+        Ok(b)
+    }
+
+    /// The position as a plain grid.
+    pub fn to_grid(&self) -> Grid {
+        let mut g = Grid::new(self.size);
+        for p in self.size.points() {
+            g.set(p, self.get(p));
+        }
+        g
+    }
+
+    #[inline]
+    pub fn size(&self) -> Size {
+        self.size
+    }
+
+    /// The padded index of an on-board point.
+    #[inline]
+    pub fn idx(&self, p: Point) -> Idx {
+        (p.y as usize + 1) * self.stride + p.x as usize + 1
+    }
+
+    /// The point at a padded index of an on-board cell.
+    #[inline]
+    pub fn point(&self, i: Idx) -> Point {
+        Point::new((i % self.stride - 1) as u8, (i / self.stride - 1) as u8)
+    }
+
+    /// The padded index of a point, or `None` off the board.
+    #[inline]
+    pub fn checked_idx(&self, p: Point) -> Option<Idx> {
+        self.size.contains(p).then(|| self.idx(p))
+    }
+
+    /// The colour at a point (`None` when empty or off the board).
+    pub fn get(&self, p: Point) -> Option<Color> {
+        self.checked_idx(p).and_then(|i| color_of(self.color[i]))
+    }
+
+    /// The colour at a padded index.
+    #[inline]
+    pub fn color_at(&self, i: Idx) -> Option<Color> {
+        self.color.get(i).copied().and_then(color_of)
+    }
+
+    #[inline]
+    pub fn is_empty_at(&self, i: Idx) -> bool {
+        self.color.get(i) == Some(&EMPTY)
+    }
+
+    #[inline]
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    #[inline]
+    pub fn neighbors(&self, i: Idx) -> [Idx; 4] {
+        [
+            i.wrapping_sub(self.stride),
+            i.wrapping_sub(1),
+            i + 1,
+            i + self.stride,
+        ]
+    }
+
+    /// The empty points, in no particular order.
+    #[inline]
+    pub fn empty_points(&self) -> &[u16] {
+        &self.empty
+    }
+
+    /// The Zobrist hash of the position (stones only).
+    #[inline]
+    pub fn hash(&self) -> u64 {
+        self.hash
+    }
+
+    /// The position packed two bits per cell: equal for equal positions on boards of the same size.
+    #[inline]
+    pub fn snapshot(&self) -> &[u64] {
+        &self.bits
+    }
+
+    #[inline]
+    fn flip_bit(&mut self, i: Idx, code: u8) {
+        let b = 2 * i + (code as usize - 1);
+        self.bits[b / 64] ^= 1 << (b % 64);
+    }
+
+    /// The point the simple-ko rule forbids to the player to move, if any.
+    pub fn ko_point(&self) -> Option<Point> {
+        self.ko.map(|i| self.point(i))
+    }
+
+    #[inline]
+    pub fn ko_idx(&self) -> Option<Idx> {
+        self.ko
+    }
+
+    /// Stones captured so far by each colour (suicided stones count for the opponent).
+    pub fn captures(&self) -> [u32; 2] {
+        self.captures
+    }
+
+    /// Stones of each colour on the board.
+    pub fn stone_counts(&self) -> [u32; 2] {
+        self.stones
+    }
+
+    /// Number of distinct liberties of the chain at `p` (0 for an empty point).
+    pub fn liberties(&self, p: Point) -> usize {
+        let Some(i) = self.checked_idx(p) else {
+            return 0;
+        };
+        if color_of(self.color[i]).is_none() {
+            return 0;
+        }
+        let mut libs: Vec<Idx> = self
+            .chain_stones(i)
+            .flat_map(|s| self.neighbors(s))
+            .filter(|&n| self.color[n] == EMPTY)
+            .collect();
+        libs.sort_unstable();
+        libs.dedup();
+        libs.len()
+    }
+
+    /// The stones of the chain through `i` (which must hold a stone).
+    pub fn chain_stones(&self, i: Idx) -> impl Iterator<Item = Idx> + '_ {
+        let mut cur = i;
+        // Nothing for an empty point or a cell off the board.
+        let mut done = !self.holds_stone(i);
+        std::iter::from_fn(move || {
+            if done {
+                return None;
+            }
+            let out = cur;
+            cur = self.next[cur] as usize;
+            done = cur == i;
+            Some(out)
+        })
+    }
+
+    /// The number of stones in the chain through `i`.
+    #[inline]
+    pub fn chain_len(&self, i: Idx) -> u32 {
+        if self.holds_stone(i) {
+            self.info(i).stones
+        } else {
+            0
+        }
+    }
+
+    /// Whether `i` is a cell of the array holding a stone.
+    #[inline]
+    fn holds_stone(&self, i: Idx) -> bool {
+        matches!(self.color.get(i), Some(&x) if x != EMPTY && x != BORDER)
+    }
+
+    /// Whether `i` is a point of the board.
+    #[inline]
+    fn on_board(&self, i: Idx) -> bool {
+        matches!(self.color.get(i), Some(&x) if x != BORDER)
+    }
+
+    /// Whether the chain through the stone at `i` has exactly one liberty, and that liberty is `lib`.
+    #[inline]
+    fn in_atari_at(&self, i: Idx, lib: Idx) -> bool {
+        let ch = self.info(i);
+        // All pseudo-liberties are `lib` exactly when count * lib == sum and count * lib² == sum2.
+        let l = lib as u64;
+        ch.libs as u64 * l == ch.lib_sum as u64 && ch.libs as u64 * l * l == ch.lib_sum2 as u64
+    }
+
+    /// Whether the chain through the stone at `i` has exactly one liberty.
+    #[inline]
+    pub fn in_atari(&self, i: Idx) -> bool {
+        if !self.holds_stone(i) {
+            return false;
+        }
+        let ch = self.info(i);
+        ch.libs > 0 && ch.libs as u64 * ch.lib_sum2 as u64 == ch.lib_sum as u64 * ch.lib_sum as u64
+    }
+
+    /// The only liberty of a chain in atari (meaningful only when [`Board::in_atari`] holds).
+    #[inline]
+    pub fn atari_liberty(&self, i: Idx) -> Idx {
+        if !self.holds_stone(i) {
+            return 0;
+        }
+        let ch = self.info(i);
+        (ch.lib_sum / ch.libs.max(1)) as usize
+    }
+
+    /// Checks a play at padded index `i` by `c` against occupancy, suicide (when `allow_suicide` is false, or
+    /// a single stone when `allow_single` is false) and the simple-ko point when `simple_ko` is set.
+    /// Returns what the play would capture.
+    pub fn check(
+        &self,
+        c: Color,
+        i: Idx,
+        simple_ko: bool,
+        allow_multi_suicide: bool,
+        allow_single_suicide: bool,
+    ) -> Result<(), BoardRefusal> {
+        match self.color.get(i) {
+            Some(&EMPTY) => {}
+            None | Some(&BORDER) => return Err(BoardRefusal::OffBoard),
+            Some(_) => return Err(BoardRefusal::Occupied),
+        }
+        if simple_ko && self.ko == Some(i) {
+            return Err(BoardRefusal::Ko);
+        }
+        if let Some(stones) = self.suicide_size(c, i)
+            && !(if stones >= 2 {
+                allow_multi_suicide
+            } else {
+                allow_single_suicide
+            })
+        {
+            return Err(BoardRefusal::Suicide { stones });
+        }
+        Ok(())
+    }
+
+    /// If a stone of `c` at the empty point `i` would capture nothing and have no liberty, the number of own
+    /// stones that would be removed (itself included).
+    pub fn suicide_size(&self, c: Color, i: Idx) -> Option<u32> {
+        if self.color.get(i) != Some(&EMPTY) {
+            return None;
+        }
+        let me = code(c);
+        let mut own = 1;
+        let mut roots = [0u16; 4];
+        let mut nroots = 0;
+        for n in self.neighbors(i) {
+            match self.col(n) {
+                EMPTY => return None,
+                BORDER => {}
+                x if x == me => {
+                    if !self.in_atari_at(n, i) {
+                        return None;
+                    }
+                    let r = self.chain[n];
+                    if !roots[..nroots].contains(&r) {
+                        roots[nroots] = r;
+                        nroots += 1;
+                        own += self.chains[r as usize].stones;
+                    }
+                }
+                _ => {
+                    if self.in_atari_at(n, i) {
+                        return None;
+                    }
+                }
+            }
+        }
+        Some(own)
+    }
+
+    /// The Zobrist hash the position would have after `c` plays at the empty point `i` (captures and suicide
+    /// applied), without changing the board.
+    pub fn hash_after(&self, c: Color, i: Idx) -> u64 {
+        if self.color.get(i) != Some(&EMPTY) {
+            return self.hash;
+        }
+        let me = code(c);
+        let mut h = self.hash ^ zobrist(i, me);
+        let mut seen = [0u16; 4];
+        let mut nseen = 0;
+        let mut captured = false;
+        for n in self.neighbors(i) {
+            let x = self.col(n);
+            if x == EMPTY || x == BORDER || x == me || !self.in_atari_at(n, i) {
+                continue;
+            }
+            let r = self.chain[n];
+            if seen[..nseen].contains(&r) {
+                continue;
+            }
+            seen[nseen] = r;
+            nseen += 1;
+            captured = true;
+            for s in self.chain_stones(n) {
+                h ^= zobrist(s, x);
+            }
+        }
+        if !captured && self.suicide_size(c, i).is_some() {
+            // The whole merged chain goes, the new stone included.
+            h ^= zobrist(i, me);
+            let mut roots = [0u16; 4];
+            let mut nroots = 0;
+            for n in self.neighbors(i) {
+                if self.col(n) == me {
+                    let r = self.chain[n];
+                    if !roots[..nroots].contains(&r) {
+                        roots[nroots] = r;
+                        nroots += 1;
+                        for s in self.chain_stones(n) {
+                            h ^= zobrist(s, me);
+                        }
+                    }
+                }
+            }
+        }
+        h
+    }
+
+    /// Puts a stone on an empty point without removing anything (setting up a position); on an occupied point
+    /// this does nothing. Chains may be left without liberties: check with [`Board::has_liberty`].
+    pub fn setup_stone(&mut self, c: Color, i: Idx) {
+        if self.color.get(i) == Some(&EMPTY) {
+            self.put_stone(i, code(c));
+        }
+    }
+
+    /// Whether the chain through the stone at `i` has at least one liberty.
+    #[inline]
+    pub fn has_liberty(&self, i: Idx) -> bool {
+        self.holds_stone(i) && self.info(i).libs > 0
+    }
+
+    /// libEGO's eye test for playouts: every neighbour is `c`'s or off the board, and fewer than two diagonals
+    /// are the opponent's, where a board with any diagonal off the board counts one extra.
+    #[inline]
+    pub fn is_eyelike(&self, c: Color, i: Idx) -> bool {
+        if !self.on_board(i) {
+            return false;
+        }
+        let me = code(c);
+        let s = self.stride;
+        for n in [i - s, i - 1, i + 1, i + s] {
+            let x = self.col(n);
+            if x != me && x != BORDER {
+                return false;
+            }
+        }
+        let opp = 3 - me;
+        let mut bad = 0;
+        let mut edge = 0;
+        for d in [i - s - 1, i - s + 1, i + s - 1, i + s + 1] {
+            let x = self.col(d);
+            bad += (x == opp) as u32;
+            edge |= (x == BORDER) as u32;
+        }
+        bad + edge < 2
+    }
+
+    /// Whether a play at the empty point `i` is legal in a light playout: not the simple-ko point and not the
+    /// suicide of a single stone (suicide of a larger chain is allowed, as in libEGO).
+    #[inline]
+    pub fn is_light_legal(&self, c: Color, i: Idx) -> bool {
+        if self.color.get(i) != Some(&EMPTY) {
+            return false;
+        }
+        let me = code(c);
+        let s = self.stride;
+        let mut capture = false;
+        for n in [i - s, i - 1, i + 1, i + s] {
+            let x = self.col(n);
+            if x == EMPTY || x == me {
+                return true;
+            }
+            if x != BORDER && self.in_atari(n) {
+                capture = true;
+            }
+        }
+        capture && self.ko != Some(i)
+    }
+
+    /// Passing clears the simple-ko point.
+    #[inline]
+    pub fn pass(&mut self) {
+        self.ko = None;
+    }
+
+    /// Plays `c` at the empty point `i` with captures, then removes the own chain if it has no liberty. The
+    /// caller has checked legality ([`Board::check`]); on an occupied point or off the board this does nothing.
+    pub fn play(&mut self, c: Color, i: Idx) -> PlayEffect {
+        if self.color.get(i) != Some(&EMPTY) {
+            return PlayEffect::default();
+        }
+        let me = code(c);
+        let opp = 3 - me;
+        self.put_stone(i, me);
+        let mut effect = PlayEffect::default();
+        let mut last_captured = 0;
+        for n in self.neighbors(i) {
+            if self.col(n) == opp && self.info(n).libs == 0 {
+                last_captured = n;
+                effect.captured += self.remove_chain(n);
+            }
+        }
+        self.ko = None;
+        let own = *self.info(i);
+        if own.libs == 0 {
+            effect.suicided = self.remove_chain(i);
+            self.captures[c.opponent().index()] += effect.suicided;
+        } else if effect.captured == 1 && own.stones == 1 && own.libs == 1 {
+            // A lone stone with one liberty (pseudo-liberties are exact for one stone) that took one stone.
+            self.ko = Some(last_captured);
+        }
+        self.captures[c.index()] += effect.captured;
+        effect
+    }
+
+    // Unchecked access for the hot paths. SAFETY (for every caller below): indices are on-board cells, or
+    // their orthogonal or diagonal neighbours, which the border ring and the spare last cell keep inside the
+    // arrays; chain roots are on-board cells. Public entry points check their index before coming here.
+    #[inline(always)]
+    fn col(&self, i: Idx) -> u8 {
+        debug_assert!(i < self.color.len());
+        unsafe { *self.color.get_unchecked(i) }
+    }
+    #[inline(always)]
+    fn root(&self, i: Idx) -> usize {
+        debug_assert!(i < self.chain.len());
+        unsafe { *self.chain.get_unchecked(i) as usize }
+    }
+    #[inline(always)]
+    fn nxt(&self, i: Idx) -> usize {
+        debug_assert!(i < self.next.len());
+        unsafe { *self.next.get_unchecked(i) as usize }
+    }
+    /// The chain record of the stone at `i`.
+    #[inline(always)]
+    fn info(&self, i: Idx) -> &ChainInfo {
+        let r = self.root(i);
+        debug_assert!(r < self.chains.len());
+        unsafe { self.chains.get_unchecked(r) }
+    }
+    #[inline(always)]
+    fn info_mut(&mut self, root: usize) -> &mut ChainInfo {
+        debug_assert!(root < self.chains.len());
+        unsafe { self.chains.get_unchecked_mut(root) }
+    }
+
+    /// Puts a stone of colour code `me` on the empty point `i`, merging chains, without captures.
+    fn put_stone(&mut self, i: Idx, me: u8) {
+        debug_assert!(self.color[i] == EMPTY);
+        unsafe { *self.color.get_unchecked_mut(i) = me };
+        self.hash ^= zobrist(i, me);
+        self.flip_bit(i, me);
+        self.stones[(me - 1) as usize] += 1;
+        // Remove from the empty list by moving the last entry into its slot.
+        let pos = self.empty_pos[i] as usize;
+        if let Some(last) = self.empty.pop()
+            && last as usize != i
+        {
+            self.empty[pos] = last;
+            self.empty_pos[last as usize] = pos as u16;
+        }
+        unsafe {
+            *self.chain.get_unchecked_mut(i) = i as u16;
+            *self.next.get_unchecked_mut(i) = i as u16;
+        }
+        let mut mine = ChainInfo {
+            stones: 1,
+            ..ChainInfo::default()
+        };
+        let mut friends = [0usize; 4];
+        let mut nfriends = 0;
+        for n in self.neighbors(i) {
+            match self.col(n) {
+                EMPTY => add_lib(&mut mine, n),
+                BORDER => {}
+                x => {
+                    let r = self.root(n);
+                    sub_lib(self.info_mut(r), i);
+                    if x == me && !friends[..nfriends].contains(&r) {
+                        friends[nfriends] = r;
+                        nfriends += 1;
+                    }
+                }
+            }
+        }
+        *self.info_mut(i) = mine;
+        for &r in &friends[..nfriends] {
+            let ri = self.root(i);
+            self.merge(ri, r);
+        }
+    }
+
+    /// Merges two distinct chains, relabelling the smaller.
+    fn merge(&mut self, a: usize, b: usize) {
+        let (big, small) = if self.chains[a].stones >= self.chains[b].stones {
+            (a, b)
+        } else {
+            (b, a)
+        };
+        let mut s = small;
+        loop {
+            unsafe { *self.chain.get_unchecked_mut(s) = big as u16 };
+            s = self.nxt(s);
+            if s == small {
+                break;
+            }
+        }
+        self.next.swap(big, small);
+        let sm = self.chains[small];
+        let bg = self.info_mut(big);
+        bg.libs += sm.libs;
+        bg.lib_sum += sm.lib_sum;
+        bg.lib_sum2 += sm.lib_sum2;
+        bg.stones += sm.stones;
+    }
+
+    /// Removes the chain through `i`, giving its neighbours their liberties back. Returns the stones removed.
+    fn remove_chain(&mut self, i: Idx) -> u32 {
+        let x = self.col(i);
+        let mut count = 0;
+        let mut s = i;
+        loop {
+            let nxt = self.nxt(s);
+            unsafe { *self.color.get_unchecked_mut(s) = EMPTY };
+            self.hash ^= zobrist(s, x);
+            self.flip_bit(s, x);
+            self.empty_pos[s] = self.empty.len() as u16;
+            self.empty.push(s as u16);
+            count += 1;
+            s = nxt;
+            if s == i {
+                break;
+            }
+        }
+        // Second pass: every remaining neighbouring stone gains a pseudo-liberty per adjacency.
+        let mut s = i;
+        loop {
+            for n in self.neighbors(s) {
+                let y = self.col(n);
+                if y != EMPTY && y != BORDER {
+                    let r = self.root(n);
+                    add_lib(self.info_mut(r), s);
+                }
+            }
+            s = self.nxt(s);
+            if s == i {
+                break;
+            }
+        }
+        self.stones[(x - 1) as usize] -= count;
+        count
+    }
+}
+
+#[inline]
+fn add_lib(ch: &mut ChainInfo, lib: Idx) {
+    ch.libs += 1;
+    ch.lib_sum += lib as u32;
+    ch.lib_sum2 += (lib * lib) as u32;
+}
+
+#[inline]
+fn sub_lib(ch: &mut ChainInfo, lib: Idx) {
+    ch.libs -= 1;
+    ch.lib_sum -= lib as u32;
+    ch.lib_sum2 -= (lib * lib) as u32;
+}
+
+impl Clone for Board {
+    fn clone(&self) -> Board {
+        Board {
+            size: self.size,
+            stride: self.stride,
+            color: self.color.clone(),
+            chain: self.chain.clone(),
+            next: self.next.clone(),
+            chains: self.chains.clone(),
+            empty: self.empty.clone(),
+            empty_pos: self.empty_pos.clone(),
+            hash: self.hash,
+            ko: self.ko,
+            captures: self.captures,
+            stones: self.stones,
+            bits: self.bits.clone(),
+        }
+    }
+
+    /// Reuses the allocations: searches copy boards at every node.
+    fn clone_from(&mut self, src: &Board) {
+        self.size = src.size;
+        self.stride = src.stride;
+        self.color.clone_from(&src.color);
+        self.chain.clone_from(&src.chain);
+        self.next.clone_from(&src.next);
+        self.chains.clone_from(&src.chains);
+        self.empty.clone_from(&src.empty);
+        self.empty_pos.clone_from(&src.empty_pos);
+        self.hash = src.hash;
+        self.ko = src.ko;
+        self.captures = src.captures;
+        self.stones = src.stones;
+        self.bits.clone_from(&src.bits);
+    }
+}
+
+impl PartialEq for Board {
+    /// Boards are equal when they hold the same stones (history such as captures is ignored).
+    fn eq(&self, other: &Board) -> bool {
+        self.size == other.size && self.color == other.color
+    }
+}
+impl Eq for Board {}
+
+impl std::fmt::Debug for Board {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.to_grid())
+    }
+}

@@ -1,0 +1,754 @@
+//! [`Game`]: a whole game under one ruleset — turns and their legality, ko history, handicap, the end of play,
+//! the dead-stone phase of RULES.md §6, resignation, time and forfeit, and the result of §7.
+//!
+//! Every action is logged; [`Game::undo`] rebuilds the game from the log, so undo is exact by construction.
+
+use std::fmt;
+
+use crate::board::{Board, BoardRefusal, Idx, PlayEffect, SetupError};
+use crate::grid::Grid;
+use crate::handicap::fixed_handicap_points;
+use crate::history::{Records, play_key, start_key, state_key, turn_key};
+use crate::result::{GameResult, Outcome, Score, score_position};
+use crate::rules::{EndRule, KoRule, PassStones, Placement, Repetition, Rules, SuicideRule};
+use crate::types::{Color, Move, Point, Size};
+
+/// Why a turn or action is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Illegal {
+    #[error("the game is over")]
+    GameOver,
+    #[error("play has ended: the players are marking dead stones")]
+    NotPlaying,
+    #[error("the game is in play: there are no dead stones to mark yet")]
+    NotMarking,
+    #[error("it is {expected}'s turn")]
+    NotYourTurn { expected: Color },
+    #[error("{point:?} is not on the board")]
+    OffBoard { point: Point },
+    #[error("the point is occupied")]
+    Occupied,
+    #[error("suicide is not allowed")]
+    Suicide,
+    #[error("{}", ko_message(*.0))]
+    Ko(KoRule),
+    #[error("white must pass: the first turns of white are handicap passes")]
+    ForcedPass,
+    #[error("black must place the handicap stones first")]
+    HandicapPlacement,
+}
+
+fn ko_message(ko: KoRule) -> &'static str {
+    match ko {
+        KoRule::Simple => "ko: the stone just captured may not be retaken at once",
+        KoRule::Positional => "positional superko: the play would repeat an earlier position",
+        KoRule::Situational => {
+            "situational superko: the play would repeat an earlier position with the same player to move"
+        }
+        KoRule::Natural => {
+            "natural ko: the play would repeat a position made by an earlier play of yours"
+        }
+    }
+}
+
+/// Why a game cannot be set up.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameError {
+    #[error("a {size} board does not allow a fixed handicap of {stones} stones")]
+    BadHandicap { size: Size, stones: u8 },
+    #[error("the position is {found} but the rules say {expected}")]
+    SizeMismatch { found: Size, expected: Size },
+    #[error("bad position: {0}")]
+    Setup(#[from] SetupError),
+}
+
+/// Where the game is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Turns are being played.
+    Playing,
+    /// Play has ended; the players mark dead stones (RULES.md §6.2).
+    Marking,
+    /// The game has a result.
+    Over,
+}
+
+/// Everything that can happen in a game, as logged for undo and replay.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    Turn(Color, Move),
+    Resign(Color),
+    /// Both players resigned at once.
+    ResignBoth,
+    Timeout(Color),
+    Forfeit(Color),
+    /// A proposal: the full set of dead stones (each given chain marked whole).
+    Mark(Color, Vec<Point>),
+    Accept(Color),
+    Dispute(Color),
+}
+
+/// What a turn did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct TurnEffect {
+    pub captured: u32,
+    pub suicided: u32,
+    /// Pass stones handed to the opponent by this turn.
+    pub pass_stones: u32,
+    /// The automatic referee judged the play a self-fill (RULES.md §5, 7.1).
+    pub self_fill: bool,
+}
+
+/// A game under one ruleset.
+#[derive(Clone)]
+pub struct Game {
+    rules: Rules,
+    start: Board,
+    start_to_move: Color,
+    start_free: u8,
+    start_forced: u8,
+    board: Board,
+    to_move: Color,
+    phase: Phase,
+    log: Vec<Action>,
+    ko_records: Records,
+    /// States seen, for the repetition-void rule.
+    states: Records,
+    passes_in_row: u32,
+    any_play: bool,
+    first_pass: Option<Color>,
+    last_passer: Option<Color>,
+    /// Pass stones received by each colour.
+    pass_stones: [u32; 2],
+    /// White's remaining forced handicap passes (`placement=passes`).
+    forced_passes: u8,
+    /// Black's remaining free handicap stones (`placement=free`).
+    free_stones: u8,
+    /// Play resumed after a dispute (passes may cost a prisoner; §6.4 applies).
+    disputed: bool,
+    /// Turns since the last resumption, and whether they were all passes.
+    resumed_turns: u32,
+    resumed_all_passes: bool,
+    proposal: Vec<Point>,
+    accepted: [bool; 2],
+    self_fill_run: [u32; 2],
+    result: Option<GameResult>,
+    turns: u32,
+}
+
+impl Game {
+    /// A new game: an empty board of the rules' size, with the handicap set up as the rules say.
+    pub fn new(rules: Rules) -> Result<Game, GameError> {
+        let size = rules.size;
+        let mut board = Board::new(size);
+        let mut to_move = Color::Black;
+        let (mut free, mut forced) = (0, 0);
+        if rules.has_handicap() {
+            match rules.placement {
+                Placement::Fixed => {
+                    let points = fixed_handicap_points(size, rules.handicap).ok_or(
+                        GameError::BadHandicap {
+                            size,
+                            stones: rules.handicap,
+                        },
+                    )?;
+                    for p in points {
+                        let i = board.idx(p);
+                        board.play(Color::Black, i);
+                    }
+                    to_move = Color::White;
+                }
+                Placement::Free => {
+                    if rules.handicap as usize >= size.area() {
+                        return Err(GameError::BadHandicap {
+                            size,
+                            stones: rules.handicap,
+                        });
+                    }
+                    free = rules.handicap;
+                }
+                Placement::Passes => forced = rules.handicap - 1,
+            }
+        }
+        Ok(Game::start_from(rules, board, to_move, free, forced))
+    }
+
+    /// A game starting from a given position with `to_move` to play (no handicap is applied). The position
+    /// counts as the starting position for the ko rules.
+    pub fn from_position(rules: Rules, grid: &Grid, to_move: Color) -> Result<Game, GameError> {
+        if grid.size() != rules.size {
+            return Err(GameError::SizeMismatch {
+                found: grid.size(),
+                expected: rules.size,
+            });
+        }
+        let board = Board::from_grid(grid)?;
+        Ok(Game::start_from(rules, board, to_move, 0, 0))
+    }
+
+    fn start_from(rules: Rules, board: Board, to_move: Color, free: u8, forced: u8) -> Game {
+        let words = board.snapshot().len();
+        let mut g = Game {
+            rules,
+            start: board.clone(),
+            start_to_move: to_move,
+            start_free: free,
+            start_forced: forced,
+            board,
+            to_move,
+            phase: Phase::Playing,
+            log: Vec::new(),
+            ko_records: Records::new(words),
+            states: Records::new(words),
+            passes_in_row: 0,
+            any_play: false,
+            first_pass: None,
+            last_passer: None,
+            pass_stones: [0; 2],
+            forced_passes: forced,
+            free_stones: free,
+            disputed: false,
+            resumed_turns: 0,
+            resumed_all_passes: true,
+            proposal: Vec::new(),
+            accepted: [false; 2],
+            self_fill_run: [0; 2],
+            result: None,
+            turns: 0,
+        };
+        if let Some(k) = start_key(rules.ko, g.board.hash(), to_move) {
+            g.ko_records.add(k, g.board.snapshot());
+        }
+        if g.tracks_repetition() {
+            g.states
+                .add(state_key(g.board.hash(), to_move), g.board.snapshot());
+        }
+        g
+    }
+
+    fn tracks_repetition(&self) -> bool {
+        self.rules.ko == KoRule::Simple && self.rules.repetition == Repetition::Void
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    pub fn board(&self) -> &Board {
+        &self.board
+    }
+    /// The current position as a plain grid.
+    pub fn grid(&self) -> Grid {
+        self.board.to_grid()
+    }
+    pub fn to_move(&self) -> Color {
+        self.to_move
+    }
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+    /// Every action so far, in order.
+    pub fn log(&self) -> &[Action] {
+        &self.log
+    }
+    /// Turns (plays and passes) made so far.
+    pub fn turns(&self) -> u32 {
+        self.turns
+    }
+    pub fn result(&self) -> Option<&GameResult> {
+        self.result.as_ref()
+    }
+    /// Stones captured by each colour during play (suicided stones count for the opponent).
+    pub fn captures(&self) -> [u32; 2] {
+        self.board.captures()
+    }
+    /// Pass stones received by each colour.
+    pub fn pass_stones(&self) -> [u32; 2] {
+        self.pass_stones
+    }
+    /// Consecutive passes at the end of the turn list.
+    pub fn passes_in_row(&self) -> u32 {
+        self.passes_in_row
+    }
+    pub fn first_pass(&self) -> Option<Color> {
+        self.first_pass
+    }
+    /// White's remaining forced handicap passes.
+    pub fn forced_passes_left(&self) -> u8 {
+        self.forced_passes
+    }
+    /// Black's remaining free handicap stones.
+    pub fn free_handicap_left(&self) -> u8 {
+        self.free_stones
+    }
+    /// The current proposal of dead stones (dead-stone phase), sorted.
+    pub fn dead_stones(&self) -> &[Point] {
+        &self.proposal
+    }
+    /// Whether each colour has accepted the current proposal.
+    pub fn acceptances(&self) -> [bool; 2] {
+        self.accepted
+    }
+    /// The self-fill run of each colour (RULES.md §5, 7.1–7.3).
+    pub fn self_fill_runs(&self) -> [u32; 2] {
+        self.self_fill_run
+    }
+    pub(crate) fn ko_records(&self) -> &Records {
+        &self.ko_records
+    }
+
+    /// Whether play resumed after a dispute.
+    pub fn disputed(&self) -> bool {
+        self.disputed
+    }
+
+    /// Checks a turn without making it.
+    pub fn check(&self, color: Color, mv: Move) -> Result<(), Illegal> {
+        match self.phase {
+            Phase::Over => return Err(Illegal::GameOver),
+            Phase::Marking => return Err(Illegal::NotPlaying),
+            Phase::Playing => {}
+        }
+        if color != self.to_move {
+            return Err(Illegal::NotYourTurn {
+                expected: self.to_move,
+            });
+        }
+        match mv {
+            Move::Pass if self.free_stones > 0 => Err(Illegal::HandicapPlacement),
+            Move::Pass => Ok(()),
+            Move::Play(p) => {
+                let i = self
+                    .board
+                    .checked_idx(p)
+                    .ok_or(Illegal::OffBoard { point: p })?;
+                self.check_play_idx(color, i)
+            }
+        }
+    }
+
+    /// Legality of a play at a padded index by the colour to move (phase and turn already checked).
+    fn check_play_idx(&self, color: Color, i: Idx) -> Result<(), Illegal> {
+        if color == Color::White && self.forced_passes > 0 {
+            return Err(Illegal::ForcedPass);
+        }
+        let next = self.next_after_play(color);
+        check_board_play(
+            &self.board,
+            &self.ko_records,
+            self.rules.ko,
+            self.rules.suicide,
+            color,
+            i,
+            next,
+        )
+    }
+
+    fn next_after_play(&self, color: Color) -> Color {
+        if color == Color::Black && self.free_stones > 1 {
+            Color::Black
+        } else {
+            color.opponent()
+        }
+    }
+
+    /// Whether a turn is legal now.
+    pub fn is_legal(&self, color: Color, mv: Move) -> bool {
+        self.check(color, mv).is_ok()
+    }
+
+    /// Every legal turn of the player to move, plays in row-major order then the pass; empty unless in play.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        if self.phase != Phase::Playing {
+            return Vec::new();
+        }
+        let mut out: Vec<Move> = self
+            .legal_play_indices()
+            .into_iter()
+            .map(|i| Move::Play(self.board.point(i)))
+            .collect();
+        out.sort_by_key(|m| match m {
+            Move::Play(p) => (p.y, p.x),
+            Move::Pass => (u8::MAX, u8::MAX),
+        });
+        if self.free_stones == 0 {
+            out.push(Move::Pass);
+        }
+        out
+    }
+
+    /// The padded indices of every legal play of the player to move, in no particular order.
+    pub fn legal_play_indices(&self) -> Vec<Idx> {
+        if self.phase != Phase::Playing {
+            return Vec::new();
+        }
+        self.board
+            .empty_points()
+            .iter()
+            .map(|&i| i as Idx)
+            .filter(|&i| self.check_play_idx(self.to_move, i).is_ok())
+            .collect()
+    }
+
+    /// Makes a turn for `color`.
+    pub fn play(&mut self, color: Color, mv: Move) -> Result<TurnEffect, Illegal> {
+        self.check(color, mv)?;
+        let effect = self.apply_turn(color, mv);
+        self.log.push(Action::Turn(color, mv));
+        Ok(effect)
+    }
+
+    /// Makes a turn for the player to move.
+    pub fn play_move(&mut self, mv: Move) -> Result<TurnEffect, Illegal> {
+        self.play(self.to_move, mv)
+    }
+
+    /// Makes a checked turn.
+    fn apply_turn(&mut self, color: Color, mv: Move) -> TurnEffect {
+        let mut effect = TurnEffect::default();
+        let next = match mv {
+            Move::Play(_) => self.next_after_play(color),
+            Move::Pass => color.opponent(),
+        };
+        let owners_before = match (mv, self.rules.self_fill) {
+            (Move::Play(_), Some(_)) => {
+                Some(crate::score::unconditional_owner(&self.board.to_grid()))
+            }
+            _ => None,
+        };
+        match mv {
+            Move::Play(p) => {
+                let i = self.board.idx(p);
+                let PlayEffect { captured, suicided } = self.board.play(color, i);
+                effect.captured = captured;
+                effect.suicided = suicided;
+                self.any_play = true;
+                self.passes_in_row = 0;
+                if color == Color::Black && self.free_stones > 0 {
+                    self.free_stones -= 1;
+                }
+                if self.disputed {
+                    self.resumed_all_passes = false;
+                }
+                if let Some(before) = owners_before {
+                    effect.self_fill = self.is_self_fill(&before, p);
+                }
+            }
+            Move::Pass => {
+                self.board.pass();
+                self.passes_in_row += 1;
+                self.first_pass.get_or_insert(color);
+                self.last_passer = Some(color);
+                if color == Color::White && self.forced_passes > 0 {
+                    self.forced_passes -= 1;
+                }
+                let costs = match self.rules.pass_stones {
+                    PassStones::On => true,
+                    PassStones::Dispute => self.disputed,
+                    PassStones::Off => false,
+                };
+                if costs {
+                    self.pass_stones[color.opponent().index()] += 1;
+                    effect.pass_stones = 1;
+                }
+            }
+        }
+        self.turns += 1;
+        if self.disputed {
+            self.resumed_turns += 1;
+        }
+        self.to_move = next;
+        let was_play = matches!(mv, Move::Play(_));
+        if let Some(k) = turn_key(self.rules.ko, self.board.hash(), color, next, was_play) {
+            self.ko_records.add(k, self.board.snapshot());
+        }
+        if self.rules.self_fill.is_some() {
+            let run = &mut self.self_fill_run[color.index()];
+            *run = if effect.self_fill { *run + 1 } else { 0 };
+        }
+        if let Some(limit) = self.rules.self_fill
+            && self.self_fill_run[color.index()] >= limit as u32
+        {
+            self.finish(GameResult::new(Some(color.opponent()), Outcome::SelfFill));
+            return effect;
+        }
+        if self.tracks_repetition() {
+            let count = self
+                .states
+                .add(state_key(self.board.hash(), next), self.board.snapshot());
+            if count >= 3 {
+                self.finish(GameResult::new(None, Outcome::Repetition));
+                return effect;
+            }
+        }
+        if self.passes_in_row >= 2 {
+            self.end_of_play();
+        }
+        effect
+    }
+
+    /// The automatic referee of RULES.md §5 (7.1): a play inside a region that is unconditionally owned, after
+    /// which neither player's unconditional territory changed.
+    fn is_self_fill(&self, before: &[Option<Color>], p: Point) -> bool {
+        let size = self.rules.size;
+        if before[size.index(p)].is_none() {
+            return false;
+        }
+        let after = crate::score::unconditional_owner(&self.board.to_grid());
+        let count =
+            |owners: &[Option<Color>], c: Color| owners.iter().filter(|&&o| o == Some(c)).count();
+        Color::BOTH
+            .iter()
+            .all(|&c| count(before, c) == count(&after, c))
+    }
+
+    /// Two consecutive passes: end the game or start the dead-stone phase.
+    fn end_of_play(&mut self) {
+        if self.rules.preset == crate::rules::Preset::Ideal && !self.any_play {
+            // 001 rule 7.5: both players moved and every move was a pass.
+            self.finish(GameResult::new(None, Outcome::NoPlay));
+            return;
+        }
+        if self.rules.end == EndRule::Score {
+            self.finish_scored(&[]);
+            return;
+        }
+        if self.disputed
+            && self.rules.resume_passes_end
+            && self.resumed_all_passes
+            && self.resumed_turns == 2
+        {
+            // §6.4: the first two turns of the resumption were passes: every stone is alive.
+            self.finish_scored(&[]);
+            return;
+        }
+        self.phase = Phase::Marking;
+        self.proposal.clear();
+        self.accepted = [false; 2];
+    }
+
+    fn finish(&mut self, result: GameResult) {
+        self.result = Some(result);
+        self.phase = Phase::Over;
+    }
+
+    /// Ends the game by counting with these dead stones (White's last pass of the AGA rule applied).
+    fn finish_scored(&mut self, dead: &[Point]) {
+        if self.rules.white_passes_last && self.last_passer == Some(Color::Black) {
+            self.pass_stones[Color::Black.index()] += 1;
+            self.last_passer = Some(Color::White);
+        }
+        let score = self.score_with(dead);
+        self.finish(GameResult::from_score(score, &self.rules, self.first_pass));
+    }
+
+    /// The score of the current position with the given dead stones (expanded to whole chains), with this
+    /// game's prisoners, pass stones, komi and handicap bonus.
+    pub fn score_with(&self, dead: &[Point]) -> Score {
+        let grid = self.board.to_grid();
+        let dead = expand_chains(&grid, dead);
+        score_position(
+            &self.rules,
+            &grid,
+            &dead,
+            self.board.captures(),
+            self.pass_stones,
+        )
+    }
+
+    /// Marks the whole chains at `points` as the dead stones of a new proposal, replacing the previous one.
+    /// Clears both acceptances.
+    pub fn propose(&mut self, by: Color, points: &[Point]) -> Result<(), Illegal> {
+        self.check_marking()?;
+        let grid = self.board.to_grid();
+        self.proposal = expand_chains(&grid, points);
+        self.accepted = [false; 2];
+        self.log.push(Action::Mark(by, self.proposal.clone()));
+        Ok(())
+    }
+
+    /// Toggles the chain at `point` between dead and alive in the proposal.
+    pub fn toggle_dead(&mut self, by: Color, point: Point) -> Result<(), Illegal> {
+        self.check_marking()?;
+        let grid = self.board.to_grid();
+        let chain = grid.chain(point);
+        let mut dead = self.proposal.clone();
+        if chain.iter().any(|p| dead.binary_search(p).is_ok()) {
+            dead.retain(|p| !chain.contains(p));
+        } else {
+            dead.extend(chain);
+        }
+        self.propose(by, &dead)
+    }
+
+    /// Accepts the current proposal; when both players have, the game ends and is scored.
+    pub fn accept(&mut self, by: Color) -> Result<(), Illegal> {
+        self.check_marking()?;
+        self.accepted[by.index()] = true;
+        self.log.push(Action::Accept(by));
+        if self.accepted == [true, true] {
+            let dead = self.proposal.clone();
+            self.finish_scored(&dead);
+        }
+        Ok(())
+    }
+
+    /// Disputes the status of stones: play resumes from the end-of-play position with the opponent of the
+    /// player who passed last to move (§6.3). Ko history is kept.
+    pub fn dispute(&mut self, by: Color) -> Result<(), Illegal> {
+        self.check_marking()?;
+        self.log.push(Action::Dispute(by));
+        self.phase = Phase::Playing;
+        self.proposal.clear();
+        self.accepted = [false; 2];
+        self.passes_in_row = 0;
+        self.disputed = true;
+        self.resumed_turns = 0;
+        self.resumed_all_passes = true;
+        self.to_move = self.last_passer.map_or(self.to_move, Color::opponent);
+        Ok(())
+    }
+
+    fn check_marking(&self) -> Result<(), Illegal> {
+        match self.phase {
+            Phase::Marking => Ok(()),
+            Phase::Playing => Err(Illegal::NotMarking),
+            Phase::Over => Err(Illegal::GameOver),
+        }
+    }
+
+    fn check_not_over(&self) -> Result<(), Illegal> {
+        match self.phase {
+            Phase::Over => Err(Illegal::GameOver),
+            _ => Ok(()),
+        }
+    }
+
+    /// `color` resigns and loses.
+    pub fn resign(&mut self, color: Color) -> Result<(), Illegal> {
+        self.check_not_over()?;
+        self.log.push(Action::Resign(color));
+        self.finish(GameResult::new(
+            Some(color.opponent()),
+            Outcome::Resignation,
+        ));
+        Ok(())
+    }
+
+    /// Both players resign at once: a draw (001 rule 7.5; no other text says otherwise).
+    pub fn resign_both(&mut self) -> Result<(), Illegal> {
+        self.check_not_over()?;
+        self.log.push(Action::ResignBoth);
+        self.finish(GameResult::new(None, Outcome::BothResigned));
+        Ok(())
+    }
+
+    /// `color` ran out of time and loses.
+    pub fn timeout(&mut self, color: Color) -> Result<(), Illegal> {
+        self.check_not_over()?;
+        self.log.push(Action::Timeout(color));
+        self.finish(GameResult::new(Some(color.opponent()), Outcome::Time));
+        Ok(())
+    }
+
+    /// `color` forfeits and loses.
+    pub fn forfeit(&mut self, color: Color) -> Result<(), Illegal> {
+        self.check_not_over()?;
+        self.log.push(Action::Forfeit(color));
+        self.finish(GameResult::new(Some(color.opponent()), Outcome::Forfeit));
+        Ok(())
+    }
+
+    /// Takes back the last action of any kind, returning it; `None` when nothing has happened yet.
+    pub fn undo(&mut self) -> Option<Action> {
+        let mut log = std::mem::take(&mut self.log);
+        let last = log.pop()?;
+        let mut g = Game::start_from(
+            self.rules,
+            self.start.clone(),
+            self.start_to_move,
+            self.start_free,
+            self.start_forced,
+        );
+        for a in log {
+            // Each action was legal when made, so replaying it succeeds.
+            let _ = g.apply_action(a);
+        }
+        *self = g;
+        Some(last)
+    }
+
+    /// Applies a logged action; errors if it is not legal now.
+    pub fn apply_action(&mut self, action: Action) -> Result<(), Illegal> {
+        match action {
+            Action::Turn(c, m) => self.play(c, m).map(|_| ()),
+            Action::Resign(c) => self.resign(c),
+            Action::ResignBoth => self.resign_both(),
+            Action::Timeout(c) => self.timeout(c),
+            Action::Forfeit(c) => self.forfeit(c),
+            Action::Mark(c, dead) => self.propose(c, &dead),
+            Action::Accept(c) => self.accept(c),
+            Action::Dispute(c) => self.dispute(c),
+        }
+    }
+}
+
+/// The legality of a play on a board under a ko rule with its records and a suicide rule: shared by the game and
+/// the perft search so that both apply the same rules.
+pub(crate) fn check_board_play(
+    board: &Board,
+    records: &Records,
+    ko: KoRule,
+    suicide: SuicideRule,
+    color: Color,
+    i: Idx,
+    next: Color,
+) -> Result<(), Illegal> {
+    board
+        .check(
+            color,
+            i,
+            ko == KoRule::Simple,
+            suicide != SuicideRule::Forbidden,
+            suicide == SuicideRule::All,
+        )
+        .map_err(|r| match r {
+            BoardRefusal::OffBoard => Illegal::OffBoard {
+                point: board.point(i),
+            },
+            BoardRefusal::Occupied => Illegal::Occupied,
+            BoardRefusal::Suicide { .. } => Illegal::Suicide,
+            BoardRefusal::Ko => Illegal::Ko(KoRule::Simple),
+        })?;
+    if let Some(key) = play_key(ko, board.hash_after(color, i), color, next)
+        && records.has_key(key)
+    {
+        let mut after = board.clone();
+        after.play(color, i);
+        if records.count_exact(key, after.snapshot()) > 0 {
+            return Err(Illegal::Ko(ko));
+        }
+    }
+    Ok(())
+}
+
+/// The sorted union of the whole chains through the given points (empty points and points off the board
+/// ignored).
+pub fn expand_chains(grid: &Grid, points: &[Point]) -> Vec<Point> {
+    let mut out: Vec<Point> = points.iter().flat_map(|&p| grid.chain(p)).collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+impl fmt::Debug for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Game {} {:?} {} to move\n{}",
+            self.rules,
+            self.phase,
+            self.to_move,
+            self.board.to_grid()
+        )
+    }
+}

@@ -1,0 +1,341 @@
+//! One test (at least) for every ruling of RULES.md §4–§7 and the seed texts' examples.
+
+use tesuji_rules::result::Outcome;
+use tesuji_rules::{
+    Color, Game, Grid, Illegal, KoRule, Move, Phase, Point, Rules, ScoringRule, Size,
+};
+
+fn rules(spec: &str) -> Rules {
+    spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"))
+}
+
+fn at(size: Size, v: &str) -> Move {
+    Move::Play(Point::from_gtp(v, size).unwrap())
+}
+
+/// Plays GTP vertices (or `pass`) alternately from the player to move.
+fn play_all(game: &mut Game, moves: &[&str]) {
+    let size = game.rules().size;
+    for v in moves {
+        let mv = if *v == "pass" {
+            Move::Pass
+        } else {
+            at(size, v)
+        };
+        game.play_move(mv)
+            .unwrap_or_else(|e| panic!("{v}: {e}\n{game:?}"));
+    }
+}
+
+fn from_diagram(spec: &str, diagram: &str, to_move: Color) -> Game {
+    let grid = Grid::from_diagram(diagram).unwrap();
+    let mut r = rules(spec);
+    r.size = grid.size();
+    Game::from_position(r, &grid, to_move).unwrap()
+}
+
+// Seed 000, rule 6: Black plays A capturing; White's recapture at B would repeat the original position.
+const TT_KO: &str = "
+    .....
+    .OX..
+    O.OX.
+    .OX..
+    .....";
+
+#[test]
+fn tromp_taylor_rule_6_example() {
+    let mut g = from_diagram("tromp-taylor", TT_KO, Color::Black);
+    let size = g.rules().size;
+    // A = the empty point between the white stones (B3 in GTP on 5x5), B = C3 where Black captures from.
+    g.play_move(at(size, "B3")).unwrap();
+    assert_eq!(g.captures(), [1, 0]);
+    assert_eq!(
+        g.check(Color::White, at(size, "C3")),
+        Err(Illegal::Ko(KoRule::Positional))
+    );
+}
+
+#[test]
+fn simple_ko_forbids_only_the_immediate_recapture() {
+    let mut g = from_diagram("japanese", TT_KO, Color::Black);
+    let size = g.rules().size;
+    g.play_move(at(size, "B3")).unwrap();
+    assert_eq!(
+        g.check(Color::White, at(size, "C3")),
+        Err(Illegal::Ko(KoRule::Simple))
+    );
+    play_all(&mut g, &["E1", "E5"]);
+    // After a turn elsewhere, the recapture is allowed.
+    assert!(g.is_legal(Color::White, at(size, "C3")));
+}
+
+#[test]
+fn bga_figure_2_situational_superko() {
+    let mut g = from_diagram("bga:size=9", &bga9(TT_KO), Color::Black);
+    let size = g.rules().size;
+    g.play_move(at(size, "B7")).unwrap();
+    assert_eq!(
+        g.check(Color::White, at(size, "C7")),
+        Err(Illegal::Ko(KoRule::Situational))
+    );
+}
+
+/// Puts a 5x5 diagram in the top-left corner of a 9x9 board.
+fn bga9(small: &str) -> String {
+    let rows: Vec<&str> = small
+        .lines()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .collect();
+    let mut out = String::new();
+    for y in 0..9 {
+        let row = rows.get(y).copied().unwrap_or("");
+        out.push_str(row);
+        out.push_str(&".".repeat(9 - row.len()));
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn suicide_knobs() {
+    // Black at A1 (bottom left) has no liberty: single-stone suicide. Black at B1 next to the black stone at A2
+    // ... build a corner where the played stone joins a chain in atari: multi-stone suicide.
+    let diagram = "
+        ...
+        O..
+        XO.
+        .XO";
+    for (spec, single, multi) in [
+        ("chinese", false, false),
+        ("new-zealand", false, true),
+        ("ideal", true, true),
+        ("tromp-taylor", false, true),
+    ] {
+        let g = from_diagram(spec, diagram, Color::Black);
+        let size = g.rules().size;
+        // A1: the black stones at A2 and B1 are in atari at A1 → a 3-stone suicide.
+        assert_eq!(
+            g.is_legal(Color::Black, at(size, "A1")),
+            multi,
+            "{spec} multi"
+        );
+        let g2 = from_diagram(
+            spec,
+            "
+            .O.
+            O..
+            ...",
+            Color::Black,
+        );
+        let size2 = g2.rules().size;
+        // Tromp-Taylor: single-stone suicide repeats the position, so it is illegal under positional ko.
+        assert_eq!(
+            g2.is_legal(Color::Black, at(size2, "A3")),
+            single,
+            "{spec} single"
+        );
+    }
+}
+
+#[test]
+fn ideal_single_stone_suicide_is_a_play_not_a_pass() {
+    let mut g = from_diagram("ideal", ".O.\nO..\n...", Color::White);
+    let size = g.rules().size;
+    play_all(&mut g, &["pass", "A3"]);
+    // The suicide removed Black's stone: the position is unchanged, White got a prisoner, and the game goes on.
+    assert_eq!(g.grid().get(Point::new(0, 0)), None);
+    assert_eq!(g.captures(), [0, 1]);
+    assert_eq!(g.passes_in_row(), 0);
+    g.play_move(Move::Pass).unwrap();
+    assert_eq!(g.phase(), Phase::Playing);
+    let _ = size;
+}
+
+#[test]
+fn ideal_two_passes_before_any_play_is_a_draw() {
+    let mut g = Game::new(rules("ideal:size=9")).unwrap();
+    play_all(&mut g, &["pass", "pass"]);
+    let r = g.result().unwrap();
+    assert_eq!(r.outcome, Outcome::NoPlay);
+    assert_eq!(r.to_string(), "0");
+}
+
+#[test]
+fn ideal_handicap_passes_are_forced_and_real() {
+    let mut g = Game::new(rules("ideal:size=9,handicap=3")).unwrap();
+    assert_eq!(g.rules().komi.white, 0, "komi 0/0 unless set");
+    let size = g.rules().size;
+    play_all(&mut g, &["E5"]);
+    assert_eq!(
+        g.check(Color::White, at(size, "C3")),
+        Err(Illegal::ForcedPass)
+    );
+    play_all(&mut g, &["pass", "C3", "pass", "G7"]);
+    // The forced passes are over: White may play, and White made the first pass of the game.
+    assert!(g.is_legal(Color::White, at(size, "G3")));
+    assert_eq!(g.first_pass(), Some(Color::White));
+}
+
+#[test]
+fn ideal_tie_goes_to_the_first_passer_and_shared_points_count_for_both() {
+    // Black and White each wall off half of a 3x3 board with a shared middle column.
+    let mut g = from_diagram("ideal:komi=B0/W0", "X.O\nX.O\nX..", Color::White);
+    // A play first: two passes before any play would be a draw (7.5). Then Black passes first.
+    play_all(&mut g, &["C1", "pass", "pass"]);
+    // Playing is over: mark nothing dead, both accept.
+    assert_eq!(g.phase(), Phase::Marking);
+    g.accept(Color::Black).unwrap();
+    g.accept(Color::White).unwrap();
+    let r = g.result().unwrap();
+    let s = r.score.unwrap();
+    assert_eq!(s.scoring, ScoringRule::AreaReach);
+    assert_eq!(s.black.shared, 3);
+    assert_eq!(s.black.total, 2 * 6);
+    assert_eq!(s.white.total, 2 * 6);
+    // Equal totals: the player who passed first (Black) wins, written with margin 0.
+    assert_eq!(r.winner, Some(Color::Black));
+    assert_eq!(r.to_string(), "B+0");
+}
+
+#[test]
+fn dead_stone_phase_proposals_acceptance_and_dispute() {
+    // A white stone inside Black's area.
+    let mut g = from_diagram("chinese:komi=0", "XXXX\nX.OX\nXXXX\n....", Color::Black);
+    play_all(&mut g, &["pass", "pass"]);
+    assert_eq!(g.phase(), Phase::Marking);
+    assert_eq!(g.check(Color::Black, Move::Pass), Err(Illegal::NotPlaying));
+    g.toggle_dead(Color::Black, Point::new(2, 1)).unwrap();
+    assert_eq!(g.dead_stones(), &[Point::new(2, 1)]);
+    g.accept(Color::Black).unwrap();
+    assert_eq!(g.acceptances(), [true, false]);
+    // A change clears both acceptances.
+    g.toggle_dead(Color::White, Point::new(2, 1)).unwrap();
+    assert_eq!(g.acceptances(), [false, false]);
+    assert!(g.dead_stones().is_empty());
+    // White disputes: play resumes with the opponent of the last passer (White passed last) to move.
+    g.dispute(Color::White).unwrap();
+    assert_eq!(g.phase(), Phase::Playing);
+    assert_eq!(g.to_move(), Color::Black);
+    play_all(&mut g, &["pass", "pass"]);
+    // Under chinese rules two passes after a resumption lead to the dead-stone phase again.
+    assert_eq!(g.phase(), Phase::Marking);
+    g.propose(Color::Black, &[Point::new(2, 1)]).unwrap();
+    g.accept(Color::White).unwrap();
+    g.accept(Color::Black).unwrap();
+    let r = g.result().unwrap();
+    // Area: Black's 10 stones, and 6 empty points once the dead stone is gone (2 inside, the open bottom row).
+    let s = r.score.unwrap();
+    assert_eq!(s.black.dead, 1);
+    assert_eq!(s.black.stones, 10);
+    assert_eq!(s.black.territory, 6);
+    assert_eq!(s.white.stones + s.white.territory, 0);
+    assert_eq!(r.to_string(), "B+16");
+}
+
+#[test]
+fn bga_resumption_two_passes_end_with_every_stone_alive() {
+    let mut g = from_diagram(
+        "bga:size=9,counting=chinese",
+        &bga9("XXXX\nX.OX\nXXXX"),
+        Color::Black,
+    );
+    play_all(&mut g, &["pass", "pass"]);
+    g.dispute(Color::Black).unwrap();
+    play_all(&mut g, &["pass", "pass"]);
+    let r = g.result().unwrap();
+    assert_eq!(r.outcome, Outcome::Score);
+    // Every stone alive: the white stone counts for White.
+    assert_eq!(r.score.unwrap().white.stones, 1);
+}
+
+#[test]
+fn bga_ties_are_white_wins_by_half_a_point() {
+    let mut g = Game::new(rules("bga:size=9,komi=none,counting=chinese")).unwrap();
+    play_all(&mut g, &["E5", "pass", "pass"]);
+    g.accept(Color::Black).unwrap();
+    g.accept(Color::White).unwrap();
+    // Black 81 points... but komi=none is 0.5 for White: B+80.5.
+    assert_eq!(g.result().unwrap().to_string(), "B+80.5");
+    let mut g = Game::new(rules("bga:size=9,komi=none,counting=chinese")).unwrap();
+    play_all(&mut g, &["pass", "pass"]);
+    g.accept(Color::Black).unwrap();
+    g.accept(Color::White).unwrap();
+    assert_eq!(g.result().unwrap().to_string(), "W+0.5");
+}
+
+#[test]
+fn aga_pass_stones_and_white_passes_last() {
+    let mut g = Game::new(rules("aga:size=9")).unwrap();
+    play_all(&mut g, &["E5", "pass", "pass"]);
+    // White passed first, then Black: each pass gave the opponent a stone.
+    assert_eq!(g.pass_stones(), [1, 1]);
+    g.accept(Color::Black).unwrap();
+    g.accept(Color::White).unwrap();
+    // Black passed last, so White passes once more: one more pass stone for Black.
+    let s = g.result().unwrap().score.unwrap();
+    assert_eq!(s.black.pass_stones, 2);
+    assert_eq!(s.white.pass_stones, 1);
+}
+
+#[test]
+fn resignation_time_and_forfeit() {
+    let cases: [(fn(&mut Game) -> Result<(), Illegal>, &str); 4] = [
+        (|g| g.resign(Color::White), "B+R"),
+        (|g| g.timeout(Color::Black), "W+T"),
+        (|g| g.forfeit(Color::White), "B+F"),
+        (|g| g.resign_both(), "0"),
+    ];
+    for (act, re) in cases {
+        let mut g = Game::new(rules("ideal:size=9")).unwrap();
+        act(&mut g).unwrap();
+        assert_eq!(g.phase(), Phase::Over);
+        assert_eq!(g.result().unwrap().to_string(), re);
+        assert_eq!(g.play_move(Move::Pass), Err(Illegal::GameOver));
+        assert_eq!(g.resign(Color::Black), Err(Illegal::GameOver));
+    }
+}
+
+#[test]
+fn handicap_placements() {
+    let g = Game::new(rules("aga:handicap=3")).unwrap();
+    assert_eq!(g.to_move(), Color::White);
+    let size = g.rules().size;
+    for v in ["D4", "Q16", "D16"] {
+        assert_eq!(
+            g.grid().get(Point::from_gtp(v, size).unwrap()),
+            Some(Color::Black)
+        );
+    }
+    let mut g = Game::new(rules("chinese:handicap=3")).unwrap();
+    assert_eq!(
+        g.check(Color::Black, Move::Pass),
+        Err(Illegal::HandicapPlacement)
+    );
+    play_all(&mut g, &["A1", "B2", "C3"]);
+    // Wait: free placement means Black places all three before White moves.
+    assert_eq!(g.to_move(), Color::White);
+    assert_eq!(g.grid().count(Color::Black), 3);
+    assert!(Game::new(rules("aga:size=8,handicap=5")).is_err());
+}
+
+#[test]
+fn not_your_turn_and_off_board_are_refused() {
+    let mut g = Game::new(rules("chinese:size=9")).unwrap();
+    assert_eq!(
+        g.play(Color::White, Move::Pass),
+        Err(Illegal::NotYourTurn {
+            expected: Color::Black
+        })
+    );
+    assert!(matches!(
+        g.play(Color::Black, Move::Play(Point::new(9, 0))),
+        Err(Illegal::OffBoard { .. })
+    ));
+    g.play(Color::Black, Move::Play(Point::new(0, 0))).unwrap();
+    g.play(Color::White, Move::Pass).unwrap();
+    assert_eq!(
+        g.play(Color::Black, Move::Play(Point::new(0, 0))),
+        Err(Illegal::Occupied)
+    );
+}
