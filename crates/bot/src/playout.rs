@@ -8,8 +8,8 @@
 //! - [`Mode::Rules`]: uniform over the legal non-eye plays of a [`Game`] under `tromp-taylor`: positional
 //!   superko checked on every move.
 
-use rand::{RngExt, SeedableRng};
-use rand_pcg::Pcg64Mcg;
+use rand::{Rng, RngExt, SeedableRng};
+use rand_pcg::Pcg32;
 use tesuji_rules::{Board, Color, Game, Move, Rules, Size};
 
 /// The kind of playout.
@@ -32,7 +32,7 @@ pub struct Outcome {
 /// A seeded generator of playouts on an empty board.
 pub struct Playouts {
     size: Size,
-    rng: Pcg64Mcg,
+    rng: Pcg32,
     scratch: Vec<u16>,
     empty_board: Board,
     board: Board,
@@ -42,11 +42,13 @@ pub struct Playouts {
 impl Playouts {
     pub fn new(size: Size, seed: u64) -> Playouts {
         let board = Board::new(size);
-        let mut rules = Rules::default();
-        rules.size = size;
+        let rules = Rules {
+            size,
+            ..Rules::default()
+        };
         Playouts {
             size,
-            rng: Pcg64Mcg::seed_from_u64(seed),
+            rng: Pcg32::seed_from_u64(seed),
             scratch: Vec::with_capacity(size.area()),
             empty_board: board.clone(),
             board,
@@ -82,7 +84,8 @@ impl Playouts {
             let n = empty.len();
             let mut chosen = None;
             if n > 0 {
-                let start = self.rng.random_range(0..n);
+                // A random start as libEGO takes it: multiply-shift, not exactly uniform, and cheap.
+                let start = ((self.rng.next_u32() as u64 * n as u64) >> 32) as usize;
                 let mut k = start;
                 loop {
                     let i = empty[k] as usize;

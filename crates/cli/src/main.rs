@@ -49,6 +49,9 @@ enum Bench {
         /// How long to run.
         #[arg(long, default_value_t = 5.0)]
         seconds: f64,
+        /// Run exactly this many playouts instead of for a time (for instruction counts and profiles).
+        #[arg(long)]
+        playouts: Option<u64>,
         /// Random seed, for reproducible runs.
         #[arg(long, default_value_t = 1)]
         seed: u64,
@@ -89,10 +92,11 @@ fn run(cli: Cli) -> Result<()> {
                     size,
                     mode,
                     seconds,
+                    playouts,
                     seed,
                     komi,
                 },
-        } => bench_playouts(size, mode, seconds, seed, komi),
+        } => bench_playouts(size, mode, seconds, playouts, seed, komi),
     }
 }
 
@@ -127,7 +131,14 @@ fn run_perft(spec: &str, position: Option<&str>, depth: u32) -> Result<()> {
     Ok(())
 }
 
-fn bench_playouts(size: u8, mode: PlayoutMode, seconds: f64, seed: u64, komi: f64) -> Result<()> {
+fn bench_playouts(
+    size: u8,
+    mode: PlayoutMode,
+    seconds: f64,
+    count: Option<u64>,
+    seed: u64,
+    komi: f64,
+) -> Result<()> {
     let Some(size) = Size::square(size) else {
         bail!("bad --size {size}: use 1 to 25");
     };
@@ -143,9 +154,10 @@ fn bench_playouts(size: u8, mode: PlayoutMode, seconds: f64, seed: u64, komi: f6
     let budget = Duration::from_secs_f64(seconds);
     let start = Instant::now();
     let (mut n, mut moves, mut black_wins) = (0u64, 0u64, 0u64);
+    let batch = count.map_or(64, |c| c.max(1));
     // Check the clock only every few playouts so timing stays out of the measurement.
-    while start.elapsed() < budget {
-        for _ in 0..64 {
+    while n == 0 || (count.is_none() && start.elapsed() < budget) {
+        for _ in 0..batch {
             let o = playouts.run(mode);
             n += 1;
             moves += o.moves as u64;

@@ -34,6 +34,16 @@ fn color_of(code: u8) -> Option<Color> {
     }
 }
 
+/// Nibble offsets in [`Board`]'s neighbour counts.
+const NBR_EMPTY: u16 = 8;
+const NBR_EDGE: u16 = 12;
+
+/// What a stone of colour code `c` adds to its neighbours' counts (and an empty point takes away).
+#[inline(always)]
+fn nbr_delta(c: u8) -> u16 {
+    (1u16 << (4 * (c as u16 - 1))).wrapping_sub(1 << NBR_EMPTY)
+}
+
 /// Largest padded array: 25 columns + 1 border, 27 rows, one spare cell for the last diagonal.
 const MAX_CELLS: usize = 26 * 27 + 1;
 
@@ -58,9 +68,11 @@ static ZOBRIST: [[u64; 2]; MAX_CELLS] = {
 };
 
 /// The Zobrist key of a stone of colour code `c` (1 or 2) at `i`.
-#[inline]
+#[inline(always)]
 pub(crate) fn zobrist(i: Idx, c: u8) -> u64 {
-    ZOBRIST[i][(c - 1) as usize]
+    debug_assert!(i < MAX_CELLS && (1..=2).contains(&c));
+    // SAFETY: every board index is below MAX_CELLS (the largest padded array) and colour codes are 1 or 2.
+    unsafe { *ZOBRIST.get_unchecked(i).get_unchecked((c - 1) as usize) }
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -110,6 +122,9 @@ pub struct Board {
     chain: Vec<u16>,
     /// Next stone in the same chain (a circular list).
     next: Vec<u16>,
+    /// Per point, neighbour counts in four nibbles: black, white, empty, off the board. Makes the playout's
+    /// eye and legality tests one load.
+    nbr: Vec<u16>,
     chains: Vec<ChainInfo>,
     empty: Vec<u16>,
     empty_pos: Vec<u16>,
@@ -133,6 +148,7 @@ impl Board {
             color: vec![BORDER; cells],
             chain: vec![0; cells],
             next: vec![0; cells],
+            nbr: vec![0; cells],
             chains: vec![ChainInfo::default(); cells],
             empty: Vec::with_capacity(size.area()),
             empty_pos: vec![0; cells],
@@ -147,6 +163,15 @@ impl Board {
             b.color[i] = EMPTY;
             b.empty_pos[i] = b.empty.len() as u16;
             b.empty.push(i as u16);
+        }
+        for p in size.points() {
+            let i = b.idx(p);
+            let edges = b
+                .neighbors(i)
+                .iter()
+                .filter(|&&n| b.color[n] == BORDER)
+                .count() as u16;
+            b.nbr[i] = (edges << NBR_EDGE) | ((4 - edges) << NBR_EMPTY);
         }
         b
     }
@@ -249,10 +274,12 @@ impl Board {
         &self.bits
     }
 
-    #[inline]
+    #[inline(always)]
     fn flip_bit(&mut self, i: Idx, code: u8) {
         let b = 2 * i + (code as usize - 1);
-        self.bits[b / 64] ^= 1 << (b % 64);
+        debug_assert!(b / 64 < self.bits.len());
+        // SAFETY: `bits` holds two bits for every cell of the array and `i` is a cell.
+        unsafe { *self.bits.get_unchecked_mut(b / 64) ^= 1 << (b % 64) };
     }
 
     /// The point the simple-ko rule forbids to the player to move, if any.
@@ -497,11 +524,9 @@ impl Board {
         }
         let me = code(c);
         let s = self.stride;
-        for n in [i - s, i - 1, i + 1, i + s] {
-            let x = self.col(n);
-            if x != me && x != BORDER {
-                return false;
-            }
+        let counts = self.nbr_at(i);
+        if ((counts >> (4 * (me as u16 - 1))) & 15) + (counts >> NBR_EDGE) != 4 {
+            return false;
         }
         let opp = 3 - me;
         let mut bad = 0;
@@ -522,6 +547,10 @@ impl Board {
             return false;
         }
         let me = code(c);
+        let counts = self.nbr_at(i);
+        if (counts >> NBR_EMPTY) & 15 != 0 || (counts >> (4 * (me as u16 - 1))) & 15 != 0 {
+            return true;
+        }
         let s = self.stride;
         let mut capture = false;
         for n in [i - s, i - 1, i + 1, i + s] {
@@ -534,6 +563,40 @@ impl Board {
             }
         }
         capture && self.ko != Some(i)
+    }
+
+    /// Whether every incrementally kept record (hash, packed copy, chains and their pseudo-liberties, neighbour
+    /// counts, empty list, stone counts) equals what a board built afresh from the position has. For tests.
+    pub fn is_consistent(&self) -> bool {
+        let Ok(fresh) = Board::from_grid(&self.to_grid()) else {
+            return false;
+        };
+        let mut empty_a = self.empty.clone();
+        let mut empty_b = fresh.empty.clone();
+        empty_a.sort_unstable();
+        empty_b.sort_unstable();
+        let same_points = self.size.points().all(|p| {
+            let i = self.idx(p);
+            let chains_agree = self.color[i] == EMPTY || {
+                let (a, b) = (self.info(i), fresh.info(i));
+                let members = |board: &Board| {
+                    let mut m: Vec<Idx> = board.chain_stones(i).collect();
+                    m.sort_unstable();
+                    m
+                };
+                (a.libs, a.lib_sum, a.lib_sum2, a.stones)
+                    == (b.libs, b.lib_sum, b.lib_sum2, b.stones)
+                    && members(self) == members(&fresh)
+            };
+            chains_agree
+                && self.nbr[i] == fresh.nbr[i]
+                && (self.color[i] != EMPTY || self.empty[self.empty_pos[i] as usize] as usize == i)
+        });
+        same_points
+            && self.hash == fresh.hash
+            && self.bits == fresh.bits
+            && self.stones == fresh.stones
+            && empty_a == empty_b
     }
 
     /// Passing clears the simple-ko point.
@@ -581,6 +644,17 @@ impl Board {
         unsafe { *self.color.get_unchecked(i) }
     }
     #[inline(always)]
+    fn nbr_at(&self, i: Idx) -> u16 {
+        debug_assert!(i < self.nbr.len());
+        unsafe { *self.nbr.get_unchecked(i) }
+    }
+    #[inline(always)]
+    fn nbr_add(&mut self, i: Idx, delta: u16) {
+        debug_assert!(i < self.nbr.len());
+        let x = unsafe { self.nbr.get_unchecked_mut(i) };
+        *x = x.wrapping_add(delta);
+    }
+    #[inline(always)]
     fn root(&self, i: Idx) -> usize {
         debug_assert!(i < self.chain.len());
         unsafe { *self.chain.get_unchecked(i) as usize }
@@ -611,12 +685,14 @@ impl Board {
         self.flip_bit(i, me);
         self.stones[(me - 1) as usize] += 1;
         // Remove from the empty list by moving the last entry into its slot.
-        let pos = self.empty_pos[i] as usize;
-        if let Some(last) = self.empty.pop()
-            && last as usize != i
-        {
-            self.empty[pos] = last;
-            self.empty_pos[last as usize] = pos as u16;
+        // SAFETY: `i` is an empty cell, so `empty_pos[i]` is a valid slot of `empty`, which is not empty, and
+        // the last entry is a cell too.
+        unsafe {
+            let pos = *self.empty_pos.get_unchecked(i) as usize;
+            let last = *self.empty.get_unchecked(self.empty.len() - 1);
+            *self.empty.get_unchecked_mut(pos) = last;
+            *self.empty_pos.get_unchecked_mut(last as usize) = pos as u16;
+            self.empty.set_len(self.empty.len() - 1);
         }
         unsafe {
             *self.chain.get_unchecked_mut(i) = i as u16;
@@ -628,7 +704,9 @@ impl Board {
         };
         let mut friends = [0usize; 4];
         let mut nfriends = 0;
+        let delta = nbr_delta(me);
         for n in self.neighbors(i) {
+            self.nbr_add(n, delta);
             match self.col(n) {
                 EMPTY => add_lib(&mut mine, n),
                 BORDER => {}
@@ -651,7 +729,7 @@ impl Board {
 
     /// Merges two distinct chains, relabelling the smaller.
     fn merge(&mut self, a: usize, b: usize) {
-        let (big, small) = if self.chains[a].stones >= self.chains[b].stones {
+        let (big, small) = if self.info_mut(a).stones >= self.info_mut(b).stones {
             (a, b)
         } else {
             (b, a)
@@ -665,7 +743,7 @@ impl Board {
             }
         }
         self.next.swap(big, small);
-        let sm = self.chains[small];
+        let sm = *self.info_mut(small);
         let bg = self.info_mut(big);
         bg.libs += sm.libs;
         bg.lib_sum += sm.lib_sum;
@@ -683,7 +761,8 @@ impl Board {
             unsafe { *self.color.get_unchecked_mut(s) = EMPTY };
             self.hash ^= zobrist(s, x);
             self.flip_bit(s, x);
-            self.empty_pos[s] = self.empty.len() as u16;
+            // SAFETY: `s` is a cell; `empty` has capacity for every point and `s` was not in it.
+            unsafe { *self.empty_pos.get_unchecked_mut(s) = self.empty.len() as u16 };
             self.empty.push(s as u16);
             count += 1;
             s = nxt;
@@ -692,9 +771,11 @@ impl Board {
             }
         }
         // Second pass: every remaining neighbouring stone gains a pseudo-liberty per adjacency.
+        let undo = nbr_delta(x).wrapping_neg();
         let mut s = i;
         loop {
             for n in self.neighbors(s) {
+                self.nbr_add(n, undo);
                 let y = self.col(n);
                 if y != EMPTY && y != BORDER {
                     let r = self.root(n);
@@ -733,6 +814,7 @@ impl Clone for Board {
             color: self.color.clone(),
             chain: self.chain.clone(),
             next: self.next.clone(),
+            nbr: self.nbr.clone(),
             chains: self.chains.clone(),
             empty: self.empty.clone(),
             empty_pos: self.empty_pos.clone(),
@@ -751,6 +833,7 @@ impl Clone for Board {
         self.color.clone_from(&src.color);
         self.chain.clone_from(&src.chain);
         self.next.clone_from(&src.next);
+        self.nbr.clone_from(&src.nbr);
         self.chains.clone_from(&src.chains);
         self.empty.clone_from(&src.empty);
         self.empty_pos.clone_from(&src.empty_pos);

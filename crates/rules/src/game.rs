@@ -361,15 +361,13 @@ impl Game {
         if self.phase != Phase::Playing {
             return Vec::new();
         }
-        let mut out: Vec<Move> = self
-            .legal_play_indices()
-            .into_iter()
-            .map(|i| Move::Play(self.board.point(i)))
-            .collect();
-        out.sort_by_key(|m| match m {
-            Move::Play(p) => (p.y, p.x),
-            Move::Pass => (u8::MAX, u8::MAX),
-        });
+        let mut out = Vec::with_capacity(self.board.empty_points().len() + 1);
+        for p in self.rules.size.points() {
+            let i = self.board.idx(p);
+            if self.board.is_empty_at(i) && self.check_play_idx(self.to_move, i).is_ok() {
+                out.push(Move::Play(p));
+            }
+        }
         if self.free_stones == 0 {
             out.push(Move::Pass);
         }

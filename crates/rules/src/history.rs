@@ -91,12 +91,23 @@ pub(crate) struct Records {
     /// The previous record with the same key (`u32::MAX` ends the list).
     older: Vec<u32>,
     keys: Vec<u64>,
+    /// One bit per low 16 bits of the keys recorded: most lookups of unseen keys stop here, before the map.
+    filter: Vec<u64>,
+}
+
+const FILTER_WORDS: usize = 1 << 10;
+
+#[inline(always)]
+fn filter_slot(key: u64) -> (usize, u64) {
+    let low = (key & 0xFFFF) as usize;
+    (low >> 6, 1 << (low & 63))
 }
 
 impl Records {
     pub(crate) fn new(words: usize) -> Records {
         Records {
             words,
+            filter: vec![0; FILTER_WORDS],
             ..Records::default()
         }
     }
@@ -113,6 +124,10 @@ impl Records {
         let prev = self.head.insert(key, n).unwrap_or(u32::MAX);
         self.older.push(prev);
         self.keys.push(key);
+        let (word, bit) = filter_slot(key);
+        if let Some(w) = self.filter.get_mut(word) {
+            *w |= bit;
+        }
         self.count_exact(key, snapshot)
     }
 
@@ -123,6 +138,7 @@ impl Records {
                 break;
             };
             if prev == u32::MAX {
+                // The filter bit may stay set: it only lets a lookup through to the map.
                 self.head.remove(&key);
             } else {
                 self.head.insert(key, prev);
@@ -134,7 +150,8 @@ impl Records {
     /// Whether the key was recorded at all (a cheap test; confirm with [`Records::count_exact`]).
     #[inline]
     pub(crate) fn has_key(&self, key: u64) -> bool {
-        self.head.contains_key(&key)
+        let (word, bit) = filter_slot(key);
+        self.filter.get(word).is_none_or(|w| w & bit != 0) && self.head.contains_key(&key)
     }
 
     /// How many records hold this exact key and position.

@@ -67,7 +67,9 @@ pub fn area(grid: &Grid, dead: &[Point]) -> Counts {
 /// caller's: `dead_removed[c]` stones of colour `c` were removed.
 ///
 /// With [`SekiEyes::None`] (Japanese rules) a region whose border includes a chain in seki (see [`seki`]) counts
-/// for nobody; [`SekiEyes::Count`] counts it. Either way those points are reported in `seki_eyes`.
+/// for nobody, as the 1989 rules' Article 8 counts only "eye points surrounded by stones that are alive but not in
+/// seki" (goscorer also leaves such an eye out when a chain beside it is not in seki). [`SekiEyes::Count`] counts
+/// it. Either way those points are reported in `seki_eyes`.
 pub fn territory(grid: &Grid, dead: &[Point], seki_eyes: SekiEyes) -> Counts {
     let plane = Plane::without_dead(grid, dead);
     let regions = EmptyRegions::new(&plane);
@@ -220,8 +222,9 @@ pub struct Benson {
 /// Then repeat until nothing changes: remove every chain with fewer than two vital regions among the regions
 /// whose bordering chains all remain; the chains left are pass-alive.
 ///
-/// Pass-alive territory of `c` (KataGo's definition): a region whose bordering `c` chains are all pass-alive (at
-/// least one), that has at most one point not adjacent to a `c` stone, and that holds no pass-alive opponent stone.
+/// Pass-alive territory of `c` (KataGo's definition, plus the last condition, which also keeps the two colours'
+/// claims disjoint): a region whose bordering `c` chains are all pass-alive (at least one), that has at most one
+/// point not adjacent to a `c` stone, and that holds no pass-alive opponent stone.
 /// The opponent can never make two eyes there (an eye of theirs would be an empty point with no `c` neighbour) and
 /// cannot capture the stones around, so everything in it is `c`'s; opponent stones in it are dead. A larger region
 /// stays unowned even when walled in by pass-alive stones: the opponent might live inside it.
@@ -251,11 +254,10 @@ pub fn benson(grid: &Grid, suicide: SuicideRule) -> Benson {
                 owned[r] = false;
             }
         }
-        for p in 0..n {
-            let claim = b.alive[p] || b.region_of(p).is_some_and(|r| owned[r]);
-            if claim {
-                // Cannot happen by the argument above; stay total anyway: a point claimed twice is nobody's.
-                owner[p] = match owner[p] {
+        for (p, o) in owner.iter_mut().enumerate() {
+            if b.alive[p] || b.region_of(p).is_some_and(|r| owned[r]) {
+                // Both colours cannot claim a point (see above); stay total anyway: such a point is nobody's.
+                *o = match o {
                     None => Some(c),
                     Some(_) => None,
                 };
@@ -266,8 +268,9 @@ pub fn benson(grid: &Grid, suicide: SuicideRule) -> Benson {
 }
 
 /// Per point (row-major): the colour that owns it unconditionally — its pass-alive stones and pass-alive
-/// territory, per [`benson`] with multi-stone suicide legal. That assumption is the stricter one, so the answer
-/// holds under every suicide rule (and is exact for the ideal rules, whose suicide rule is `all`).
+/// territory, per [`benson`] with multi-stone suicide legal. That is the ideal rules' suicide rule (`all`), where
+/// the self-fill referee runs, and the stricter assumption: a stone pass-alive under it is pass-alive under any
+/// suicide rule.
 pub fn unconditional_owner(grid: &Grid) -> Vec<Option<Color>> {
     benson(grid, SuicideRule::All).owner
 }

@@ -17,11 +17,12 @@ const KOS: [KoRule; 4] = [
 const SUICIDES: [SuicideRule; 3] = [SuicideRule::Forbidden, SuicideRule::Multi, SuicideRule::All];
 
 fn rules(size: Size, ko: KoRule, suicide: SuicideRule) -> Rules {
-    let mut r = Rules::default();
-    r.size = size;
-    r.ko = ko;
-    r.suicide = suicide;
-    r
+    Rules {
+        size,
+        ko,
+        suicide,
+        ..Rules::default()
+    }
 }
 
 fn legal_plays(game: &Game) -> Vec<Point> {
@@ -66,6 +67,11 @@ fn compare(size: Size, ko: KoRule, suicide: SuicideRule, choices: &[u16], start:
         assert_eq!(game.to_move(), reference.to_move());
         let recomputed = Board::from_grid(&game.grid()).unwrap();
         assert_eq!(game.board().hash(), recomputed.hash(), "incremental hash");
+        assert!(
+            game.board().is_consistent(),
+            "incremental records\n{:?}",
+            game.grid()
+        );
         let mut undone = game.clone();
         undone.undo().unwrap();
         assert_eq!(undone.grid(), before.grid());
@@ -81,7 +87,7 @@ fn compare(size: Size, ko: KoRule, suicide: SuicideRule, choices: &[u16], start:
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(ProptestConfig::with_cases(3000))]
 
     #[test]
     fn fast_engine_matches_reference(

@@ -280,7 +280,8 @@ fn aga_pass_stones_and_white_passes_last() {
 
 #[test]
 fn resignation_time_and_forfeit() {
-    let cases: [(fn(&mut Game) -> Result<(), Illegal>, &str); 4] = [
+    type Act = fn(&mut Game) -> Result<(), Illegal>;
+    let cases: [(Act, &str); 4] = [
         (|g| g.resign(Color::White), "B+R"),
         (|g| g.timeout(Color::Black), "W+T"),
         (|g| g.forfeit(Color::White), "B+F"),

@@ -44,13 +44,13 @@ fn half_points(v: &Value) -> i64 {
 // under both variants. `SekiEyes::Count` matches no goscorer variant (goscorer has no such mode); it is checked
 // below as None + seki_eyes.
 //
-// Why the seki: in all three cases the top-left black pair (b9,a8) has liberties a9 (its eye) and b8. Black
-// cannot fill b8 (self-atari); White filling b8 would put the pair in atari with no answer (a9 is suicide), so
-// b8 is never filled and both the pair and the white chain next to b8 are in seki. goscorer agrees: it scores
-// neither a9 for Black nor the eye d9/d8 of the white chain (the eye is also bordered by the white chain e9/e8,
-// not in seki; Japanese 1989 Article 8 counts only eye points surrounded by stones not in seki).
-// Why the false eye (cases 0 and 1): White filling h5 ataris the black stone g5, which must connect at f5 —
-// a point of Black's territory that goscorer does not score without score_false_eyes.
+// Why the seki (9x5 boards): in all three cases the black pair B5 A4 has the liberties A5 (its eye) and B4.
+// Black cannot fill B4 (self-atari); White filling B4 would put the pair in atari with no answer (A5 is
+// suicide), so B4 is never filled and both the pair and the white chain next to B4 (C5 C4 A3 B3 C3 D3) are in
+// seki. goscorer agrees: it scores neither A5 for Black nor that chain's eye D5 D4 for White (the eye is also
+// bordered by E5 E4, not in seki; Japanese 1989 Article 8 counts only eye points surrounded by stones not in
+// seki). Why the false eye (cases 0 and 1): White filling H1 ataris the black stone G1, which must connect at
+// F1, a point of Black's territory that goscorer does not score without score_false_eyes.
 
 #[test]
 fn goscorer_final_scoring_cases() {
@@ -405,8 +405,8 @@ X X X X X . . . . . . . . . O O O O O
 // ---------------------------------------------------------------------------------------------------------------
 // Seki (BGA's Fig. 3, "regions left uncounted"), written as our own small positions.
 
-/// Eye against eye: black B1 (b9 a8 b8 c8) has the eye a9, white W1 (d9 d8 e8 f8 f9) the eye e9, and they share
-/// c9. Filling c9 is self-atari for either side, so c9 stays dame and B1, W1 are in seki. The outer groups are
+/// Eye against eye (9x5): black B5 A4 B4 C4 has the eye A5, white D5 D4 E4 F4 F5 the eye E5, and they share C5.
+/// Filling C5 is self-atari for either side, so C5 stays dame and both groups are in seki. The outer groups are
 /// not: the white wall below-left and the black wall on the right have their own regions.
 const EYE_SEKI: &str = "\
 .X.O.OX..
@@ -440,12 +440,12 @@ fn seki_with_eyes() {
         ]
     );
 
-    // Count: Black a9 + the 16 points on the right; White e9 + the 4 points bottom left; c9 is dame.
+    // Count: Black A5 + the 16 points on the right; White E5 + the 4 points bottom left; C5 is dame.
     let count = territory(&grid, &[], SekiEyes::Count);
     assert_eq!(count.territory, [17, 5]);
     assert_eq!(count.dame, 1);
     assert_eq!(count.seki_eyes, [1, 1]);
-    // None (Japanese): the eyes a9 and e9 count for nobody.
+    // None (Japanese): the eyes A5 and E5 count for nobody.
     let none = territory(&grid, &[], SekiEyes::None);
     assert_eq!(none.territory, [16, 4]);
     assert_eq!(none.dame, 3);
@@ -458,13 +458,15 @@ fn seki_with_eyes() {
     );
 }
 
-/// No eyes: black (b9 c9 c8 c7) and white (a8 a7 b7) share the liberties a9 and b8, and have no others.
-/// Whoever fills one is left with one liberty, so both stay: a seki with no eyes, nothing to exclude.
+/// No eyes (6x7): black B7 C7 C6 C5 and white A6 A5 B5 share the liberties A7 and B6, and have no others.
+/// Whoever fills one is left with one liberty, so both stay: a seki with no eyes, nothing to exclude. The outer
+/// black group has the two eyes A3 and A1; the white wall has the right side.
 const NO_EYE_SEKI: &str = "\
 .XXO..
 O.XO..
 OOXO..
 XXOO..
+.XO...
 XXO...
 .XO...";
 
@@ -477,13 +479,13 @@ fn seki_without_eyes() {
     for (x, y) in [(1, 0), (2, 0), (2, 1), (2, 2), (0, 1), (0, 2), (1, 2)] {
         assert!(at(x, y), "({x},{y}) is in seki");
     }
-    for (x, y) in [(3, 0), (2, 3), (0, 3), (1, 5)] {
+    for (x, y) in [(3, 0), (2, 3), (0, 3), (1, 6)] {
         assert!(!at(x, y), "({x},{y}) is not in seki");
     }
-    // Black: a1; White: the 14 points on the right. a9 and b8 are dame. Both modes agree.
+    // Black: A3 and A1; White: the 17 points on the right. A7 and B6 are dame. Both modes agree.
     let none = territory(&grid, &[], SekiEyes::None);
     assert_eq!(none, territory(&grid, &[], SekiEyes::Count));
-    assert_eq!(none.territory, [1, 14]);
+    assert_eq!(none.territory, [2, 17]);
     assert_eq!(none.dame, 2);
     assert_eq!(none.seki_eyes, [0, 0]);
 }
@@ -503,12 +505,13 @@ fn ordinary_dame_do_not_make_seki() {
 
 #[test]
 fn dead_stones_become_prisoners_under_territory() {
-    // The white stone inside Black's corner is marked dead: removed, its point is Black's territory and it is one
-    // prisoner for Black (the caller adds `dead_removed[White]` to Black).
+    // The white stone A2 inside Black's corner is marked dead: removed, A3 and A2 are Black's territory and it is
+    // one prisoner for Black (the caller adds `dead_removed[White]` to Black). The C column is dame.
     let grid = g(".X.O./OX.O./XX.O.");
     let c = territory(&grid, &[Point::new(0, 1)], SekiEyes::None);
     assert_eq!(c.dead_removed, [0, 1]);
-    assert_eq!(c.territory, [3, 3]);
+    assert_eq!(c.territory, [2, 3]);
+    assert_eq!(c.dame, 3);
     assert_eq!(c.stones, [4, 3]);
 }
 
@@ -534,14 +537,14 @@ fn area_reach_shares_dame() {
 
 #[test]
 fn area_reach_reaches_through_dead_stones() {
-    // The dead white stone a8 is next to Black's territory (a9, and Black's stones), so it is Black's territory:
+    // The dead white stone A2 is next to Black's territory (A3, and Black's stones), so it is Black's territory:
     // 5.1 counts it in place without removing it.
     let grid = g(".X.O./OX.O./XX.O.");
     let dead = [Point::new(0, 1)];
     let r = area_reach(&grid, &dead);
     assert_eq!(r.dead_removed, [0, 1]);
     assert_eq!(r.stones, [4, 3]);
-    // Black: a9 and the dead a8. Both: the c column. White: the e column.
+    // Black: A3 and the dead A2. Both: the C column. White: the E column.
     assert_eq!(r.territory, [2 + 3, 3 + 3]);
     assert_eq!(r.shared, 3);
     // Same totals as area counting with the stone removed, plus the shared column on both sides.
@@ -563,14 +566,14 @@ fn area_reach_dead_stone_reached_by_nobody() {
 
 #[test]
 fn area_reach_through_a_dead_chain_into_the_other_side() {
-    // 5.1 taken literally: Black's territory passes through the dead white stone c9 into b9 and d9. d9 also
-    // touches White's live stone e9, so it is shared; c9 itself is Black's.
+    // 5.1 taken literally: Black's territory holds C3, the dead white stone D3 next to it, and E3 next to that.
+    // E3 also touches White's live stones, so it is shared; White's territory stops at its own dead stone.
     let grid = g("XX.O.O/XXXXOO/XXXXOO");
     let dead = [Point::new(3, 0)];
     let r = area_reach(&grid, &dead);
-    assert_eq!(r.territory, [3, 2]);
-    assert_eq!(r.shared, 2);
-    // Area counting removes c9 first: b9 c9 d9 then form one region touching both colours: dame.
+    assert_eq!(r.territory, [3, 1]);
+    assert_eq!(r.shared, 1);
+    // Area counting removes D3 first: C3 D3 E3 then form one region touching both colours: dame.
     let a = area(&grid, &dead);
     assert_eq!(a.territory, [0, 0]);
     assert_eq!(a.dame, 3);
@@ -587,13 +590,13 @@ fn owners(grid: &Grid, rule: SuicideRule) -> (usize, usize, usize) {
 
 #[test]
 fn benson_two_eyes_alive_one_eye_not() {
-    // One black chain with the two eyes a9 and c9: both regions are all liberties of it, so it is pass-alive and
+    // One black chain with the two eyes A3 and C3: both regions are all liberties of it, so it is pass-alive and
     // owns its 6 stones and 2 eyes. The white wall has no vital region.
     let two = g(".X.XO../XXXXO../OOOOO..");
     for rule in [SuicideRule::Forbidden, SuicideRule::All] {
         assert_eq!(owners(&two, rule), (8, 0, 13));
     }
-    // Fill c9: one eye left, one vital region: nothing is pass-alive.
+    // Fill C3: one eye left, one vital region: nothing is pass-alive.
     let one = g(".XXXO../XXXXO../OOOOO..");
     for rule in [SuicideRule::Forbidden, SuicideRule::All] {
         assert!(benson(&one, rule).alive.iter().all(|&a| !a));
@@ -603,9 +606,9 @@ fn benson_two_eyes_alive_one_eye_not() {
 
 #[test]
 fn benson_false_eye_is_not_an_eye() {
-    // White b8 cuts: Black is three chains, a8-a7 (liberty a9 only), b9 (a9, c9) and c8-d8-d9 (c9, e9).
-    // a9 is vital to a8 and b9, c9 to b9 and d9. a8 and the d9 chain have one vital region each and go; then
-    // a9 and c9 border removed chains and b9 goes too. Indeed White can take a8 by playing a9.
+    // White B3 cuts: Black is three chains, A3-A2 (liberty A4 only), B4 (A4, C4) and C3-D3-D4 (C4, E4).
+    // A4 is vital to A3 and B4, C4 to B4 and D4. A3 and the D4 chain have one vital region each and go; then
+    // A4 and C4 border removed chains and B4 goes too. Indeed White can take A3-A2 by playing A4.
     let cut = g("\
 .X.X.O.
 XOXXOO.
@@ -617,7 +620,7 @@ OO.....");
             .iter()
             .all(|&a| !a)
     );
-    // With b8 black everything is one chain with the two eyes a9 and c9: alive, 7 stones + 2 eyes.
+    // With B3 black everything is one chain with the two eyes A4 and C4: alive, 7 stones + 2 eyes.
     let joined = g("\
 .X.X.O.
 XXXXOO.
@@ -628,7 +631,7 @@ OO.....");
 
 #[test]
 fn benson_territory_needs_at_most_one_inner_point() {
-    // A pass-alive black chain (row 8 and b9 d9 f9, four eyes on row 9) above an empty area.
+    // A pass-alive black chain (row 4 and B5 D5 F5, four eyes on row 5) above an empty area.
     // Three rows below: 14 points not next to Black — White could live there, so it is not owned.
     let big = g(".X.X.X./XXXXXXX/......./......./.......");
     assert_eq!(owners(&big, SuicideRule::All), (14, 0, 21));
