@@ -340,3 +340,139 @@ fn not_your_turn_and_off_board_are_refused() {
         Err(Illegal::Occupied)
     );
 }
+
+/// 7×7, one black chain with sixteen one-point eyes and nothing else on the board.
+const MANY_EYES: &str = "
+    .X.X.X.
+    XXXXXXX
+    .X.X.X.
+    XXXXXXX
+    .X.X.X.
+    XXXXXXX
+    .X.X.X.";
+
+#[test]
+fn ideal_self_fill_ten_in_a_row_loses() {
+    let mut g = from_diagram("ideal:self-fill=10", MANY_EYES, Color::Black);
+    let eyes: Vec<Point> = (0..7)
+        .step_by(2)
+        .flat_map(|y| (0..7).step_by(2).map(move |x| Point::new(x, y)))
+        .collect();
+    for (n, &eye) in eyes.iter().take(9).enumerate() {
+        let effect = g.play_move(Move::Play(eye)).unwrap();
+        assert!(effect.self_fill, "fill {n}");
+        assert_eq!(g.self_fill_runs()[0], n as u32 + 1);
+        g.play_move(Move::Pass).unwrap();
+    }
+    assert_eq!(g.phase(), Phase::Playing);
+    g.play_move(Move::Play(eyes[9])).unwrap();
+    let r = g.result().unwrap();
+    assert_eq!(r.outcome, Outcome::SelfFill);
+    assert_eq!(r.to_string(), "W+F");
+}
+
+#[test]
+fn self_fill_run_is_broken_by_any_other_turn_and_off_without_the_knob() {
+    let mut g = from_diagram("ideal:self-fill=10", MANY_EYES, Color::Black);
+    play_all(&mut g, &["A7", "pass", "C7"]);
+    assert_eq!(g.self_fill_runs(), [2, 0]);
+    // White plays a single-stone suicide into an eye (legal under `ideal`); Black passes: the run is broken.
+    play_all(&mut g, &["G1", "pass"]);
+    assert_eq!(g.self_fill_runs()[0], 0);
+    // Without the knob there is no referee.
+    let mut g = from_diagram("ideal", MANY_EYES, Color::Black);
+    let effect = g.play_move(at(g.rules().size, "A7")).unwrap();
+    assert!(!effect.self_fill);
+}
+
+#[test]
+fn bga_figure_1_capture_takes_precedence_over_self_capture() {
+    // A9 has no liberty for White, but a White stone there takes the last liberty of the black stones at B9 and
+    // A8: it captures them and is legal. J1 is the same shape where the black stones have other liberties:
+    // there White's stone would capture nothing, so it is suicide.
+    let diagram = "
+        .XO......
+        XO.......
+        O........
+        .........
+        .........
+        .........
+        .........
+        ........X
+        .......X.";
+    let mut g = from_diagram("bga:size=9", diagram, Color::White);
+    let size = g.rules().size;
+    assert_eq!(g.check(Color::White, at(size, "J1")), Err(Illegal::Suicide));
+    let effect = g.play(Color::White, at(size, "A9")).unwrap();
+    assert_eq!(effect.captured, 2);
+    assert_eq!(g.grid().get(Point::new(0, 0)), Some(Color::White));
+}
+
+#[test]
+fn bga_aga_off_passes_cost_a_prisoner_only_during_a_dispute() {
+    let mut g = Game::new(rules("bga:size=9,aga=off,counting=japanese")).unwrap();
+    play_all(&mut g, &["E5", "pass", "pass"]);
+    assert_eq!(g.pass_stones(), [0, 0]);
+    g.dispute(Color::White).unwrap();
+    // Black passed last: White moves first in the play-out.
+    assert_eq!(g.to_move(), Color::White);
+    play_all(&mut g, &["D4", "pass"]);
+    assert_eq!(g.pass_stones(), [0, 1]);
+}
+
+#[test]
+fn ideal_resumption_always_returns_to_marking_and_keeps_ko_history() {
+    let mut g = from_diagram("ideal", TT_KO, Color::Black);
+    let size = g.rules().size;
+    // Black takes the ko; both pass; a dispute resumes play with White to move (Black passed last).
+    play_all(&mut g, &["B3", "pass", "pass"]);
+    g.dispute(Color::White).unwrap();
+    assert_eq!(g.to_move(), Color::White);
+    // Natural ko: White's recapture makes a position White never made by a play before, so it is legal; Black's
+    // re-recapture would repeat the position after Black's own earlier play: refused, the history was kept.
+    play_all(&mut g, &["C3"]);
+    assert_eq!(
+        g.check(Color::Black, at(size, "B3")),
+        Err(Illegal::Ko(KoRule::Natural))
+    );
+    play_all(&mut g, &["pass", "pass"]);
+    // Under `ideal`, two passes after a resumption lead to the dead-stone phase again (not to the AGA rule).
+    assert_eq!(g.phase(), Phase::Marking);
+}
+
+#[test]
+fn tromp_taylor_ends_at_two_passes_with_every_stone_alive() {
+    let mut g = from_diagram("tromp-taylor", "XXXX\nX.OX\nXXXX\n....", Color::Black);
+    play_all(&mut g, &["pass", "pass"]);
+    assert_eq!(g.phase(), Phase::Over);
+    let s = g.result().unwrap().score.unwrap();
+    // The white stone is alive by rule; nobody's empty points: (1,1) touches both colours.
+    assert_eq!(s.white.stones, 1);
+    assert_eq!(s.black.stones, 10);
+    assert_eq!(s.black.territory, 4);
+    assert_eq!(s.dame, 1);
+    assert_eq!(g.result().unwrap().to_string(), "B+13");
+}
+
+#[test]
+fn komi_and_tie_rules_in_results() {
+    // Whole komi under `new-zealand` can tie: a draw.
+    let mut g = from_diagram("new-zealand:komi=1", "X.\n..", Color::Black);
+    play_all(&mut g, &["B1", "pass", "pass"]);
+    g.accept(Color::Black).unwrap();
+    g.accept(Color::White).unwrap();
+    // Black: 2 stones + 2 empty = 4; White: 1 komi... not a tie: B+3.
+    assert_eq!(g.result().unwrap().to_string(), "B+3");
+    let mut g = from_diagram("chinese:komi=4,tie=white", "X.\n..", Color::Black);
+    play_all(&mut g, &["pass", "pass"]);
+    g.accept(Color::Black).unwrap();
+    g.accept(Color::White).unwrap();
+    let r = g.result().unwrap();
+    assert_eq!(r.margin, 0);
+    assert_eq!(r.to_string(), "W+0");
+    let mut g = from_diagram("chinese:komi=4", "X.\n..", Color::Black);
+    play_all(&mut g, &["pass", "pass"]);
+    g.accept(Color::Black).unwrap();
+    g.accept(Color::White).unwrap();
+    assert_eq!(g.result().unwrap().to_string(), "0");
+}
