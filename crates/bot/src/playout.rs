@@ -89,7 +89,7 @@ impl Playouts {
                 let mut k = start;
                 loop {
                     let i = empty[k] as usize;
-                    if !b.is_eyelike(to_move, i) && b.is_light_legal(to_move, i) {
+                    if b.is_light_candidate(to_move, i) {
                         chosen = Some(i);
                         break;
                     }
@@ -173,19 +173,23 @@ impl Playouts {
             let to_move = game.to_move();
             self.scratch.clear();
             self.scratch.extend_from_slice(game.board().empty_points());
-            let mut chosen = Move::Pass;
+            let mut played = false;
             while !self.scratch.is_empty() {
                 let k = self.rng.random_range(0..self.scratch.len());
                 let i = self.scratch[k] as usize;
                 let p = game.board().point(i);
-                if !game.board().is_eyelike(to_move, i) && game.is_legal(to_move, Move::Play(p)) {
-                    chosen = Move::Play(p);
+                // `play` checks legality itself: one check per candidate.
+                if !game.board().is_eyelike(to_move, i) && game.play(to_move, Move::Play(p)).is_ok()
+                {
+                    played = true;
                     break;
                 }
                 self.scratch.swap_remove(k);
             }
-            // The move was found legal just above.
-            let _ = game.play(to_move, chosen);
+            if !played {
+                // Passing is always legal in play.
+                let _ = game.play(to_move, Move::Pass);
+            }
             moves += 1;
         }
         Outcome {

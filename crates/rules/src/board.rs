@@ -44,6 +44,29 @@ fn nbr_delta(c: u8) -> u16 {
     (1u16 << (4 * (c as u16 - 1))).wrapping_sub(1 << NBR_EMPTY)
 }
 
+/// How many neighbours of colour code `me` the counts hold.
+#[inline(always)]
+fn own_count(counts: u16, me: u8) -> u16 {
+    (counts >> (4 * (me as u16 - 1))) & 15
+}
+
+/// Words of the largest packed position: two bits for every cell of the largest array.
+const SNAPSHOT_WORDS: usize = (2 * MAX_CELLS).div_ceil(64);
+
+/// A packed position held without allocation: see [`Board::snapshot_after`].
+#[derive(Clone, Copy, Debug)]
+pub struct Snapshot {
+    words: [u64; SNAPSHOT_WORDS],
+    len: usize,
+}
+
+impl std::ops::Deref for Snapshot {
+    type Target = [u64];
+    fn deref(&self) -> &[u64] {
+        &self.words[..self.len]
+    }
+}
+
 /// Largest padded array: 25 columns + 1 border, 27 rows, one spare cell for the last diagonal.
 const MAX_CELLS: usize = 26 * 27 + 1;
 
@@ -213,10 +236,19 @@ impl Board {
         (p.y as usize + 1) * self.stride + p.x as usize + 1
     }
 
-    /// The point at a padded index of an on-board cell.
+    /// The point at a padded index of an on-board cell (for any other index, some point that is not on the
+    /// board or not that cell: check with [`Board::checked_point`] when unsure).
     #[inline]
     pub fn point(&self, i: Idx) -> Point {
-        Point::new((i % self.stride - 1) as u8, (i / self.stride - 1) as u8)
+        Point::new(
+            (i % self.stride).wrapping_sub(1) as u8,
+            (i / self.stride).wrapping_sub(1) as u8,
+        )
+    }
+
+    /// The point at a padded index, or `None` when the index is not a point of the board.
+    pub fn checked_point(&self, i: Idx) -> Option<Point> {
+        self.on_board(i).then(|| self.point(i))
     }
 
     /// The padded index of a point, or `None` off the board.
@@ -370,9 +402,11 @@ impl Board {
     /// Whether the chain through the stone at `i` has exactly one liberty.
     #[inline]
     pub fn in_atari(&self, i: Idx) -> bool {
-        if !self.holds_stone(i) {
-            return false;
-        }
+        self.holds_stone(i) && self.in_atari_unchecked(i)
+    }
+
+    #[inline(always)]
+    fn in_atari_unchecked(&self, i: Idx) -> bool {
         let ch = self.info(i);
         ch.libs > 0 && ch.libs as u64 * ch.lib_sum2 as u64 == ch.lib_sum as u64 * ch.lib_sum as u64
     }
@@ -456,56 +490,78 @@ impl Board {
     /// The Zobrist hash the position would have after `c` plays at the empty point `i` (captures and suicide
     /// applied), without changing the board.
     pub fn hash_after(&self, c: Color, i: Idx) -> u64 {
-        if self.color.get(i) != Some(&EMPTY) {
-            return self.hash;
+        let mut h = self.hash;
+        if self.color.get(i) == Some(&EMPTY) {
+            self.play_changes(c, i, |s, x| h ^= zobrist(s, x));
         }
+        h
+    }
+
+    /// The packed position ([`Board::snapshot`]) after `c` plays at the empty point `i`, without changing the
+    /// board or allocating.
+    pub fn snapshot_after(&self, c: Color, i: Idx) -> Snapshot {
+        let mut out = Snapshot {
+            words: [0; SNAPSHOT_WORDS],
+            len: self.bits.len(),
+        };
+        out.words[..self.bits.len()].copy_from_slice(&self.bits);
+        if self.color.get(i) == Some(&EMPTY) {
+            self.play_changes(c, i, |s, x| {
+                let b = 2 * s + (x as usize - 1);
+                out.words[b / 64] ^= 1 << (b % 64);
+            });
+        }
+        out
+    }
+
+    /// Calls `flip` with every (cell, colour code) that a play of `c` at the empty point `i` would toggle: the
+    /// new stone, the captured stones, and on suicide the removed chain with the new stone again.
+    #[inline(always)]
+    fn play_changes(&self, c: Color, i: Idx, mut flip: impl FnMut(Idx, u8)) {
         let me = code(c);
-        let mut h = self.hash ^ zobrist(i, me);
-        let mut seen = [0u16; 4];
+        flip(i, me);
+        let mut seen = [0usize; 4];
         let mut nseen = 0;
-        let mut captured = false;
         for n in self.neighbors(i) {
             let x = self.col(n);
             if x == EMPTY || x == BORDER || x == me || !self.in_atari_at(n, i) {
                 continue;
             }
-            let r = self.chain[n];
+            let r = self.root(n);
             if seen[..nseen].contains(&r) {
                 continue;
             }
             seen[nseen] = r;
             nseen += 1;
-            captured = true;
             for s in self.chain_stones(n) {
-                h ^= zobrist(s, x);
+                flip(s, x);
             }
         }
-        if !captured && self.suicide_size(c, i).is_some() {
+        if nseen == 0 && self.suicide_size(c, i).is_some() {
             // The whole merged chain goes, the new stone included.
-            h ^= zobrist(i, me);
-            let mut roots = [0u16; 4];
+            flip(i, me);
+            let mut roots = [0usize; 4];
             let mut nroots = 0;
             for n in self.neighbors(i) {
                 if self.col(n) == me {
-                    let r = self.chain[n];
+                    let r = self.root(n);
                     if !roots[..nroots].contains(&r) {
                         roots[nroots] = r;
                         nroots += 1;
                         for s in self.chain_stones(n) {
-                            h ^= zobrist(s, me);
+                            flip(s, me);
                         }
                     }
                 }
             }
         }
-        h
     }
 
     /// Puts a stone on an empty point without removing anything (setting up a position); on an occupied point
     /// this does nothing. Chains may be left without liberties: check with [`Board::has_liberty`].
     pub fn setup_stone(&mut self, c: Color, i: Idx) {
         if self.color.get(i) == Some(&EMPTY) {
-            self.put_stone(i, code(c));
+            let _ = self.put_stone(i, code(c));
         }
     }
 
@@ -523,11 +579,14 @@ impl Board {
             return false;
         }
         let me = code(c);
-        let s = self.stride;
         let counts = self.nbr_at(i);
-        if ((counts >> (4 * (me as u16 - 1))) & 15) + (counts >> NBR_EDGE) != 4 {
-            return false;
-        }
+        own_count(counts, me) + (counts >> NBR_EDGE) == 4 && self.diagonals_allow_eye(me, i)
+    }
+
+    /// The diagonal half of the eye test (`i` on the board).
+    #[inline(always)]
+    fn diagonals_allow_eye(&self, me: u8, i: Idx) -> bool {
+        let s = self.stride;
         let opp = 3 - me;
         let mut bad = 0;
         let mut edge = 0;
@@ -548,21 +607,36 @@ impl Board {
         }
         let me = code(c);
         let counts = self.nbr_at(i);
-        if (counts >> NBR_EMPTY) & 15 != 0 || (counts >> (4 * (me as u16 - 1))) & 15 != 0 {
-            return true;
+        (counts >> NBR_EMPTY) & 15 != 0 || own_count(counts, me) != 0 || self.light_capture(i)
+    }
+
+    /// The light playout's whole test of a candidate: [`Board::is_light_legal`] and not
+    /// [`Board::is_eyelike`], with one validation and one load of the neighbour counts.
+    #[inline]
+    pub fn is_light_candidate(&self, c: Color, i: Idx) -> bool {
+        if self.color.get(i) != Some(&EMPTY) {
+            return false;
         }
+        let me = code(c);
+        let counts = self.nbr_at(i);
+        let own = own_count(counts, me);
+        if own + (counts >> NBR_EDGE) == 4 {
+            // Surrounded by own stones and the edge: an eye, or a false eye that joins own stones (legal).
+            return !self.diagonals_allow_eye(me, i) && (own != 0 || self.light_capture(i));
+        }
+        (counts >> NBR_EMPTY) & 15 != 0 || own != 0 || self.light_capture(i)
+    }
+
+    /// For an empty point whose neighbours are all the opponent's or the edge: whether a stone there captures
+    /// (some neighbouring chain is in atari) and is not the simple-ko point.
+    #[inline(always)]
+    fn light_capture(&self, i: Idx) -> bool {
         let s = self.stride;
-        let mut capture = false;
-        for n in [i - s, i - 1, i + 1, i + s] {
-            let x = self.col(n);
-            if x == EMPTY || x == me {
-                return true;
-            }
-            if x != BORDER && self.in_atari(n) {
-                capture = true;
-            }
-        }
-        capture && self.ko != Some(i)
+        self.ko != Some(i)
+            && [i - s, i - 1, i + 1, i + s].into_iter().any(|n| {
+                let x = self.col(n);
+                x != BORDER && x != EMPTY && self.in_atari_unchecked(n)
+            })
     }
 
     /// Whether every incrementally kept record (hash, packed copy, chains and their pseudo-liberties, neighbour
@@ -612,14 +686,14 @@ impl Board {
             return PlayEffect::default();
         }
         let me = code(c);
-        let opp = 3 - me;
-        self.put_stone(i, me);
+        let foes = self.put_stone(i, me);
         let mut effect = PlayEffect::default();
         let mut last_captured = 0;
-        for n in self.neighbors(i) {
-            if self.col(n) == opp && self.info(n).libs == 0 {
-                last_captured = n;
-                effect.captured += self.remove_chain(n);
+        for r in foes {
+            // Root 0 is a border cell: an unused slot.
+            if r != 0 && self.info_mut(r).libs == 0 {
+                last_captured = r;
+                effect.captured += self.remove_chain(r);
             }
         }
         self.ko = None;
@@ -677,8 +751,11 @@ impl Board {
         unsafe { self.chains.get_unchecked_mut(root) }
     }
 
-    /// Puts a stone of colour code `me` on the empty point `i`, merging chains, without captures.
-    fn put_stone(&mut self, i: Idx, me: u8) {
+    /// Puts a stone of colour code `me` on the empty point `i`, merging chains, without captures. Returns the
+    /// distinct neighbouring opponent chains (their roots; unused slots are 0): the ones left without liberties
+    /// are what the play captures.
+    #[inline(always)]
+    fn put_stone(&mut self, i: Idx, me: u8) -> [usize; 4] {
         debug_assert!(self.color[i] == EMPTY);
         unsafe { *self.color.get_unchecked_mut(i) = me };
         self.hash ^= zobrist(i, me);
@@ -704,6 +781,8 @@ impl Board {
         };
         let mut friends = [0usize; 4];
         let mut nfriends = 0;
+        let mut foes = [0usize; 4];
+        let mut nfoes = 0;
         let delta = nbr_delta(me);
         for n in self.neighbors(i) {
             self.nbr_add(n, delta);
@@ -713,9 +792,14 @@ impl Board {
                 x => {
                     let r = self.root(n);
                     sub_lib(self.info_mut(r), i);
-                    if x == me && !friends[..nfriends].contains(&r) {
-                        friends[nfriends] = r;
-                        nfriends += 1;
+                    if x == me {
+                        if !friends[..nfriends].contains(&r) {
+                            friends[nfriends] = r;
+                            nfriends += 1;
+                        }
+                    } else if !foes[..nfoes].contains(&r) {
+                        foes[nfoes] = r;
+                        nfoes += 1;
                     }
                 }
             }
@@ -725,6 +809,7 @@ impl Board {
             let ri = self.root(i);
             self.merge(ri, r);
         }
+        foes
     }
 
     /// Merges two distinct chains, relabelling the smaller.

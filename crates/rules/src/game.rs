@@ -188,6 +188,13 @@ impl Game {
 
     fn start_from(rules: Rules, board: Board, to_move: Color, free: u8, forced: u8) -> Game {
         let words = board.snapshot().len();
+        // Room for a long game's records without regrowing: most games end within twice the board's points.
+        let expected = 2 * rules.size.area();
+        let kept = if rules.ko == KoRule::Simple {
+            0
+        } else {
+            expected
+        };
         let mut g = Game {
             rules,
             start: board.clone(),
@@ -197,9 +204,9 @@ impl Game {
             board,
             to_move,
             phase: Phase::Playing,
-            log: Vec::new(),
-            ko_records: Records::new(words),
-            states: Records::new(words),
+            log: Vec::with_capacity(expected),
+            ko_records: Records::new(words, kept),
+            states: Records::new(words, 0),
             passes_in_row: 0,
             any_play: false,
             first_pass: None,
@@ -472,7 +479,7 @@ impl Game {
         if self.tracks_repetition() {
             let count = self
                 .states
-                .add(state_key(self.board.hash(), next), self.board.snapshot());
+                .add_counting(state_key(self.board.hash(), next), self.board.snapshot());
             if count >= 3 {
                 self.finish(GameResult::new(None, Outcome::Repetition));
                 return effect;
@@ -719,12 +726,9 @@ pub(crate) fn check_board_play(
         })?;
     if let Some(key) = play_key(ko, board.hash_after(color, i), color, next)
         && records.has_key(key)
+        && records.count_exact(key, &board.snapshot_after(color, i)) > 0
     {
-        let mut after = board.clone();
-        after.play(color, i);
-        if records.count_exact(key, after.snapshot()) > 0 {
-            return Err(Illegal::Ko(ko));
-        }
+        return Err(Illegal::Ko(ko));
     }
     Ok(())
 }

@@ -104,10 +104,14 @@ fn filter_slot(key: u64) -> (usize, u64) {
 }
 
 impl Records {
-    pub(crate) fn new(words: usize) -> Records {
+    /// Records of `words`-word snapshots, with room for about `expected` of them before growing.
+    pub(crate) fn new(words: usize, expected: usize) -> Records {
         Records {
             words,
-            filter: vec![0; FILTER_WORDS],
+            snapshots: Vec::with_capacity(words * expected),
+            head: IdMap::with_capacity_and_hasher(expected, Default::default()),
+            older: Vec::with_capacity(expected),
+            keys: Vec::with_capacity(expected),
             ..Records::default()
         }
     }
@@ -116,18 +120,27 @@ impl Records {
         self.older.len()
     }
 
-    /// Adds a record; returns how many records now hold this exact key and position.
-    pub(crate) fn add(&mut self, key: u64, snapshot: &[u64]) -> usize {
+    /// Adds a record.
+    pub(crate) fn add(&mut self, key: u64, snapshot: &[u64]) {
         debug_assert_eq!(snapshot.len(), self.words);
         let n = self.older.len() as u32;
         self.snapshots.extend_from_slice(snapshot);
         let prev = self.head.insert(key, n).unwrap_or(u32::MAX);
         self.older.push(prev);
         self.keys.push(key);
+        if self.filter.is_empty() {
+            // Allocated on first use: many games never record anything (simple ko without repetition).
+            self.filter = vec![0; FILTER_WORDS];
+        }
         let (word, bit) = filter_slot(key);
         if let Some(w) = self.filter.get_mut(word) {
             *w |= bit;
         }
+    }
+
+    /// Adds a record; returns how many records now hold this exact key and position.
+    pub(crate) fn add_counting(&mut self, key: u64, snapshot: &[u64]) -> usize {
+        self.add(key, snapshot);
         self.count_exact(key, snapshot)
     }
 
@@ -151,7 +164,7 @@ impl Records {
     #[inline]
     pub(crate) fn has_key(&self, key: u64) -> bool {
         let (word, bit) = filter_slot(key);
-        self.filter.get(word).is_none_or(|w| w & bit != 0) && self.head.contains_key(&key)
+        self.filter.get(word).is_some_and(|w| w & bit != 0) && self.head.contains_key(&key)
     }
 
     /// How many records hold this exact key and position.

@@ -15,7 +15,7 @@ pub mod score;
 pub mod spec;
 pub mod types;
 
-pub use board::{Board, BoardRefusal, Idx, PlayEffect, SetupError};
+pub use board::{Board, BoardRefusal, Idx, PlayEffect, SetupError, Snapshot};
 pub use game::{Action, Game, GameError, Illegal, Phase, TurnEffect};
 pub use grid::{DiagramError, Grid};
 pub use rules::*;

@@ -154,9 +154,13 @@ impl Point {
         Point { x, y }
     }
 
-    /// The GTP vertex (`A1` is the bottom left; no `I`) on a board of the given height.
+    /// The GTP vertex (`A1` is the bottom left; no `I`) on a board of the given size. A point off the board is
+    /// written `(x,y)`, which no GTP reader takes for a vertex.
     pub fn to_gtp(self, size: Size) -> String {
         const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+        if !size.contains(self) {
+            return format!("({},{})", self.x, self.y);
+        }
         format!(
             "{}{}",
             LETTERS[self.x as usize] as char,
