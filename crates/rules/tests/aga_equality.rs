@@ -205,20 +205,20 @@ fn check_equality(max_disputes: u32, games_per_table: u32, seed: u64) -> Seen {
 
 #[test]
 fn area_and_territory_margins_agree_with_aga_rules() {
-    let seen = check_equality(0, 10, 0xA6A_0001);
-    assert_eq!(seen.games, 240);
-    assert_eq!(seen.handicap_games, 160);
-    assert!(seen.with_captures > 200, "{seen:?}");
-    assert!(seen.with_dead > 100, "{seen:?}");
-    assert!(seen.pass_stones > 240, "{seen:?}");
+    let seen = check_equality(0, 20, 0xA6A_0001);
+    assert_eq!(seen.games, 480);
+    assert_eq!(seen.handicap_games, 320);
+    assert!(seen.with_captures > 400, "{seen:?}");
+    assert!(seen.with_dead > 200, "{seen:?}");
+    assert!(seen.pass_stones > 480, "{seen:?}");
 }
 
 #[test]
 fn disputes_keep_the_equality() {
-    let seen = check_equality(3, 10, 0xA6A_0002);
-    assert!(seen.disputes > 60, "{seen:?}");
+    let seen = check_equality(3, 20, 0xA6A_0002);
+    assert!(seen.disputes > 120, "{seen:?}");
     assert!(seen.ended_by_resumption_passes > 0, "{seen:?}");
-    assert!(seen.with_dead > 50, "{seen:?}");
+    assert!(seen.with_dead > 100, "{seen:?}");
 }
 
 /// A handicap game, by hand: White's n−1 bonus under area counting is what the territory count gets from

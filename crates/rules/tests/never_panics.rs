@@ -6,6 +6,7 @@
 //! (c) the fast board's functions on arbitrary padded indices; (d) any text as a diagram.
 
 use proptest::prelude::*;
+use proptest::strategy::ValueTree;
 use tesuji_rules::handicap::{fixed_handicap_points, max_fixed_handicap};
 use tesuji_rules::result::GameResult;
 use tesuji_rules::{
@@ -59,7 +60,11 @@ fn spec_like() -> impl Strategy<Value = String> {
         "[a-z-]{0,12}",
         "\\PC{0,6}",
     ];
-    let setting = (key, prop_oneof![Just("="), Just(""), Just("=="), Just(" = ")], value)
+    let setting = (
+        key,
+        prop_oneof![Just("="), Just(""), Just("=="), Just(" = ")],
+        value,
+    )
         .prop_map(|(k, eq, v)| format!("{k}{eq}{v}"));
     (
         preset,
@@ -113,7 +118,11 @@ fn valid_spec() -> impl Strategy<Value = String> {
     let komi = prop::option::weighted(
         0.3,
         prop_oneof![
-            (-40i32..40).prop_map(|h| format!("{}{}", h / 2, if h % 2 != 0 { ".5" } else { "" })),
+            (-40i32..40).prop_map(|h| {
+                let sign = if h < 0 { "-" } else { "" };
+                let frac = if h % 2 != 0 { ".5" } else { "" };
+                format!("{sign}{}{frac}", h.abs() / 2)
+            }),
             (0u8..10, 0u8..10).prop_map(|(b, w)| format!("B{b}/W{w}.5")),
         ],
     );
@@ -203,14 +212,14 @@ fn near_point() -> impl Strategy<Value = Point> {
 fn action() -> impl Strategy<Value = Action> {
     let mv = prop_oneof![1 => Just(Move::Pass), 4 => near_point().prop_map(Move::Play)];
     prop_oneof![
-        10 => (color(), mv).prop_map(|(c, m)| Action::Turn(c, m)),
+        20 => (color(), mv).prop_map(|(c, m)| Action::Turn(c, m)),
         1 => color().prop_map(Action::Resign),
         1 => Just(Action::ResignBoth),
         1 => color().prop_map(Action::Timeout),
         1 => color().prop_map(Action::Forfeit),
-        5 => (color(), prop::collection::vec(near_point(), 0..5)).prop_map(|(c, v)| Action::Mark(c, v)),
-        5 => color().prop_map(Action::Accept),
-        3 => color().prop_map(Action::Dispute),
+        6 => (color(), prop::collection::vec(near_point(), 0..5)).prop_map(|(c, v)| Action::Mark(c, v)),
+        6 => color().prop_map(Action::Accept),
+        4 => color().prop_map(Action::Dispute),
     ]
 }
 
@@ -220,7 +229,7 @@ fn op() -> impl Strategy<Value = Op> {
         12 => any::<usize>().prop_map(Op::Legal),
         4 => Just(Op::Pass),
         2 => (color(), near_point()).prop_map(|(c, p)| Op::Toggle(c, p)),
-        2 => Just(Op::Undo),
+        3 => Just(Op::Undo),
     ]
 }
 
@@ -297,7 +306,11 @@ fn probe(game: &Game, c: Color, p: Point) {
         assert!(game.legal_play_indices().is_empty());
     }
     for &m in &legal {
-        assert_eq!(game.check(game.to_move(), m), Ok(()), "{m:?} listed as legal");
+        assert_eq!(
+            game.check(game.to_move(), m),
+            Ok(()),
+            "{m:?} listed as legal"
+        );
     }
     let plays = legal.iter().filter(|m| matches!(m, Move::Play(_))).count();
     assert_eq!(plays, game.legal_play_indices().len());
@@ -315,6 +328,8 @@ fn probe(game: &Game, c: Color, p: Point) {
 
 fn run_session(spec: &str, ops: &[Op]) -> Result<(), TestCaseError> {
     let mut game = new_game(spec);
+    // What was observable before each action still in the log.
+    let mut history: Vec<Observed> = Vec::new();
     for (step, op) in ops.iter().enumerate() {
         let before = observe(&game);
         let saved = game.clone();
@@ -337,7 +352,9 @@ fn run_session(spec: &str, ops: &[Op]) -> Result<(), TestCaseError> {
                 } else {
                     let m = legal[n % legal.len()];
                     let c = game.to_move();
-                    game.play(c, m).map_err(|e| format!("listed {m:?} refused: {e}"))?;
+                    if let Err(e) = game.play(c, m) {
+                        return Err(TestCaseError::fail(format!("listed {m:?} refused: {e}")));
+                    }
                     Ok(Some(Action::Turn(c, m)))
                 }
             }
@@ -355,6 +372,15 @@ fn run_session(spec: &str, ops: &[Op]) -> Result<(), TestCaseError> {
                 let undone = game.undo();
                 prop_assert_eq!(undone.is_some(), !before.log.is_empty());
                 prop_assert_eq!(game.log().len(), before.log.len().saturating_sub(1));
+                prop_assert_eq!(history.len(), before.log.len());
+                if let Some(previous) = history.pop() {
+                    prop_assert_eq!(
+                        &observe(&game),
+                        &previous,
+                        "step {}: undo in sequence",
+                        step
+                    );
+                }
                 probe(&game, Color::Black, Point::new(0, 0));
                 continue;
             }
@@ -363,11 +389,24 @@ fn run_session(spec: &str, ops: &[Op]) -> Result<(), TestCaseError> {
         match outcome {
             Err(e) => {
                 // A refusal changes nothing at all.
-                prop_assert_eq!(&after, &before, "step {} {:?} refused ({}) but changed the game", step, op, e);
+                prop_assert_eq!(
+                    &after,
+                    &before,
+                    "step {} {:?} refused ({}) but changed the game",
+                    step,
+                    op,
+                    e
+                );
             }
             Ok(None) if matches!(op, Op::Legal(_)) => prop_assert_eq!(&after, &before),
             Ok(logged) => {
-                prop_assert_eq!(after.log.len(), before.log.len() + 1, "step {} {:?}", step, op);
+                prop_assert_eq!(
+                    after.log.len(),
+                    before.log.len() + 1,
+                    "step {} {:?}",
+                    step,
+                    op
+                );
                 let last = game.log().last().cloned();
                 if let Some(a) = &logged
                     && !matches!(a, Action::Mark(..))
@@ -378,9 +417,16 @@ fn run_session(spec: &str, ops: &[Op]) -> Result<(), TestCaseError> {
                 let mut undone = game.clone();
                 prop_assert_eq!(undone.undo(), last);
                 let restored = observe(&undone);
-                prop_assert_eq!(&restored, &before, "step {} {:?}: undo did not restore", step, op);
+                prop_assert_eq!(
+                    &restored,
+                    &before,
+                    "step {} {:?}: undo did not restore",
+                    step,
+                    op
+                );
                 // The copy taken before the action is unaffected by it.
                 prop_assert_eq!(&observe(&saved), &before);
+                history.push(before);
             }
         }
         let (c, p) = match op {
@@ -393,7 +439,7 @@ fn run_session(spec: &str, ops: &[Op]) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
+    #![proptest_config(ProptestConfig::with_cases(1000))]
 
     #[test]
     fn valid_specs_parse_and_round_trip(spec in valid_spec()) {
@@ -402,7 +448,7 @@ proptest! {
     }
 
     #[test]
-    fn random_sessions(spec in valid_spec(), ops in prop::collection::vec(op(), 0..60)) {
+    fn random_sessions(spec in valid_spec(), ops in prop::collection::vec(op(), 0..80)) {
         run_session(&spec, &ops)?;
     }
 }
@@ -493,10 +539,15 @@ fn board_probe(board: &Board, c: Color, i: usize, flags: (bool, bool, bool)) {
         Err(other) => panic!("check with nothing forbidden refused: {other:?}"),
         Ok(()) => {
             assert_eq!(color, None);
-            if checked.is_ok() && (single || suicide.is_none()) {
-                // (light legality is stricter only about the ko point and single-stone suicide)
-            }
             if Board::from_grid(&board.to_grid()).is_ok() {
+                // Light legality: the board's rule without the ko point and single-stone suicide.
+                if board.ko_idx() != Some(i) {
+                    assert_eq!(
+                        light,
+                        board.check(c, i, false, true, false).is_ok(),
+                        "light at {i}"
+                    );
+                }
                 let mut after = board.clone();
                 let effect = after.play(c, i);
                 assert_eq!(after.hash(), hash, "hash_after at {i}");
@@ -590,6 +641,48 @@ proptest! {
             let size = g.size();
             prop_assert!(size.width() <= 25 && size.height() <= 25);
             let _ = Board::from_grid(&g);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Conversions between points, indices and GTP vertices: public functions too.
+
+/// `Board::point` on every index of every board size: no panic, and the inverse of `idx` on the board.
+/// (`point` once subtracted 1 from `i % stride` and `i / stride`, which overflowed on the border column and
+/// the top border row, e.g. `Board::new(9×9).point(0)`.)
+#[test]
+fn board_point_of_any_index() {
+    for w in 1..=25 {
+        for h in 1..=25 {
+            let board = Board::new(Size::new(w, h).unwrap());
+            for p in board.size().points() {
+                assert_eq!(board.point(board.idx(p)), p);
+            }
+            for i in 0..2000 {
+                let p = board.point(i);
+                if board.is_empty_at(i) {
+                    assert_eq!(board.checked_idx(p), Some(i), "{w}x{h} index {i}");
+                }
+            }
+        }
+    }
+}
+
+/// `Point::to_gtp` on any point and any board: no panic, and the inverse of `from_gtp` on the board.
+/// (It once underflowed `height - y` below the board and indexed past the letters from column 25.)
+#[test]
+fn gtp_of_any_point() {
+    for side in [1, 9, 19, 25] {
+        let size = Size::square(side).unwrap();
+        for x in 0..=255u8 {
+            for y in 0..=255u8 {
+                let p = Point::new(x, y);
+                let text = p.to_gtp(size);
+                if size.contains(p) {
+                    assert_eq!(Point::from_gtp(&text, size), Some(p));
+                }
+            }
         }
     }
 }
