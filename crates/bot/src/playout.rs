@@ -34,6 +34,7 @@ pub struct Playouts {
     size: Size,
     rng: Pcg32,
     scratch: Vec<u16>,
+    candidates: Vec<u16>,
     empty_board: Board,
     board: Board,
     rules: Rules,
@@ -50,6 +51,7 @@ impl Playouts {
             size,
             rng: Pcg32::seed_from_u64(seed),
             scratch: Vec::with_capacity(size.area()),
+            candidates: Vec::with_capacity(size.area()),
             empty_board: board.clone(),
             board,
             rules,
@@ -84,23 +86,15 @@ impl Playouts {
             let n = empty.len();
             let mut chosen = None;
             if n > 0 {
-                // A random start as libEGO takes it: multiply-shift, not exactly uniform, and cheap.
+                // A random start as libEGO takes it (multiply-shift: not exactly uniform, and cheap), then the
+                // first candidate scanning forward, wrapping around.
                 let start = ((self.rng.next_u32() as u64 * n as u64) >> 32) as usize;
-                let mut k = start;
-                loop {
-                    let i = empty[k] as usize;
-                    if b.is_light_candidate(to_move, i) {
-                        chosen = Some(i);
-                        break;
-                    }
-                    k += 1;
-                    if k == n {
-                        k = 0;
-                    }
-                    if k == start {
-                        break;
-                    }
-                }
+                let (head, tail) = empty.split_at(start);
+                chosen = tail
+                    .iter()
+                    .chain(head)
+                    .map(|&v| v as usize)
+                    .find(|&i| b.is_light_candidate(to_move, i));
             }
             match chosen {
                 Some(i) => {
@@ -126,21 +120,16 @@ impl Playouts {
         let max = self.max_moves();
         let (mut to_move, mut passes, mut moves) = (Color::Black, 0, 0);
         while passes < 2 && moves < max {
-            // Draw without replacement until a legal non-eye play turns up: uniform over the legal ones.
-            self.scratch.clear();
-            self.scratch.extend_from_slice(self.board.empty_points());
-            let mut chosen = None;
-            while !self.scratch.is_empty() {
-                let k = self.rng.random_range(0..self.scratch.len());
-                let i = self.scratch[k] as usize;
-                if !self.board.is_eyelike(to_move, i)
-                    && self.board.check(to_move, i, true, false, false).is_ok()
-                {
-                    chosen = Some(i);
-                    break;
-                }
-                self.scratch.swap_remove(k);
-            }
+            let board = &self.board;
+            let chosen = uniform_choice(
+                &mut self.rng,
+                &mut self.scratch,
+                board.empty_points(),
+                |i| {
+                    !board.is_eyelike(to_move, i)
+                        && board.check(to_move, i, true, false, false).is_ok()
+                },
+            );
             match chosen {
                 Some(i) => {
                     self.board.play(to_move, i);
@@ -171,21 +160,15 @@ impl Playouts {
         let mut moves = 0;
         while game.phase() == tesuji_rules::Phase::Playing && moves < max {
             let to_move = game.to_move();
-            self.scratch.clear();
-            self.scratch.extend_from_slice(game.board().empty_points());
-            let mut played = false;
-            while !self.scratch.is_empty() {
-                let k = self.rng.random_range(0..self.scratch.len());
-                let i = self.scratch[k] as usize;
+            // `play` checks legality itself: one check per candidate, and the first legal one is made.
+            self.candidates.clear();
+            self.candidates
+                .extend_from_slice(game.board().empty_points());
+            let played = uniform_choice(&mut self.rng, &mut self.scratch, &self.candidates, |i| {
                 let p = game.board().point(i);
-                // `play` checks legality itself: one check per candidate.
-                if !game.board().is_eyelike(to_move, i) && game.play(to_move, Move::Play(p)).is_ok()
-                {
-                    played = true;
-                    break;
-                }
-                self.scratch.swap_remove(k);
-            }
+                !game.board().is_eyelike(to_move, i) && game.play(to_move, Move::Play(p)).is_ok()
+            })
+            .is_some();
             if !played {
                 // Passing is always legal in play.
                 let _ = game.play(to_move, Move::Pass);
@@ -197,6 +180,41 @@ impl Playouts {
             margin: eye_score(game.board()),
         }
     }
+}
+
+/// A point drawn uniformly from the `candidates` that pass `accept`, or `None` when none does. `accept` is
+/// called on draws until it says yes, so it may act on the chosen point.
+///
+/// First a few draws with replacement (rejection sampling: uniform over the accepted ones when it succeeds);
+/// then, if all were rejected, draws without replacement from a copy, which is uniform over the accepted ones
+/// too and finds out when there is none. Either way every accepted point has the same chance.
+fn uniform_choice(
+    rng: &mut Pcg32,
+    scratch: &mut Vec<u16>,
+    candidates: &[u16],
+    mut accept: impl FnMut(usize) -> bool,
+) -> Option<usize> {
+    const TRIES: usize = 2;
+    if candidates.is_empty() {
+        return None;
+    }
+    for _ in 0..TRIES {
+        let i = candidates[rng.random_range(0..candidates.len())] as usize;
+        if accept(i) {
+            return Some(i);
+        }
+    }
+    scratch.clear();
+    scratch.extend_from_slice(candidates);
+    while !scratch.is_empty() {
+        let k = rng.random_range(0..scratch.len());
+        let i = scratch[k] as usize;
+        if accept(i) {
+            return Some(i);
+        }
+        scratch.swap_remove(k);
+    }
+    None
 }
 
 /// Stones plus one-point eyes (empty points whose neighbours are all one colour), Black minus White.

@@ -34,20 +34,38 @@ fn color_of(code: u8) -> Option<Color> {
     }
 }
 
-/// Nibble offsets in [`Board`]'s neighbour counts.
-const NBR_EMPTY: u16 = 8;
-const NBR_EDGE: u16 = 12;
+/// Nibble offsets in [`Board`]'s neighbour counts: orthogonal black, white, empty, edge in the low half;
+/// diagonal black, white, edge in the high half.
+const NBR_EMPTY: u32 = 8;
+const NBR_EDGE: u32 = 12;
+const DIAG: u32 = 16;
+const DIAG_EDGE: u32 = 24;
 
-/// What a stone of colour code `c` adds to its neighbours' counts (and an empty point takes away).
+/// What a stone of colour code `c` adds to its orthogonal neighbours' counts (and an empty point takes away).
 #[inline(always)]
-fn nbr_delta(c: u8) -> u16 {
-    (1u16 << (4 * (c as u16 - 1))).wrapping_sub(1 << NBR_EMPTY)
+fn nbr_delta(c: u8) -> u32 {
+    (1u32 << (4 * (c as u32 - 1))).wrapping_sub(1 << NBR_EMPTY)
 }
 
-/// How many neighbours of colour code `me` the counts hold.
+/// What a stone of colour code `c` adds to its diagonal neighbours' counts.
 #[inline(always)]
-fn own_count(counts: u16, me: u8) -> u16 {
-    (counts >> (4 * (me as u16 - 1))) & 15
+fn diag_delta(c: u8) -> u32 {
+    1u32 << (DIAG + 4 * (c as u32 - 1))
+}
+
+/// How many orthogonal neighbours of colour code `me` the counts hold.
+#[inline(always)]
+fn own_count(counts: u32, me: u8) -> u32 {
+    (counts >> (4 * (me as u32 - 1))) & 15
+}
+
+/// libEGO's eye test from the counts alone: every orthogonal neighbour is `me`'s or the edge, and the
+/// opponent's diagonals plus one if any diagonal is off the board are fewer than two.
+#[inline(always)]
+fn eyelike_counts(counts: u32, me: u8) -> bool {
+    let opp_diag = (counts >> (DIAG + 4 * (2 - me as u32))) & 15;
+    let edge_diag = ((counts >> DIAG_EDGE) & 15 != 0) as u32;
+    own_count(counts, me) + ((counts >> NBR_EDGE) & 15) == 4 && opp_diag + edge_diag < 2
 }
 
 /// Words of the largest packed position: two bits for every cell of the largest array.
@@ -145,9 +163,9 @@ pub struct Board {
     chain: Vec<u16>,
     /// Next stone in the same chain (a circular list).
     next: Vec<u16>,
-    /// Per point, neighbour counts in four nibbles: black, white, empty, off the board. Makes the playout's
-    /// eye and legality tests one load.
-    nbr: Vec<u16>,
+    /// Per point, neighbour counts in nibbles: orthogonal black, white, empty, off the board; diagonal black,
+    /// white, off the board. Makes the playout's eye and legality tests one load.
+    nbr: Vec<u32>,
     chains: Vec<ChainInfo>,
     empty: Vec<u16>,
     empty_pos: Vec<u16>,
@@ -181,20 +199,21 @@ impl Board {
             stones: [0; 2],
             bits: vec![0; (2 * cells).div_ceil(64)],
         };
-        for p in size.points() {
-            let i = b.idx(p);
-            b.color[i] = EMPTY;
-            b.empty_pos[i] = b.empty.len() as u16;
-            b.empty.push(i as u16);
-        }
-        for p in size.points() {
-            let i = b.idx(p);
-            let edges = b
-                .neighbors(i)
-                .iter()
-                .filter(|&&n| b.color[n] == BORDER)
-                .count() as u16;
-            b.nbr[i] = (edges << NBR_EDGE) | ((4 - edges) << NBR_EMPTY);
+        let (w, h) = (size.width() as usize, size.height() as usize);
+        for y in 0..h {
+            for x in 0..w {
+                let i = (y + 1) * stride + x + 1;
+                b.color[i] = EMPTY;
+                b.empty_pos[i] = b.empty.len() as u16;
+                b.empty.push(i as u16);
+                let (left, right) = ((x == 0) as u32, (x + 1 == w) as u32);
+                let (top, bottom) = ((y == 0) as u32, (y + 1 == h) as u32);
+                let edges = left + right + top + bottom;
+                // A diagonal is off the board when either of its two steps is.
+                let diag_edges = (left | top) + (right | top) + (left | bottom) + (right | bottom);
+                b.nbr[i] =
+                    (edges << NBR_EDGE) | ((4 - edges) << NBR_EMPTY) | (diag_edges << DIAG_EDGE);
+            }
         }
         b
     }
@@ -285,6 +304,18 @@ impl Board {
             i.wrapping_sub(1),
             i + 1,
             i + self.stride,
+        ]
+    }
+
+    /// The four diagonal cells of `i` (meaningful for on-board points).
+    #[inline]
+    pub fn diagonals(&self, i: Idx) -> [Idx; 4] {
+        let s = self.stride;
+        [
+            i.wrapping_sub(s + 1),
+            i.wrapping_sub(s - 1),
+            i + s - 1,
+            i + s + 1,
         ]
     }
 
@@ -421,9 +452,9 @@ impl Board {
         (ch.lib_sum / ch.libs.max(1)) as usize
     }
 
-    /// Checks a play at padded index `i` by `c` against occupancy, suicide (when `allow_suicide` is false, or
-    /// a single stone when `allow_single` is false) and the simple-ko point when `simple_ko` is set.
-    /// Returns what the play would capture.
+    /// Checks a play at padded index `i` by `c` against occupancy, suicide (of two or more stones unless
+    /// `allow_multi_suicide`, of one stone unless `allow_single_suicide`) and, when `simple_ko` is set, the
+    /// simple-ko point.
     pub fn check(
         &self,
         c: Color,
@@ -432,6 +463,39 @@ impl Board {
         allow_multi_suicide: bool,
         allow_single_suicide: bool,
     ) -> Result<(), BoardRefusal> {
+        self.validate(c, i, simple_ko, allow_multi_suicide, allow_single_suicide)
+            .map(|_| ())
+    }
+
+    /// [`Board::check`], and for a legal play the Zobrist hash of the position it would make
+    /// ([`Board::hash_after`]) and whether that position is the current one (a single-stone suicide).
+    pub fn preview(
+        &self,
+        c: Color,
+        i: Idx,
+        simple_ko: bool,
+        allow_multi_suicide: bool,
+        allow_single_suicide: bool,
+    ) -> Result<(u64, bool), BoardRefusal> {
+        let suicide = self.validate(c, i, simple_ko, allow_multi_suicide, allow_single_suicide)?;
+        if suicide == Some(1) {
+            return Ok((self.hash, true));
+        }
+        let mut h = self.hash;
+        self.play_changes(c, i, suicide.is_some(), |s, x| h ^= zobrist(s, x));
+        Ok((h, false))
+    }
+
+    /// The checks of [`Board::check`]; for a legal play, the size of the suicide it is, if it is one.
+    #[inline(always)]
+    fn validate(
+        &self,
+        c: Color,
+        i: Idx,
+        simple_ko: bool,
+        allow_multi_suicide: bool,
+        allow_single_suicide: bool,
+    ) -> Result<Option<u32>, BoardRefusal> {
         match self.color.get(i) {
             Some(&EMPTY) => {}
             None | Some(&BORDER) => return Err(BoardRefusal::OffBoard),
@@ -440,7 +504,8 @@ impl Board {
         if simple_ko && self.ko == Some(i) {
             return Err(BoardRefusal::Ko);
         }
-        if let Some(stones) = self.suicide_size(c, i)
+        let suicide = self.suicide_size(c, i);
+        if let Some(stones) = suicide
             && !(if stones >= 2 {
                 allow_multi_suicide
             } else {
@@ -449,7 +514,7 @@ impl Board {
         {
             return Err(BoardRefusal::Suicide { stones });
         }
-        Ok(())
+        Ok(suicide)
     }
 
     /// If a stone of `c` at the empty point `i` would capture nothing and have no liberty, the number of own
@@ -492,7 +557,8 @@ impl Board {
     pub fn hash_after(&self, c: Color, i: Idx) -> u64 {
         let mut h = self.hash;
         if self.color.get(i) == Some(&EMPTY) {
-            self.play_changes(c, i, |s, x| h ^= zobrist(s, x));
+            let suicide = self.suicide_size(c, i).is_some();
+            self.play_changes(c, i, suicide, |s, x| h ^= zobrist(s, x));
         }
         h
     }
@@ -506,7 +572,8 @@ impl Board {
         };
         out.words[..self.bits.len()].copy_from_slice(&self.bits);
         if self.color.get(i) == Some(&EMPTY) {
-            self.play_changes(c, i, |s, x| {
+            let suicide = self.suicide_size(c, i).is_some();
+            self.play_changes(c, i, suicide, |s, x| {
                 let b = 2 * s + (x as usize - 1);
                 out.words[b / 64] ^= 1 << (b % 64);
             });
@@ -515,9 +582,10 @@ impl Board {
     }
 
     /// Calls `flip` with every (cell, colour code) that a play of `c` at the empty point `i` would toggle: the
-    /// new stone, the captured stones, and on suicide the removed chain with the new stone again.
+    /// new stone, the captured stones, and on `suicide` (as [`Board::suicide_size`] says) the removed chain with
+    /// the new stone again.
     #[inline(always)]
-    fn play_changes(&self, c: Color, i: Idx, mut flip: impl FnMut(Idx, u8)) {
+    fn play_changes(&self, c: Color, i: Idx, suicide: bool, mut flip: impl FnMut(Idx, u8)) {
         let me = code(c);
         flip(i, me);
         let mut seen = [0usize; 4];
@@ -537,7 +605,7 @@ impl Board {
                 flip(s, x);
             }
         }
-        if nseen == 0 && self.suicide_size(c, i).is_some() {
+        if suicide {
             // The whole merged chain goes, the new stone included.
             flip(i, me);
             let mut roots = [0usize; 4];
@@ -561,7 +629,7 @@ impl Board {
     /// this does nothing. Chains may be left without liberties: check with [`Board::has_liberty`].
     pub fn setup_stone(&mut self, c: Color, i: Idx) {
         if self.color.get(i) == Some(&EMPTY) {
-            let _ = self.put_stone(i, code(c));
+            self.put_stone(i, code(c));
         }
     }
 
@@ -575,27 +643,7 @@ impl Board {
     /// are the opponent's, where a board with any diagonal off the board counts one extra.
     #[inline]
     pub fn is_eyelike(&self, c: Color, i: Idx) -> bool {
-        if !self.on_board(i) {
-            return false;
-        }
-        let me = code(c);
-        let counts = self.nbr_at(i);
-        own_count(counts, me) + (counts >> NBR_EDGE) == 4 && self.diagonals_allow_eye(me, i)
-    }
-
-    /// The diagonal half of the eye test (`i` on the board).
-    #[inline(always)]
-    fn diagonals_allow_eye(&self, me: u8, i: Idx) -> bool {
-        let s = self.stride;
-        let opp = 3 - me;
-        let mut bad = 0;
-        let mut edge = 0;
-        for d in [i - s - 1, i - s + 1, i + s - 1, i + s + 1] {
-            let x = self.col(d);
-            bad += (x == opp) as u32;
-            edge |= (x == BORDER) as u32;
-        }
-        bad + edge < 2
+        self.on_board(i) && eyelike_counts(self.nbr_at(i), code(c))
     }
 
     /// Whether a play at the empty point `i` is legal in a light playout: not the simple-ko point and not the
@@ -619,12 +667,10 @@ impl Board {
         }
         let me = code(c);
         let counts = self.nbr_at(i);
-        let own = own_count(counts, me);
-        if own + (counts >> NBR_EDGE) == 4 {
-            // Surrounded by own stones and the edge: an eye, or a false eye that joins own stones (legal).
-            return !self.diagonals_allow_eye(me, i) && (own != 0 || self.light_capture(i));
-        }
-        (counts >> NBR_EMPTY) & 15 != 0 || own != 0 || self.light_capture(i)
+        !eyelike_counts(counts, me)
+            && ((counts >> NBR_EMPTY) & 15 != 0
+                || own_count(counts, me) != 0
+                || self.light_capture(i))
     }
 
     /// For an empty point whose neighbours are all the opponent's or the edge: whether a stone there captures
@@ -686,14 +732,15 @@ impl Board {
             return PlayEffect::default();
         }
         let me = code(c);
-        let foes = self.put_stone(i, me);
+        let opp = 3 - me;
+        self.put_stone(i, me);
         let mut effect = PlayEffect::default();
         let mut last_captured = 0;
-        for r in foes {
-            // Root 0 is a border cell: an unused slot.
-            if r != 0 && self.info_mut(r).libs == 0 {
-                last_captured = r;
-                effect.captured += self.remove_chain(r);
+        for n in self.neighbors(i) {
+            // A chain met twice is empty the second time.
+            if self.col(n) == opp && self.info(n).libs == 0 {
+                last_captured = n;
+                effect.captured += self.remove_chain(n);
             }
         }
         self.ko = None;
@@ -718,12 +765,12 @@ impl Board {
         unsafe { *self.color.get_unchecked(i) }
     }
     #[inline(always)]
-    fn nbr_at(&self, i: Idx) -> u16 {
+    fn nbr_at(&self, i: Idx) -> u32 {
         debug_assert!(i < self.nbr.len());
         unsafe { *self.nbr.get_unchecked(i) }
     }
     #[inline(always)]
-    fn nbr_add(&mut self, i: Idx, delta: u16) {
+    fn nbr_add(&mut self, i: Idx, delta: u32) {
         debug_assert!(i < self.nbr.len());
         let x = unsafe { self.nbr.get_unchecked_mut(i) };
         *x = x.wrapping_add(delta);
@@ -751,11 +798,9 @@ impl Board {
         unsafe { self.chains.get_unchecked_mut(root) }
     }
 
-    /// Puts a stone of colour code `me` on the empty point `i`, merging chains, without captures. Returns the
-    /// distinct neighbouring opponent chains (their roots; unused slots are 0): the ones left without liberties
-    /// are what the play captures.
+    /// Puts a stone of colour code `me` on the empty point `i`, merging chains, without captures.
     #[inline(always)]
-    fn put_stone(&mut self, i: Idx, me: u8) -> [usize; 4] {
+    fn put_stone(&mut self, i: Idx, me: u8) {
         debug_assert!(self.color[i] == EMPTY);
         unsafe { *self.color.get_unchecked_mut(i) = me };
         self.hash ^= zobrist(i, me);
@@ -770,8 +815,6 @@ impl Board {
             *self.empty.get_unchecked_mut(pos) = last;
             *self.empty_pos.get_unchecked_mut(last as usize) = pos as u16;
             self.empty.set_len(self.empty.len() - 1);
-        }
-        unsafe {
             *self.chain.get_unchecked_mut(i) = i as u16;
             *self.next.get_unchecked_mut(i) = i as u16;
         }
@@ -779,37 +822,32 @@ impl Board {
             stones: 1,
             ..ChainInfo::default()
         };
-        let mut friends = [0usize; 4];
-        let mut nfriends = 0;
-        let mut foes = [0usize; 4];
-        let mut nfoes = 0;
         let delta = nbr_delta(me);
         for n in self.neighbors(i) {
             self.nbr_add(n, delta);
             match self.col(n) {
                 EMPTY => add_lib(&mut mine, n),
                 BORDER => {}
-                x => {
+                _ => {
                     let r = self.root(n);
                     sub_lib(self.info_mut(r), i);
-                    if x == me {
-                        if !friends[..nfriends].contains(&r) {
-                            friends[nfriends] = r;
-                            nfriends += 1;
-                        }
-                    } else if !foes[..nfoes].contains(&r) {
-                        foes[nfoes] = r;
-                        nfoes += 1;
-                    }
                 }
             }
         }
-        *self.info_mut(i) = mine;
-        for &r in &friends[..nfriends] {
-            let ri = self.root(i);
-            self.merge(ri, r);
+        let diag = diag_delta(me);
+        for d in self.diagonals(i) {
+            self.nbr_add(d, diag);
         }
-        foes
+        *self.info_mut(i) = mine;
+        // Merge with every neighbouring own chain (a chain met twice has the new root the second time).
+        for n in self.neighbors(i) {
+            if self.col(n) == me {
+                let (rn, ri) = (self.root(n), self.root(i));
+                if rn != ri {
+                    self.merge(ri, rn);
+                }
+            }
+        }
     }
 
     /// Merges two distinct chains, relabelling the smaller.
@@ -857,8 +895,12 @@ impl Board {
         }
         // Second pass: every remaining neighbouring stone gains a pseudo-liberty per adjacency.
         let undo = nbr_delta(x).wrapping_neg();
+        let undo_diag = diag_delta(x).wrapping_neg();
         let mut s = i;
         loop {
+            for d in self.diagonals(s) {
+                self.nbr_add(d, undo_diag);
+            }
             for n in self.neighbors(s) {
                 self.nbr_add(n, undo);
                 let y = self.col(n);

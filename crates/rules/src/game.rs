@@ -708,8 +708,8 @@ pub(crate) fn check_board_play(
     i: Idx,
     next: Color,
 ) -> Result<(), Illegal> {
-    board
-        .check(
+    let (hash_after, unchanged) = board
+        .preview(
             color,
             i,
             ko == KoRule::Simple,
@@ -724,11 +724,18 @@ pub(crate) fn check_board_play(
             BoardRefusal::Suicide { .. } => Illegal::Suicide,
             BoardRefusal::Ko => Illegal::Ko(KoRule::Simple),
         })?;
-    if let Some(key) = play_key(ko, board.hash_after(color, i), color, next)
+    if let Some(key) = play_key(ko, hash_after, color, next)
         && records.has_key(key)
-        && records.count_exact(key, &board.snapshot_after(color, i)) > 0
     {
-        return Err(Illegal::Ko(ko));
+        // A single-stone suicide leaves the position as it is: no need to work out the position after it.
+        let seen = if unchanged {
+            records.count_exact(key, board.snapshot())
+        } else {
+            records.count_exact(key, &board.snapshot_after(color, i))
+        };
+        if seen > 0 {
+            return Err(Illegal::Ko(ko));
+        }
     }
     Ok(())
 }

@@ -91,15 +91,15 @@ pub(crate) struct Records {
     /// The previous record with the same key (`u32::MAX` ends the list).
     older: Vec<u32>,
     keys: Vec<u64>,
-    /// One bit per low 16 bits of the keys recorded: most lookups of unseen keys stop here, before the map.
+    /// One bit per value of the keys' low bits: most lookups of unseen keys stop here, before the map. Sized
+    /// to the records expected (a few percent full), allocated on the first record.
     filter: Vec<u64>,
+    filter_mask: u64,
 }
 
-const FILTER_WORDS: usize = 1 << 10;
-
 #[inline(always)]
-fn filter_slot(key: u64) -> (usize, u64) {
-    let low = (key & 0xFFFF) as usize;
+fn filter_slot(key: u64, mask: u64) -> (usize, u64) {
+    let low = (key & mask) as usize;
     (low >> 6, 1 << (low & 63))
 }
 
@@ -112,6 +112,7 @@ impl Records {
             head: IdMap::with_capacity_and_hasher(expected, Default::default()),
             older: Vec::with_capacity(expected),
             keys: Vec::with_capacity(expected),
+            filter_mask: ((expected.max(64) * 32).next_power_of_two().min(1 << 16) - 1) as u64,
             ..Records::default()
         }
     }
@@ -130,9 +131,9 @@ impl Records {
         self.keys.push(key);
         if self.filter.is_empty() {
             // Allocated on first use: many games never record anything (simple ko without repetition).
-            self.filter = vec![0; FILTER_WORDS];
+            self.filter = vec![0; (self.filter_mask as usize + 1).div_ceil(64)];
         }
-        let (word, bit) = filter_slot(key);
+        let (word, bit) = filter_slot(key, self.filter_mask);
         if let Some(w) = self.filter.get_mut(word) {
             *w |= bit;
         }
@@ -163,7 +164,7 @@ impl Records {
     /// Whether the key was recorded at all (a cheap test; confirm with [`Records::count_exact`]).
     #[inline]
     pub(crate) fn has_key(&self, key: u64) -> bool {
-        let (word, bit) = filter_slot(key);
+        let (word, bit) = filter_slot(key, self.filter_mask);
         self.filter.get(word).is_some_and(|w| w & bit != 0) && self.head.contains_key(&key)
     }
 
