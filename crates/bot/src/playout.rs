@@ -81,21 +81,10 @@ impl Playouts {
         let max = self.max_moves();
         let (mut to_move, mut passes, mut moves) = (Color::Black, 0, 0);
         while passes < 2 && moves < max {
-            let b = &self.board;
-            let empty = b.empty_points();
-            let n = empty.len();
-            let mut chosen = None;
-            if n > 0 {
-                // A random start as libEGO takes it (multiply-shift: not exactly uniform, and cheap), then the
-                // first candidate scanning forward, wrapping around.
-                let start = ((self.rng.next_u32() as u64 * n as u64) >> 32) as usize;
-                let (head, tail) = empty.split_at(start);
-                chosen = tail
-                    .iter()
-                    .chain(head)
-                    .map(|&v| v as usize)
-                    .find(|&i| b.is_light_candidate(to_move, i));
-            }
+            // A random start as libEGO takes it: multiply-shift, not exactly uniform, and cheap.
+            let n = self.board.empty_points().len() as u64;
+            let start = ((self.rng.next_u32() as u64 * n) >> 32) as usize;
+            let chosen = self.board.first_light_candidate(to_move, start);
             match chosen {
                 Some(i) => {
                     self.board.play(to_move, i);

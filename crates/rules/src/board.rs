@@ -639,11 +639,11 @@ impl Board {
         self.holds_stone(i) && self.info(i).libs > 0
     }
 
-    /// libEGO's eye test for playouts: every neighbour is `c`'s or off the board, and fewer than two diagonals
-    /// are the opponent's, where a board with any diagonal off the board counts one extra.
+    /// libEGO's eye test for playouts: an empty point whose every neighbour is `c`'s or off the board, and fewer
+    /// than two diagonals are the opponent's, where a point with any diagonal off the board counts one extra.
     #[inline]
     pub fn is_eyelike(&self, c: Color, i: Idx) -> bool {
-        self.on_board(i) && eyelike_counts(self.nbr_at(i), code(c))
+        self.color.get(i) == Some(&EMPTY) && eyelike_counts(self.nbr_at(i), code(c))
     }
 
     /// Whether a play at the empty point `i` is legal in a light playout: not the simple-ko point and not the
@@ -662,15 +662,35 @@ impl Board {
     /// [`Board::is_eyelike`], with one validation and one load of the neighbour counts.
     #[inline]
     pub fn is_light_candidate(&self, c: Color, i: Idx) -> bool {
-        if self.color.get(i) != Some(&EMPTY) {
-            return false;
-        }
-        let me = code(c);
+        self.color.get(i) == Some(&EMPTY) && self.light_candidate_at(code(c), i)
+    }
+
+    /// [`Board::is_light_candidate`] for an empty cell `i` and colour code `me`.
+    #[inline(always)]
+    fn light_candidate_at(&self, me: u8, i: Idx) -> bool {
         let counts = self.nbr_at(i);
         !eyelike_counts(counts, me)
             && ((counts >> NBR_EMPTY) & 15 != 0
                 || own_count(counts, me) != 0
                 || self.light_capture(i))
+    }
+
+    /// libEGO's light-playout choice: scanning the empty-point list from position `start` (taken modulo its
+    /// length) and wrapping around, the first point that is [`Board::is_light_candidate`] for `c`.
+    pub fn first_light_candidate(&self, c: Color, start: usize) -> Option<Idx> {
+        let n = self.empty.len();
+        if n == 0 {
+            return None;
+        }
+        let me = code(c);
+        let start = start % n;
+        // Points of the empty list are empty cells of the board.
+        let candidate = |&v: &u16| self.light_candidate_at(me, v as usize);
+        self.empty[start..]
+            .iter()
+            .find(|v| candidate(v))
+            .or_else(|| self.empty[..start].iter().find(|v| candidate(v)))
+            .map(|&v| v as usize)
     }
 
     /// For an empty point whose neighbours are all the opponent's or the edge: whether a stone there captures
@@ -727,6 +747,7 @@ impl Board {
 
     /// Plays `c` at the empty point `i` with captures, then removes the own chain if it has no liberty. The
     /// caller has checked legality ([`Board::check`]); on an occupied point or off the board this does nothing.
+    #[inline]
     pub fn play(&mut self, c: Color, i: Idx) -> PlayEffect {
         if self.color.get(i) != Some(&EMPTY) {
             return PlayEffect::default();

@@ -1,0 +1,99 @@
+//! The board's playout primitives against literal definitions, on positions from random games: libEGO's eye
+//! test, light legality, the combined candidate test and the scan that picks the light playout's move.
+
+use proptest::prelude::*;
+use tesuji_rules::{Board, Color, Grid, Point, Size};
+
+/// libEGO's eye, literally: all four neighbours `c` or off the board, and the opponent's diagonals plus one
+/// if any diagonal is off the board fewer than two.
+fn literal_eye(grid: &Grid, c: Color, p: Point) -> bool {
+    let size = grid.size();
+    let (x, y) = (p.x as i32, p.y as i32);
+    let at = |dx: i32, dy: i32| {
+        let (nx, ny) = (x + dx, y + dy);
+        if nx < 0 || ny < 0 || nx >= size.width() as i32 || ny >= size.height() as i32 {
+            None
+        } else {
+            Some(grid.get(Point::new(nx as u8, ny as u8)))
+        }
+    };
+    let orthogonal_ok = [(0, -1), (-1, 0), (1, 0), (0, 1)]
+        .iter()
+        .all(|&(dx, dy)| matches!(at(dx, dy), None) || at(dx, dy) == Some(Some(c)));
+    let diagonals = [(-1, -1), (1, -1), (-1, 1), (1, 1)].map(|(dx, dy)| at(dx, dy));
+    let opponent = diagonals
+        .iter()
+        .filter(|d| **d == Some(Some(c.opponent())))
+        .count();
+    let edge = diagonals.iter().any(Option::is_none) as usize;
+    grid.get(p).is_none() && orthogonal_ok && opponent + edge < 2
+}
+
+/// A position from `moves` random light-legal plays.
+fn random_board(size: Size, choices: &[u16]) -> (Board, Color) {
+    let mut board = Board::new(size);
+    let mut to_move = Color::Black;
+    for &k in choices {
+        let empty = board.empty_points();
+        if empty.is_empty() {
+            break;
+        }
+        let i = empty[k as usize % empty.len()] as usize;
+        if board.is_light_legal(to_move, i) {
+            board.play(to_move, i);
+        } else {
+            board.pass();
+        }
+        to_move = to_move.opponent();
+    }
+    (board, to_move)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn playout_primitives_match_their_definitions(
+        w in 1u8..=9,
+        h in 1u8..=9,
+        choices in prop::collection::vec(any::<u16>(), 0..120),
+        start in any::<u16>(),
+    ) {
+        let size = Size::new(w, h).unwrap();
+        let (board, to_move) = random_board(size, &choices);
+        prop_assert!(board.is_consistent());
+        let grid = board.to_grid();
+        for c in Color::BOTH {
+            for p in size.points() {
+                let i = board.idx(p);
+                prop_assert_eq!(board.is_eyelike(c, i), literal_eye(&grid, c, p), "{:?} {:?}", c, p);
+                if grid.get(p).is_some() {
+                    prop_assert!(!board.is_light_candidate(c, i));
+                    continue;
+                }
+                // Light legality: the simple-ko point and single-stone suicide are out, larger suicide is in.
+                // (The ko point binds the player to move only.)
+                if c != to_move {
+                    continue;
+                }
+                let legal = board.check(c, i, true, true, false).is_ok();
+                prop_assert_eq!(board.is_light_legal(c, i), legal);
+                prop_assert_eq!(
+                    board.is_light_candidate(c, i),
+                    legal && !board.is_eyelike(c, i)
+                );
+            }
+        }
+        // The scan: the first candidate from `start` in the empty list, wrapping around.
+        let empty = board.empty_points();
+        let expected = (!empty.is_empty())
+            .then(|| {
+                let n = empty.len();
+                (0..n)
+                    .map(|k| empty[(start as usize % n + k) % n] as usize)
+                    .find(|&i| board.is_light_candidate(to_move, i))
+            })
+            .flatten();
+        prop_assert_eq!(board.first_light_candidate(to_move, start as usize), expected);
+    }
+}
