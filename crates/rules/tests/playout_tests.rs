@@ -19,7 +19,7 @@ fn literal_eye(grid: &Grid, c: Color, p: Point) -> bool {
     };
     let orthogonal_ok = [(0, -1), (-1, 0), (1, 0), (0, 1)]
         .iter()
-        .all(|&(dx, dy)| matches!(at(dx, dy), None) || at(dx, dy) == Some(Some(c)));
+        .all(|&(dx, dy)| at(dx, dy).is_none() || at(dx, dy) == Some(Some(c)));
     let diagonals = [(-1, -1), (1, -1), (-1, 1), (1, 1)].map(|(dx, dy)| at(dx, dy));
     let opponent = diagonals
         .iter()
