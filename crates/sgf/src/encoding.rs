@@ -1,0 +1,1 @@
+//! Bytes to text (being written).
