@@ -752,28 +752,21 @@ impl Board {
         if self.color.get(i) != Some(&EMPTY) {
             return PlayEffect::default();
         }
-        let me = code(c);
-        let opp = 3 - me;
-        self.put_stone(i, me);
-        let mut effect = PlayEffect::default();
-        let mut last_captured = 0;
-        for n in self.neighbors(i) {
-            // A chain met twice is empty the second time.
-            if self.col(n) == opp && self.info(n).libs == 0 {
-                last_captured = n;
-                effect.captured += self.remove_chain(n);
-            }
-        }
+        let (captured, last_captured) = self.place::<true>(i, code(c));
+        let mut effect = PlayEffect {
+            captured,
+            suicided: 0,
+        };
         self.ko = None;
         let own = *self.info(i);
         if own.libs == 0 {
             effect.suicided = self.remove_chain(i);
             self.captures[c.opponent().index()] += effect.suicided;
-        } else if effect.captured == 1 && own.stones == 1 && own.libs == 1 {
+        } else if captured == 1 && own.stones == 1 && own.libs == 1 {
             // A lone stone with one liberty (pseudo-liberties are exact for one stone) that took one stone.
             self.ko = Some(last_captured);
         }
-        self.captures[c.index()] += effect.captured;
+        self.captures[c.index()] += captured;
         effect
     }
 
@@ -820,8 +813,15 @@ impl Board {
     }
 
     /// Puts a stone of colour code `me` on the empty point `i`, merging chains, without captures.
-    #[inline(always)]
     fn put_stone(&mut self, i: Idx, me: u8) {
+        self.place::<false>(i, me);
+    }
+
+    /// Puts a stone of colour code `me` on the empty point `i` in one pass over its neighbours: neighbour
+    /// counts, liberties, merges with own chains and (when `CAPTURE`) the removal of opponent chains left
+    /// without liberties. Returns the stones captured and the last point captured.
+    #[inline(always)]
+    fn place<const CAPTURE: bool>(&mut self, i: Idx, me: u8) -> (u32, Idx) {
         debug_assert!(self.color[i] == EMPTY);
         unsafe { *self.color.get_unchecked_mut(i) = me };
         self.hash ^= zobrist(i, me);
@@ -839,36 +839,47 @@ impl Board {
             *self.chain.get_unchecked_mut(i) = i as u16;
             *self.next.get_unchecked_mut(i) = i as u16;
         }
-        let mut mine = ChainInfo {
+        *self.info_mut(i) = ChainInfo {
             stones: 1,
             ..ChainInfo::default()
         };
-        let delta = nbr_delta(me);
-        for n in self.neighbors(i) {
-            self.nbr_add(n, delta);
-            match self.col(n) {
-                EMPTY => add_lib(&mut mine, n),
-                BORDER => {}
-                _ => {
-                    let r = self.root(n);
-                    sub_lib(self.info_mut(r), i);
-                }
-            }
-        }
         let diag = diag_delta(me);
         for d in self.diagonals(i) {
             self.nbr_add(d, diag);
         }
-        *self.info_mut(i) = mine;
-        // Merge with every neighbouring own chain (a chain met twice has the new root the second time).
+        let delta = nbr_delta(me);
+        // Chains to capture, removed after the pass: removing one at once would empty points the pass has
+        // yet to count as liberties.
+        let mut dead = [0usize; 4];
+        let mut ndead = 0;
         for n in self.neighbors(i) {
-            if self.col(n) == me {
-                let (rn, ri) = (self.root(n), self.root(i));
-                if rn != ri {
-                    self.merge(ri, rn);
+            self.nbr_add(n, delta);
+            let x = self.col(n);
+            if x == EMPTY {
+                let ri = self.root(i);
+                add_lib(self.info_mut(ri), n);
+            } else if x != BORDER {
+                let r = self.root(n);
+                sub_lib(self.info_mut(r), i);
+                if x == me {
+                    // A chain met a second time already has the new stone's root.
+                    let ri = self.root(i);
+                    if r != ri {
+                        self.merge(ri, r);
+                    }
+                } else if CAPTURE && self.info_mut(r).libs == 0 {
+                    // Its last adjacency to `i` has just been counted: it has no liberty left.
+                    dead[ndead] = n;
+                    ndead += 1;
                 }
             }
         }
+        let (mut captured, mut last_captured) = (0, 0);
+        for &n in &dead[..ndead] {
+            last_captured = n;
+            captured += self.remove_chain(n);
+        }
+        (captured, last_captured)
     }
 
     /// Merges two distinct chains, relabelling the smaller.
