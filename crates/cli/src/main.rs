@@ -3,6 +3,10 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod records;
+
+use std::path::PathBuf;
+
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 use tesuji_bot::playout::{Mode, Playouts};
@@ -30,11 +34,44 @@ enum Command {
         #[arg(long)]
         depth: u32,
     },
+    /// Replay a game record's main line and count it: the result and its breakdown.
+    Score {
+        /// The SGF file.
+        file: PathBuf,
+        /// Rules spec to use instead of the record's RU.
+        #[arg(long)]
+        rules: Option<String>,
+        /// Komi instead of the record's KM (e.g. 6.5).
+        #[arg(long)]
+        komi: Option<String>,
+        /// Dead stones, as GTP vertices separated by commas (each marks its whole chain).
+        #[arg(long)]
+        dead: Option<String>,
+        /// Print JSON: {"result": ..., "black": {...}, "white": {...}}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// SGF tools.
+    Sgf {
+        #[command(subcommand)]
+        what: SgfCommand,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
         what: Bench,
     },
+}
+
+#[derive(Subcommand)]
+enum SgfCommand {
+    /// Print the diagnostics of each file; exit 1 when any has an error.
+    Check {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Print the canonical rewrite of a file (UTF-8).
+    Fmt { file: PathBuf },
 }
 
 #[derive(Subcommand)]
@@ -58,6 +95,14 @@ enum Bench {
         /// Komi for the win rate (White's, in points).
         #[arg(long, default_value_t = 7.5)]
         komi: f64,
+    },
+    /// Parse SGF files and replay their games with full legality checking: MB/s parsed, moves/s replayed.
+    Replay {
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Times to repeat the work, for steadier figures.
+        #[arg(long, default_value_t = 20)]
+        rounds: u32,
     },
 }
 
@@ -97,6 +142,28 @@ fn run(cli: Cli) -> Result<()> {
                     komi,
                 },
         } => bench_playouts(size, mode, seconds, playouts, seed, komi),
+        Command::Bench {
+            what: Bench::Replay { files, rounds },
+        } => records::bench_replay(&files, rounds),
+        Command::Score {
+            file,
+            rules,
+            komi,
+            dead,
+            json,
+        } => records::score(
+            &file,
+            rules.as_deref(),
+            komi.as_deref(),
+            dead.as_deref(),
+            json,
+        ),
+        Command::Sgf {
+            what: SgfCommand::Check { files },
+        } => records::check(&files),
+        Command::Sgf {
+            what: SgfCommand::Fmt { file },
+        } => records::fmt(&file),
     }
 }
 

@@ -8,7 +8,30 @@
 
 pub mod encoding;
 pub mod parse;
+pub mod record;
 pub mod tree;
 pub mod write;
 
 pub use tree::{Collection, Node, NodeId, Property, Tree};
+
+/// A file read: its game trees, the parser's diagnostics, and how its bytes were decoded.
+#[derive(Debug, Clone)]
+pub struct Read {
+    pub collection: Collection,
+    pub diagnostics: Vec<parse::Diagnostic>,
+    /// The character set the text was decoded from (`UTF-8`, `GB18030`, `Shift_JIS`, …).
+    pub encoding: &'static str,
+    pub encoding_warnings: Vec<String>,
+}
+
+/// Decodes the bytes of an SGF file (BOM, UTF-16, `CA`, or detection) and parses them.
+pub fn read(bytes: &[u8]) -> Result<Read, parse::ParseError> {
+    let decoded = encoding::decode(bytes);
+    let parsed = parse::parse(&decoded.text)?;
+    Ok(Read {
+        collection: parsed.collection,
+        diagnostics: parsed.diagnostics,
+        encoding: decoded.encoding,
+        encoding_warnings: decoded.warnings,
+    })
+}

@@ -58,16 +58,11 @@ pub fn unescape(raw: &str) -> String {
             out.push(ch);
             continue;
         }
+        // A soft line break is `\` and a line break of one or two characters (CR LF or LF CR).
         match chars.next() {
-            Some('\r') => {
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-            }
-            Some('\n') => {
-                if chars.peek() == Some(&'\r') {
-                    chars.next();
-                }
+            Some(first @ ('\r' | '\n')) => {
+                let pair = if first == '\r' { '\n' } else { '\r' };
+                chars.next_if_eq(&pair);
             }
             Some(other) => out.push(other),
             None => {}

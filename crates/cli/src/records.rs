@@ -1,0 +1,228 @@
+//! The commands on game records: `score`, `sgf check`, `sgf fmt`, `bench replay`.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+use tesuji_rules::result::{GameResult, PlayerScore};
+use tesuji_rules::{Color, Point, Rules};
+use tesuji_sgf::record::{RulesFromRecord, record_rules, replay, rules_of};
+use tesuji_sgf::{Collection, parse::Severity};
+
+/// Reads and parses a file, with its diagnostics; a file that cannot be read at all is an error.
+fn load(path: &Path) -> Result<(Collection, Vec<String>, bool)> {
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let read = tesuji_sgf::read(&bytes).with_context(|| format!("{}", path.display()))?;
+    let errors = read
+        .diagnostics
+        .iter()
+        .any(|d| d.severity == Severity::Error);
+    let lines = read
+        .diagnostics
+        .iter()
+        .map(|d| format!("{}:{d}", path.display()))
+        .chain(
+            read.encoding_warnings
+                .iter()
+                .map(|w| format!("{}: {w}", path.display())),
+        )
+        .collect();
+    Ok((read.collection, lines, errors))
+}
+
+/// `tesuji score FILE [--rules SPEC] [--komi K] [--dead V,...] [--json]`.
+pub fn score(
+    path: &Path,
+    spec: Option<&str>,
+    komi: Option<&str>,
+    dead: Option<&str>,
+    as_json: bool,
+) -> Result<()> {
+    let (collection, _, _) = load(path)?;
+    let Some(tree) = collection.trees.first() else {
+        bail!("{}: no game in the file", path.display());
+    };
+    let rules = spec
+        .map(|s| {
+            s.parse::<Rules>()
+                .with_context(|| format!("bad --rules {s:?}"))
+        })
+        .transpose()?;
+    if rules.is_none()
+        && let RulesFromRecord::Unknown(ru) = rules_of(tree)
+    {
+        eprintln!(
+            "tesuji: {}: unknown rules RU[{ru}]; scoring under tromp-taylor (choose with --rules)",
+            path.display()
+        );
+    }
+    let mut rules = record_rules(tree, rules, Rules::default())
+        .with_context(|| format!("{}", path.display()))?;
+    if let Some(k) = komi {
+        rules.komi = tesuji_rules::Komi::white(
+            tesuji_sgf::record::parse_komi(k).with_context(|| format!("bad --komi {k:?}"))?,
+        );
+    }
+    let replayed = replay(tree, rules).with_context(|| format!("{}", path.display()))?;
+    let size = rules.size;
+    let dead_points: Vec<Point> = match dead {
+        None => Vec::new(),
+        Some(list) => list
+            .split(',')
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(|v| {
+                Point::from_gtp(v, size).with_context(|| {
+                    format!(
+                        "bad --dead vertex {v:?} on a {}x{} board",
+                        size.width(),
+                        size.height()
+                    )
+                })
+            })
+            .collect::<Result<_>>()?,
+    };
+    let game = &replayed.game;
+    for &p in &dead_points {
+        if game.grid().get(p).is_none() {
+            bail!("bad --dead vertex {}: no stone there", p.to_gtp(size));
+        }
+    }
+    let score = game.score_with(&dead_points);
+    let result = GameResult::from_score(score, &rules, game.first_pass());
+    if as_json {
+        let side = |s: &PlayerScore| {
+            json!({
+                "stones": s.stones,
+                "territory": s.territory,
+                "shared": s.shared,
+                "captures": s.captures,
+                "dead": s.dead,
+                "pass_stones": s.pass_stones,
+                "komi": s.komi as f64 / 2.0,
+                "handicap_bonus": s.handicap_bonus as f64 / 2.0,
+                "total": s.total as f64 / 2.0,
+            })
+        };
+        let out = json!({
+            "result": result.to_string(),
+            "rules": rules.to_string(),
+            "black": side(&score.black),
+            "white": side(&score.white),
+            "dame": score.dame,
+        });
+        println!("{out}");
+    } else {
+        println!("{result}");
+        println!("rules {rules}");
+        for (c, s) in [(Color::Black, &score.black), (Color::White, &score.white)] {
+            println!(
+                "{c}: stones {} territory {} shared {} captures {} dead {} pass-stones {} komi {} bonus {} total {}",
+                s.stones,
+                s.territory,
+                s.shared,
+                s.captures,
+                s.dead,
+                s.pass_stones,
+                half(s.komi),
+                half(s.handicap_bonus),
+                half(s.total)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Half-points as a number: `7.5`, `7`, `-3`.
+fn half(h: i32) -> String {
+    if h % 2 == 0 {
+        format!("{}", h / 2)
+    } else {
+        format!("{}{}.5", if h < 0 { "-" } else { "" }, h.unsigned_abs() / 2)
+    }
+}
+
+/// `tesuji sgf check FILE...`: prints every diagnostic; fails when any file has an error.
+pub fn check(paths: &[std::path::PathBuf]) -> Result<()> {
+    let mut failed = 0;
+    for path in paths {
+        match load(path) {
+            Ok((_, lines, errors)) => {
+                for l in &lines {
+                    println!("{l}");
+                }
+                if errors {
+                    failed += 1;
+                }
+            }
+            Err(e) => {
+                println!("{e:#}");
+                failed += 1;
+            }
+        }
+    }
+    if failed > 0 {
+        bail!("{failed} of {} files have errors", paths.len());
+    }
+    Ok(())
+}
+
+/// `tesuji sgf fmt FILE`: the canonical rewrite on standard output.
+pub fn fmt(path: &Path) -> Result<()> {
+    let (collection, _, _) = load(path)?;
+    print!("{}", tesuji_sgf::write::write(&collection));
+    Ok(())
+}
+
+/// `tesuji bench replay FILE...`: MB/s parsed and moves/s replayed with full legality checking.
+pub fn bench_replay(paths: &[std::path::PathBuf], rounds: u32) -> Result<()> {
+    let files: Vec<(String, Vec<u8>)> = paths
+        .iter()
+        .map(|p| {
+            std::fs::read(p)
+                .map(|b| (p.display().to_string(), b))
+                .with_context(|| format!("cannot read {}", p.display()))
+        })
+        .collect::<Result<_>>()?;
+    let bytes: usize = files.iter().map(|(_, b)| b.len()).sum();
+    let rounds = rounds.max(1);
+    let start = Instant::now();
+    let mut parsed = Vec::new();
+    for _ in 0..rounds {
+        parsed.clear();
+        for (name, b) in &files {
+            let read = tesuji_sgf::read(b).with_context(|| name.clone())?;
+            parsed.push(read.collection);
+        }
+    }
+    let parse_secs = start.elapsed().as_secs_f64();
+    let mut games = Vec::new();
+    for (collection, (name, _)) in parsed.iter().zip(&files) {
+        for tree in &collection.trees {
+            let rules = record_rules(tree, Some("tromp-taylor".parse()?), Rules::default())
+                .with_context(|| name.clone())?;
+            games.push((tree, rules, name));
+        }
+    }
+    let start = Instant::now();
+    let mut moves = 0usize;
+    for _ in 0..rounds {
+        for (tree, rules, name) in &games {
+            let r = replay(tree, *rules).with_context(|| (*name).clone())?;
+            moves += r.turns;
+        }
+    }
+    let replay_secs = start.elapsed().as_secs_f64();
+    println!(
+        "files {} bytes {bytes} games {} rounds {rounds}",
+        files.len(),
+        games.len()
+    );
+    println!(
+        "parse MB/s {:.1}",
+        (bytes as f64 * rounds as f64) / parse_secs / 1e6
+    );
+    println!("replay moves/s {:.0}", moves as f64 / replay_secs);
+    Ok(())
+}

@@ -1,0 +1,133 @@
+//! The `tesuji` command as users meet it: outputs, one-line errors and exit codes.
+
+use std::process::{Command, Output};
+
+fn tesuji(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_tesuji"))
+        .args(args)
+        .output()
+        .expect("run tesuji")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn sgf_data(path: &str) -> String {
+    format!("{}/../sgf/tests/data/{path}", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn perft_prints_one_line_per_depth() {
+    // The triple-ko row of the perft tables (tt): 1, 5, 26, 121.
+    let o = tesuji(&[
+        "perft",
+        "--rules",
+        "tromp-taylor",
+        "--position",
+        ".w.bw/wbbbw/w.bww/bbbw./wwww. b",
+        "--depth",
+        "3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "0 1\n1 5\n2 26\n3 121\n");
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_exit_1() {
+    for (args, needle) in [
+        (
+            vec!["perft", "--rules", "tromp", "--depth", "1"],
+            "unknown rules preset",
+        ),
+        (
+            vec!["perft", "--position", "..x/..z b", "--depth", "1"],
+            "bad --position",
+        ),
+        (
+            vec!["perft", "--position", "... q", "--depth", "1"],
+            "colour",
+        ),
+        (vec!["score", "/no/such/file.sgf"], "cannot read"),
+        (vec!["bench", "playouts", "--size", "30"], "bad --size"),
+    ] {
+        let o = tesuji(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        let err = stderr(&o);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn score_prints_result_and_json() {
+    let file = sgf_data("katago/sgf/sampletest7x7.sgf");
+    let o = tesuji(&["score", &file]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.starts_with("B+") || first.starts_with("W+") || first == "0",
+        "{text}"
+    );
+    let o = tesuji(&[
+        "score", &file, "--json", "--rules", "chinese", "--komi", "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let black = v["black"]["total"].as_f64().unwrap();
+    let white = v["white"]["total"].as_f64().unwrap();
+    // Chinese counting, no komi: the result is the difference of the totals.
+    let expected = if black > white {
+        format!("B+{}", black - white)
+    } else if white > black {
+        format!("W+{}", white - black)
+    } else {
+        "0".to_string()
+    };
+    assert_eq!(v["result"].as_str().unwrap(), expected);
+    assert_eq!(v["white"]["komi"].as_f64(), Some(0.0));
+}
+
+#[test]
+fn score_refuses_bad_dead_vertices_and_illegal_records() {
+    let file = sgf_data("katago/sgf/cornermoves.sgf");
+    let o = tesuji(&["score", &file, "--dead", "Z9"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad --dead vertex"));
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.sgf");
+    std::fs::write(&bad, "(;SZ[9];B[aa];W[aa])").unwrap();
+    let o = tesuji(&["score", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains("node 2") && err.contains("occupied"), "{err}");
+}
+
+#[test]
+fn sgf_check_and_fmt() {
+    let good = sgf_data("sgf-parse/ff4_ex.sgf");
+    let o = tesuji(&["sgf", "check", &good]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let dir = tempfile::tempdir().unwrap();
+    let broken = dir.path().join("broken.sgf");
+    std::fs::write(&broken, "(;SZ[9];B[aa").unwrap();
+    let o = tesuji(&["sgf", "check", &good, broken.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("broken.sgf:"), "{}", stdout(&o));
+    // fmt: the rewrite reads back to the same trees and is itself canonical.
+    let o = tesuji(&["sgf", "fmt", &good]);
+    assert!(o.status.success());
+    let once = stdout(&o);
+    let rewritten = dir.path().join("once.sgf");
+    std::fs::write(&rewritten, &once).unwrap();
+    let o = tesuji(&["sgf", "fmt", rewritten.to_str().unwrap()]);
+    assert_eq!(stdout(&o), once);
+    let original = tesuji_sgf::read(&std::fs::read(&good).unwrap()).unwrap();
+    let again = tesuji_sgf::read(once.as_bytes()).unwrap();
+    assert_eq!(original.collection, again.collection);
+}

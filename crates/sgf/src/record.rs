@@ -1,0 +1,378 @@
+//! Game records: the root's size, komi, handicap and rules read into a [`Rules`], and the main line replayed
+//! on a [`Game`] with full legality checking.
+//!
+//! Komi (`KM`) accepted: whole and half numbers (`7.5`, `6.50`, `-3`, `0`), and the values some servers write
+//! in fiftieths of a point (Fox writes `KM[375]` for 7.5 and `KM[325]` for 6.5): a value whose magnitude is
+//! above 150 and which is a whole multiple of 25 is read as fiftieths. Anything else that is not a whole or
+//! half number (`6.25`, `abc`) is a [`RecordError::BadKomi`].
+
+use tesuji_rules::{
+    Color, Game, Grid, HandicapBonus, Illegal, KoRule, Komi, Move, Point, Preset, Rules,
+    ScoringRule, SekiEyes, Size, SuicideRule,
+};
+
+use crate::parse::{parse_point, point_list};
+use crate::tree::{NodeId, Tree, unescape};
+
+/// Why a record cannot be read as a game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RecordError {
+    #[error("SZ[{0}]: the board must be 1 to 25 points a side")]
+    BadSize(String),
+    #[error("KM[{0}]: not a komi (use a whole or half number, e.g. 6.5)")]
+    BadKomi(String),
+    #[error("HA[{0}]: not a handicap (0 to 9)")]
+    BadHandicap(String),
+    #[error("node {node}: {ident}[{value}] is not a point of a {size} board")]
+    BadPoint {
+        node: usize,
+        ident: String,
+        value: String,
+        size: Size,
+    },
+    #[error("node {node}: setup stones after the start of the game are not supported")]
+    SetupInPlay { node: usize },
+    #[error("node {node}: {color} {mv} is illegal: {reason}")]
+    Illegal {
+        node: usize,
+        color: Color,
+        mv: String,
+        reason: Illegal,
+    },
+    #[error("the setup position is illegal: {0}")]
+    Setup(String),
+}
+
+/// What the root's `RU` said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RulesFromRecord {
+    /// No `RU`.
+    Absent,
+    /// Understood.
+    Known(Rules),
+    /// Kept as written and reported; the caller chooses the rules.
+    Unknown(String),
+}
+
+/// The board size of `SZ` (`19`, or `w:h`); 19 × 19 when absent.
+pub fn size_of(tree: &Tree) -> Result<Size, RecordError> {
+    let Some(raw) = tree.root().value("SZ") else {
+        return Ok(Size::STANDARD);
+    };
+    let text = unescape(raw);
+    let parse = |s: &str| s.trim().parse::<u8>().ok();
+    let size = match text.split_once(':') {
+        Some((w, h)) => parse(w).zip(parse(h)).and_then(|(w, h)| Size::new(w, h)),
+        None => parse(&text).and_then(Size::square),
+    };
+    size.ok_or(RecordError::BadSize(text))
+}
+
+/// The komi of `KM` in half-points (see the module documentation for the forms accepted).
+pub fn komi_of(tree: &Tree) -> Result<Option<i32>, RecordError> {
+    tree.root()
+        .value("KM")
+        .map(|raw| parse_komi(&unescape(raw)))
+        .transpose()
+}
+
+/// Reads a komi value as half-points.
+pub fn parse_komi(text: &str) -> Result<i32, RecordError> {
+    let bad = || RecordError::BadKomi(text.to_string());
+    let t = text.trim();
+    if t.is_empty() || t.len() > 12 {
+        return Err(bad());
+    }
+    // Exact decimal arithmetic in hundredths: no floating point.
+    let (neg, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
+    if whole.is_empty() && frac.is_empty()
+        || !whole.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+        || frac.len() > 2 && frac[2..].bytes().any(|b| b != b'0')
+    {
+        return Err(bad());
+    }
+    let whole: i64 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| bad())?
+    };
+    let hundredths: i64 = match frac.len() {
+        0 => 0,
+        1 => frac.parse::<i64>().map_err(|_| bad())? * 10,
+        _ => frac[..2].parse().map_err(|_| bad())?,
+    };
+    let mut value = whole * 100 + hundredths;
+    if frac.is_empty() && whole > 150 && whole % 25 == 0 {
+        // Fiftieths of a point (Fox): 375 is 7.5.
+        value = whole * 2;
+    }
+    if value % 50 != 0 {
+        return Err(bad());
+    }
+    let half_points = value / 50;
+    i32::try_from(if neg { -half_points } else { half_points }).map_err(|_| bad())
+}
+
+/// The handicap of `HA` (0 when absent).
+pub fn handicap_of(tree: &Tree) -> Result<u8, RecordError> {
+    match tree.root().value("HA") {
+        None => Ok(0),
+        Some(raw) => {
+            let text = unescape(raw);
+            text.trim()
+                .parse::<u8>()
+                .ok()
+                .filter(|&n| n <= 9)
+                .ok_or(RecordError::BadHandicap(text))
+        }
+    }
+}
+
+/// The rules the root's `RU` names: one of our spec strings, a name other programs write (Japanese, Chinese,
+/// AGA, NZ / New Zealand, Korean, Tromp-Taylor), or one of KataGo's `koPOSITIONALscoreAREA...` strings.
+pub fn rules_of(tree: &Tree) -> RulesFromRecord {
+    match tree.root().value("RU") {
+        None => RulesFromRecord::Absent,
+        Some(raw) => {
+            let text = unescape(raw);
+            match rules_from_name(&text) {
+                Some(r) => RulesFromRecord::Known(r),
+                None => RulesFromRecord::Unknown(text),
+            }
+        }
+    }
+}
+
+/// Rules for an `RU` value, if we know it.
+pub fn rules_from_name(name: &str) -> Option<Rules> {
+    let name = name.trim();
+    if let Ok(r) = name.parse::<Rules>() {
+        return Some(r);
+    }
+    let key: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let preset = match key.as_str() {
+        "japanese" | "jp" => Preset::Japanese,
+        "korean" | "kr" => Preset::Korean,
+        "chinese" | "cn" => Preset::Chinese,
+        "aga" | "american" => Preset::Aga,
+        "nz" | "newzealand" => Preset::NewZealand,
+        "trompataylor" | "tromptaylor" | "tt" => Preset::TrompTaylor,
+        _ => return katago_rules(name),
+    };
+    Some(Rules::preset(preset))
+}
+
+/// KataGo's compact rules strings, e.g. `koPOSITIONALscoreAREAtaxNONEsui1whbN`: the fields we can express.
+/// `tax ALL` and the button have no knob here, so such strings are not understood.
+fn katago_rules(text: &str) -> Option<Rules> {
+    let mut rest = text;
+    let mut fields: Vec<(&str, &str)> = Vec::new();
+    const KEYS: [&str; 8] = ["ko", "score", "tax", "sui", "button", "whb", "fpok", "komi"];
+    while !rest.is_empty() {
+        let key = KEYS.iter().find(|k| rest.starts_with(*k))?;
+        rest = &rest[key.len()..];
+        let end = KEYS
+            .iter()
+            .filter_map(|k| rest.find(k))
+            .filter(|&i| i > 0)
+            .min()
+            .unwrap_or(rest.len());
+        fields.push((key, &rest[..end]));
+        rest = &rest[end..];
+    }
+    let get = |k: &str| fields.iter().find(|(key, _)| *key == k).map(|(_, v)| *v);
+    let scoring = match get("score")? {
+        "AREA" => ScoringRule::Area,
+        "TERRITORY" => ScoringRule::Territory,
+        _ => return None,
+    };
+    let mut r = Rules::preset(if scoring == ScoringRule::Area {
+        Preset::Chinese
+    } else {
+        Preset::Japanese
+    });
+    r.ko = match get("ko")? {
+        "SIMPLE" => KoRule::Simple,
+        "POSITIONAL" => KoRule::Positional,
+        "SITUATIONAL" => KoRule::Situational,
+        _ => return None,
+    };
+    if r.ko != KoRule::Simple {
+        r.repetition = tesuji_rules::Repetition::None;
+    }
+    // KataGo's suicide is multi-stone suicide; single-stone suicide is never legal there.
+    r.suicide = match get("sui").unwrap_or("0") {
+        "0" | "false" => SuicideRule::Forbidden,
+        "1" | "true" => SuicideRule::Multi,
+        _ => return None,
+    };
+    r.seki_eyes = match get("tax").unwrap_or("NONE") {
+        "NONE" => SekiEyes::Count,
+        "SEKI" => SekiEyes::None,
+        _ => return None,
+    };
+    r.handicap_bonus = match get("whb").unwrap_or("0") {
+        "0" => HandicapBonus::Zero,
+        "N" => HandicapBonus::N,
+        "N-1" => HandicapBonus::NMinusOne,
+        _ => return None,
+    };
+    if !matches!(get("button"), None | Some("0") | Some("false")) {
+        return None;
+    }
+    if let Some(k) = get("komi") {
+        r.komi = Komi::white(parse_komi(k).ok()?);
+    }
+    Some(r)
+}
+
+/// The rules to replay a record with: `rules` (or the record's `RU`, or `default`), with the record's size,
+/// `KM` and `HA` applied.
+pub fn record_rules(
+    tree: &Tree,
+    rules: Option<Rules>,
+    default: Rules,
+) -> Result<Rules, RecordError> {
+    let mut r = match (rules, rules_of(tree)) {
+        (Some(r), _) => r,
+        (None, RulesFromRecord::Known(r)) => r,
+        (None, _) => default,
+    };
+    r.size = size_of(tree)?;
+    if let Some(k) = komi_of(tree)? {
+        r.komi = Komi::white(k);
+    }
+    r.handicap = handicap_of(tree)?;
+    Ok(r)
+}
+
+/// A replayed main line.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub game: Game,
+    /// Turns replayed (plays and passes).
+    pub turns: usize,
+}
+
+/// Decodes a move value: a point, or a pass (`""`, and `tt` on boards up to 19 × 19).
+pub fn decode_move(raw: &str, size: Size) -> Option<Move> {
+    let t = raw.trim();
+    if t.is_empty() || (t == "tt" && size.width() <= 19 && size.height() <= 19) {
+        return Some(Move::Pass);
+    }
+    let (x, y) = parse_point(t)?;
+    let p = Point::new(x, y);
+    size.contains(p).then_some(Move::Play(p))
+}
+
+/// Replays the main line of a record under `rules` (whose size must be the record's): setup stones (`AB`, `AW`,
+/// `AE`, with compressed point lists) and `PL` of the nodes up to the first move, then every move; setup after
+/// a move is refused. After play ended with two passes,
+/// a further move means a dispute resumed play (§6.3). The first illegal move is reported with its node (0 is the
+/// root), colour, point and reason.
+pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
+    let size = rules.size;
+    let main: Vec<NodeId> = tree.main_line().collect();
+    let is_move = |id: NodeId| {
+        tree.node(id)
+            .is_some_and(|n| n.get("B").is_some() || n.get("W").is_some())
+    };
+    // Setup stones of the root and of the nodes before the first move (some servers put the handicap stones
+    // in the node after the root) make the starting position.
+    let first_move = main
+        .iter()
+        .position(|&id| is_move(id))
+        .unwrap_or(main.len());
+    let mut grid = Grid::new(size);
+    let mut player = None;
+    for (k, &id) in main.iter().enumerate().take(first_move + 1) {
+        let Some(node) = tree.node(id) else { continue };
+        if k == first_move {
+            // The first move's own node may carry setup too: it applies before the move.
+            if ["AB", "AW", "AE"].iter().all(|i| node.get(i).is_none()) {
+                break;
+            }
+        }
+        for (ident, color) in [
+            ("AB", Some(Color::Black)),
+            ("AW", Some(Color::White)),
+            ("AE", None),
+        ] {
+            if let Some(p) = node.get(ident) {
+                let points =
+                    point_list(&p.values, size.width(), size.height()).map_err(|value| {
+                        RecordError::BadPoint {
+                            node: k,
+                            ident: ident.to_string(),
+                            value,
+                            size,
+                        }
+                    })?;
+                for (x, y) in points {
+                    grid.set(Point::new(x, y), color);
+                }
+            }
+        }
+        if let Some(pl) = node.value("PL") {
+            player = Some(pl.trim().to_ascii_uppercase());
+        }
+    }
+    let first_mover = main.get(first_move).and_then(|&id| {
+        let n = tree.node(id)?;
+        if n.get("B").is_some() {
+            Some(Color::Black)
+        } else {
+            Some(Color::White)
+        }
+    });
+    let to_move = match player {
+        Some(pl) if pl.starts_with('W') => Color::White,
+        Some(pl) if pl.starts_with('B') => Color::Black,
+        _ => first_mover.unwrap_or(Color::Black),
+    };
+    let mut game = Game::from_position(rules, &grid, to_move)
+        .map_err(|e| RecordError::Setup(e.to_string()))?;
+    let mut turns = 0;
+    for (k, &id) in main.iter().enumerate() {
+        let Some(node) = tree.node(id) else { continue };
+        if k > first_move && ["AB", "AW", "AE"].iter().any(|i| node.get(i).is_some()) {
+            return Err(RecordError::SetupInPlay { node: k });
+        }
+        for (ident, color) in [("B", Color::Black), ("W", Color::White)] {
+            let Some(raw) = node.value(ident) else {
+                continue;
+            };
+            let mv = decode_move(raw, size).ok_or_else(|| RecordError::BadPoint {
+                node: k,
+                ident: ident.to_string(),
+                value: raw.to_string(),
+                size,
+            })?;
+            if game.phase() == tesuji_rules::Phase::Marking {
+                // A move after the end of play: the players disputed and play resumed.
+                let _ = game.dispute(color);
+            }
+            game.play(color, mv)
+                .map_err(|reason| RecordError::Illegal {
+                    node: k,
+                    color,
+                    mv: match mv {
+                        Move::Pass => "pass".to_string(),
+                        Move::Play(p) => p.to_gtp(size),
+                    },
+                    reason,
+                })?;
+            turns += 1;
+        }
+    }
+    Ok(Replay { game, turns })
+}

@@ -1,0 +1,223 @@
+//! Game records: root properties read into rules, main lines replayed with full legality.
+
+use tesuji_rules::{
+    Color, Illegal, KoRule, Komi, Move, Phase, Point, Preset, Rules, ScoringRule, SekiEyes, Size,
+    SuicideRule,
+};
+use tesuji_sgf::record::{
+    RecordError, RulesFromRecord, decode_move, handicap_of, komi_of, parse_komi, record_rules,
+    replay, rules_from_name, rules_of, size_of,
+};
+
+fn data(path: &str) -> Vec<u8> {
+    std::fs::read(format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+fn tree(text: &str) -> tesuji_sgf::Tree {
+    let read = tesuji_sgf::read(text.as_bytes()).unwrap();
+    read.collection.trees.into_iter().next().unwrap()
+}
+
+#[test]
+fn komi_forms() {
+    assert_eq!(parse_komi("7.5").unwrap(), 15);
+    assert_eq!(parse_komi("6.50").unwrap(), 13);
+    assert_eq!(parse_komi("-3").unwrap(), -6);
+    assert_eq!(parse_komi("0").unwrap(), 0);
+    assert_eq!(parse_komi(" 6.5 ").unwrap(), 13);
+    // Fox writes fiftieths of a point.
+    assert_eq!(parse_komi("325").unwrap(), 13);
+    assert_eq!(parse_komi("375").unwrap(), 15);
+    for bad in ["6.25", "abc", "", "7.5.5", "1e3", "99999999999999"] {
+        assert!(
+            matches!(parse_komi(bad), Err(RecordError::BadKomi(_))),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn foxlike_record_komi_handicap_and_replay() {
+    let read = tesuji_sgf::read(&data("katago/sgf/foxlike.sgf")).unwrap();
+    let t = &read.collection.trees[0];
+    assert_eq!(komi_of(t).unwrap(), Some(13));
+    assert_eq!(handicap_of(t).unwrap(), 2);
+    assert_eq!(
+        rules_of(t),
+        RulesFromRecord::Known(Rules::preset(Preset::Chinese))
+    );
+    let rules = record_rules(t, None, Rules::default()).unwrap();
+    assert_eq!(rules.komi, Komi::white(13));
+    assert_eq!(rules.handicap, 2);
+    // The handicap stones are in the second node here (`;AB[pd][dp]`): they still make the starting position,
+    // and White moves first.
+    let r = replay(t, rules).unwrap();
+    assert_eq!(r.turns, 2);
+    assert_eq!(r.game.grid().count(Color::Black), 3);
+    // Setup after a move is refused with its node number.
+    let t = tree("(;SZ[9];B[aa];AB[bb];W[cc])");
+    assert!(matches!(
+        replay(&t, record_rules(&t, None, Rules::default()).unwrap()),
+        Err(RecordError::SetupInPlay { node: 2 })
+    ));
+}
+
+#[test]
+fn rules_names_other_programs_write() {
+    for (name, preset) in [
+        ("Japanese", Preset::Japanese),
+        ("japanese", Preset::Japanese),
+        ("Chinese", Preset::Chinese),
+        ("AGA", Preset::Aga),
+        ("NZ", Preset::NewZealand),
+        ("New Zealand", Preset::NewZealand),
+        ("Korean", Preset::Korean),
+        ("Tromp-Taylor", Preset::TrompTaylor),
+        ("tromp-taylor", Preset::TrompTaylor),
+    ] {
+        assert_eq!(
+            rules_from_name(name).map(|r| r.preset),
+            Some(preset),
+            "{name}"
+        );
+    }
+    // Our own spec strings.
+    assert_eq!(
+        rules_from_name("chinese:ko=situational").map(|r| r.ko),
+        Some(KoRule::Situational)
+    );
+    // KataGo's strings (the forms of its kata-get-rules answers).
+    let tt = rules_from_name("koPOSITIONALscoreAREAtaxNONEsui1").unwrap();
+    assert_eq!(
+        (tt.ko, tt.scoring, tt.suicide),
+        (KoRule::Positional, ScoringRule::Area, SuicideRule::Multi)
+    );
+    let jp = rules_from_name("koSIMPLEscoreTERRITORYtaxSEKIsui0").unwrap();
+    assert_eq!(
+        (jp.ko, jp.scoring, jp.suicide, jp.seki_eyes),
+        (
+            KoRule::Simple,
+            ScoringRule::Territory,
+            SuicideRule::Forbidden,
+            SekiEyes::None
+        )
+    );
+    let nz = rules_from_name("koSITUATIONALscoreAREAtaxNONEsui1whb0").unwrap();
+    assert_eq!(nz.ko, KoRule::Situational);
+    assert!(
+        rules_from_name("koSIMPLEscoreAREAtaxALLsui0").is_none(),
+        "tax ALL has no knob"
+    );
+    assert!(rules_from_name("Ing").is_none());
+    let t = tree("(;RU[Ing Goe]SZ[9])");
+    assert_eq!(rules_of(&t), RulesFromRecord::Unknown("Ing Goe".into()));
+}
+
+#[test]
+fn sizes_and_moves() {
+    assert_eq!(
+        size_of(&tree("(;SZ[9])")).unwrap(),
+        Size::square(9).unwrap()
+    );
+    assert_eq!(
+        size_of(&tree("(;SZ[9:13])")).unwrap(),
+        Size::new(9, 13).unwrap()
+    );
+    assert_eq!(size_of(&tree("(;)")).unwrap(), Size::STANDARD);
+    assert!(size_of(&tree("(;SZ[52])")).is_err());
+    assert!(size_of(&tree("(;SZ[x])")).is_err());
+    let s19 = Size::STANDARD;
+    assert_eq!(decode_move("", s19), Some(Move::Pass));
+    assert_eq!(decode_move("tt", s19), Some(Move::Pass));
+    assert_eq!(decode_move("aa", s19), Some(Move::Play(Point::new(0, 0))));
+    assert_eq!(decode_move("sa", s19), Some(Move::Play(Point::new(18, 0))));
+    assert_eq!(
+        decode_move("tt", Size::square(21).unwrap()),
+        Some(Move::Play(Point::new(19, 19)))
+    );
+    assert_eq!(decode_move("zz", s19), None);
+}
+
+#[test]
+fn replays_the_katago_records() {
+    for f in [
+        "cornermoves.sgf",
+        "humanslbigdiff.sgf",
+        "sampletest7x7.sgf",
+        "sampletest9x9.sgf",
+        "messy.sgf",
+    ] {
+        let read = tesuji_sgf::read(&data(&format!("katago/sgf/{f}"))).unwrap();
+        for t in &read.collection.trees {
+            let rules =
+                record_rules(t, Some("tromp-taylor".parse().unwrap()), Rules::default()).unwrap();
+            let r = replay(t, rules).unwrap_or_else(|e| panic!("{f}: {e}"));
+            let main_moves = t
+                .main_line()
+                .filter(|&id| {
+                    let n = t.node(id).unwrap();
+                    n.get("B").is_some() || n.get("W").is_some()
+                })
+                .count();
+            assert_eq!(r.turns, main_moves, "{f}");
+        }
+    }
+}
+
+#[test]
+fn the_first_illegal_move_is_reported() {
+    // W[aa] plays on an occupied point at node 2.
+    let t = tree("(;SZ[9];B[aa];W[aa])");
+    let rules = record_rules(&t, None, Rules::default()).unwrap();
+    match replay(&t, rules) {
+        Err(RecordError::Illegal {
+            node,
+            color,
+            mv,
+            reason,
+        }) => {
+            assert_eq!(
+                (node, color, mv.as_str(), reason),
+                (2, Color::White, "A9", Illegal::Occupied)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    let t = tree("(;SZ[9];B[aa];B[bb])");
+    assert!(matches!(
+        replay(&t, record_rules(&t, None, Rules::default()).unwrap()),
+        Err(RecordError::Illegal {
+            node: 2,
+            reason: Illegal::NotYourTurn { .. },
+            ..
+        })
+    ));
+    let t = tree("(;SZ[9];B[zz])");
+    assert!(matches!(
+        replay(&t, record_rules(&t, None, Rules::default()).unwrap()),
+        Err(RecordError::BadPoint { node: 1, .. })
+    ));
+}
+
+#[test]
+fn moves_after_two_passes_resume_play() {
+    let t = tree("(;SZ[9]RU[Chinese];B[ee];W[];B[];W[cc];B[gg])");
+    let rules = record_rules(&t, None, Rules::default()).unwrap();
+    let r = replay(&t, rules).unwrap();
+    assert_eq!(r.turns, 5);
+    assert_eq!(r.game.phase(), Phase::Playing);
+    assert!(r.game.disputed());
+}
+
+#[test]
+fn setup_stones_and_player_to_move() {
+    let t = tree("(;SZ[9]HA[2]AB[cc][gg]AW[ee:ff];W[aa])");
+    let rules = record_rules(&t, None, Rules::default()).unwrap();
+    let r = replay(&t, rules).unwrap();
+    let g = r.game.grid();
+    assert_eq!(g.count(Color::Black), 2);
+    assert_eq!(g.count(Color::White), 5);
+    let t = tree("(;SZ[9]AB[cc]PL[W])");
+    let r = replay(&t, record_rules(&t, None, Rules::default()).unwrap()).unwrap();
+    assert_eq!(r.game.to_move(), Color::White);
+}
