@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
-use tesuji_rules::result::{GameResult, PlayerScore};
+use tesuji_rules::result::{GameResult, PlayerScore, format_half_points};
 use tesuji_rules::{Color, Point, Rules};
 use tesuji_sgf::record::{RulesFromRecord, record_rules, replay, rules_of};
 use tesuji_sgf::{Collection, parse::Severity};
@@ -125,22 +125,13 @@ pub fn score(
                 s.captures,
                 s.dead,
                 s.pass_stones,
-                half(s.komi),
-                half(s.handicap_bonus),
-                half(s.total)
+                format_half_points(s.komi),
+                format_half_points(s.handicap_bonus),
+                format_half_points(s.total)
             );
         }
     }
     Ok(())
-}
-
-/// Half-points as a number: `7.5`, `7`, `-3`.
-fn half(h: i32) -> String {
-    if h % 2 == 0 {
-        format!("{}", h / 2)
-    } else {
-        format!("{}{}.5", if h < 0 { "-" } else { "" }, h.unsigned_abs() / 2)
-    }
 }
 
 /// `tesuji sgf check FILE...`: prints every diagnostic; fails when any file has an error.
@@ -171,7 +162,7 @@ pub fn check(paths: &[std::path::PathBuf]) -> Result<()> {
 /// `tesuji sgf fmt FILE`: the canonical rewrite on standard output.
 pub fn fmt(path: &Path) -> Result<()> {
     let (collection, _, _) = load(path)?;
-    print!("{}", tesuji_sgf::write::write(&collection));
+    print!("{}", tesuji_sgf::write_utf8(&collection));
     Ok(())
 }
 

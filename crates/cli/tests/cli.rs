@@ -129,5 +129,32 @@ fn sgf_check_and_fmt() {
     assert_eq!(stdout(&o), once);
     let original = tesuji_sgf::read(&std::fs::read(&good).unwrap()).unwrap();
     let again = tesuji_sgf::read(once.as_bytes()).unwrap();
-    assert_eq!(original.collection, again.collection);
+    // The same trees, but for the CA[UTF-8] the rewrite adds to each root.
+    let strip_ca = |mut c: tesuji_sgf::Collection| {
+        for t in &mut c.trees {
+            t.root_mut().properties.retain(|p| p.ident != "CA");
+        }
+        c
+    };
+    assert_eq!(strip_ca(original.collection), strip_ca(again.collection));
+    assert_eq!(once.matches("CA[UTF-8]").count(), 2);
+}
+
+#[test]
+fn fmt_writes_utf8_with_ca() {
+    // chinese.sgf is GB2312 with CA[GB2312]: the rewrite is UTF-8 and says so.
+    let o = tesuji(&["sgf", "fmt", &sgf_data("sabaki-sgf/chinese.sgf")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).expect("UTF-8 output");
+    assert!(text.contains("CA[UTF-8]"), "{text}");
+    assert!(!text.contains("GB2312"));
+    assert!(
+        text.contains("PW[柯洁]") && text.contains("PB[古力]"),
+        "{text}"
+    );
+    // A file without CA gets one.
+    let o = tesuji(&["sgf", "fmt", &sgf_data("sabaki-sgf/no-ca.sgf")]);
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("CA[UTF-8]"));
+    assert!(text.contains("【第三型】"));
 }

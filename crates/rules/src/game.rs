@@ -243,6 +243,16 @@ impl Game {
     pub fn board(&self) -> &Board {
         &self.board
     }
+    /// The starting position (setup and fixed handicap stones) as a plain grid.
+    pub fn start_grid(&self) -> Grid {
+        self.start.to_grid()
+    }
+
+    /// The player to move at the start.
+    pub fn start_to_move(&self) -> Color {
+        self.start_to_move
+    }
+
     /// The current position as a plain grid.
     pub fn grid(&self) -> Grid {
         self.board.to_grid()

@@ -113,6 +113,17 @@ pub fn score_position(
     }
 }
 
+/// Half-points written as a number: `7.5`, `7`, `-0.5`.
+pub fn format_half_points(h: i32) -> String {
+    let sign = if h < 0 { "-" } else { "" };
+    let a = h.unsigned_abs();
+    if a.is_multiple_of(2) {
+        format!("{sign}{}", a / 2)
+    } else {
+        format!("{sign}{}.5", a / 2)
+    }
+}
+
 /// How a game ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
@@ -189,14 +200,7 @@ impl fmt::Display for GameResult {
         };
         write!(f, "{}+", w.letter())?;
         match self.outcome {
-            Outcome::Score => {
-                let m = self.margin.unsigned_abs();
-                if m.is_multiple_of(2) {
-                    write!(f, "{}", m / 2)
-                } else {
-                    write!(f, "{}.5", m / 2)
-                }
-            }
+            Outcome::Score => f.write_str(&format_half_points(self.margin.abs())),
             Outcome::Resignation => f.write_str("R"),
             Outcome::Time => f.write_str("T"),
             Outcome::Forfeit | Outcome::SelfFill => f.write_str("F"),

@@ -35,3 +35,24 @@ pub fn read(bytes: &[u8]) -> Result<Read, parse::ParseError> {
         encoding_warnings: decoded.warnings,
     })
 }
+
+/// The text of a collection as this crate writes files: UTF-8, so every root's `CA` says `UTF-8` (added
+/// after `FF`/`GM` when missing, replaced when the file was decoded from another character set).
+pub fn write_utf8(collection: &Collection) -> String {
+    let mut c = collection.clone();
+    for tree in &mut c.trees {
+        let props = &mut tree.root_mut().properties;
+        let utf8 = Property::raw("CA", vec!["UTF-8".into()]);
+        match props.iter_mut().find(|p| p.ident == "CA") {
+            Some(p) => *p = utf8,
+            None => {
+                let at = props
+                    .iter()
+                    .rposition(|p| p.ident == "FF" || p.ident == "GM")
+                    .map_or(0, |i| i + 1);
+                props.insert(at, utf8);
+            }
+        }
+    }
+    write::write(&c)
+}

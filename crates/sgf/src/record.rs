@@ -376,3 +376,115 @@ pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
     }
     Ok(Replay { game, turns })
 }
+
+/// What a record says about a game beyond its moves. Every field is optional; text is escaped when written.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameInfo {
+    pub black: Option<String>,
+    pub white: Option<String>,
+    pub black_rank: Option<String>,
+    pub white_rank: Option<String>,
+    pub date: Option<String>,
+    pub event: Option<String>,
+    pub round: Option<String>,
+    pub place: Option<String>,
+    /// Main time in seconds (`TM`).
+    pub time_limit: Option<String>,
+    /// Overtime description (`OT`).
+    pub overtime: Option<String>,
+    /// A comment on the root node (`C`).
+    pub comment: Option<String>,
+}
+
+/// The SGF of a game: `FF[4]GM[1]CA[UTF-8]`, size, komi, handicap, rules (our canonical spec string), the
+/// starting position (`AB`/`AW`, and `PL` when White starts without handicap stones), the game information,
+/// every turn in order (passes as `B[]`), and the result when the game is over.
+pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
+    let rules = game.rules();
+    let size = rules.size;
+    let mut root = vec![
+        crate::Property::raw("FF", vec!["4".into()]),
+        crate::Property::raw("GM", vec!["1".into()]),
+        crate::Property::raw("CA", vec!["UTF-8".into()]),
+        crate::Property::raw(
+            "SZ",
+            vec![if size.width() == size.height() {
+                size.width().to_string()
+            } else {
+                format!("{}:{}", size.width(), size.height())
+            }],
+        ),
+        crate::Property::raw(
+            "KM",
+            vec![tesuji_rules::result::format_half_points(rules.komi.net())],
+        ),
+    ];
+    if rules.handicap >= 2 {
+        root.push(crate::Property::raw("HA", vec![rules.handicap.to_string()]));
+    }
+    root.push(crate::Property::text("RU", &rules.to_string()));
+    let start = game.start_grid();
+    for (ident, color) in [("AB", Color::Black), ("AW", Color::White)] {
+        let points: Vec<String> = size
+            .points()
+            .filter(|&p| start.get(p) == Some(color))
+            .map(sgf_point)
+            .collect();
+        if !points.is_empty() {
+            root.push(crate::Property::raw(ident, points));
+        }
+    }
+    let has_handicap_stones = start.count(Color::Black) > 0 && rules.handicap >= 2;
+    if game.start_to_move() == Color::White && !has_handicap_stones {
+        root.push(crate::Property::raw("PL", vec!["W".into()]));
+    }
+    let fields = [
+        ("PB", &info.black),
+        ("PW", &info.white),
+        ("BR", &info.black_rank),
+        ("WR", &info.white_rank),
+        ("DT", &info.date),
+        ("EV", &info.event),
+        ("RO", &info.round),
+        ("PC", &info.place),
+        ("TM", &info.time_limit),
+        ("OT", &info.overtime),
+        ("C", &info.comment),
+    ];
+    for (ident, value) in fields {
+        if let Some(v) = value {
+            root.push(crate::Property::text(ident, v));
+        }
+    }
+    if let Some(result) = game.result() {
+        root.push(crate::Property::text("RE", &result.to_string()));
+    }
+    let mut tree = Tree::new();
+    tree.root_mut().properties = root;
+    let mut at = Tree::ROOT;
+    for action in game.log() {
+        if let tesuji_rules::Action::Turn(color, mv) = action {
+            let ident = if *color == Color::Black { "B" } else { "W" };
+            let value = match mv {
+                Move::Pass => String::new(),
+                Move::Play(p) => sgf_point(*p),
+            };
+            if let Some(next) = tree.add_child(at, vec![crate::Property::raw(ident, vec![value])]) {
+                at = next;
+            }
+        }
+    }
+    tree
+}
+
+/// The SGF coordinates of a point: `a`..`z`, then `A`..`Z`.
+fn sgf_point(p: Point) -> String {
+    let letter = |v: u8| {
+        if v < 26 {
+            (b'a' + v) as char
+        } else {
+            (b'A' + v - 26) as char
+        }
+    };
+    format!("{}{}", letter(p.x), letter(p.y))
+}

@@ -221,3 +221,113 @@ fn setup_stones_and_player_to_move() {
     let r = replay(&t, record_rules(&t, None, Rules::default()).unwrap()).unwrap();
     assert_eq!(r.game.to_move(), Color::White);
 }
+
+/// KataGo's `printsgf` answers: records another engine wrote, with its rule names and results.
+fn katago_printsgf(file: &str) -> Vec<String> {
+    let text = String::from_utf8(data(&format!("katago/gtp-expected-stdout/{file}"))).unwrap();
+    text.lines()
+        .filter_map(|l| l.strip_prefix("= (").map(|rest| format!("({rest}")))
+        .collect()
+}
+
+#[test]
+fn katago_printsgf_records_read_and_replay() {
+    let records = katago_printsgf("printsgf.txt.stdout");
+    assert!(records.len() >= 4);
+    for text in &records {
+        let t = tree(text);
+        let rules =
+            record_rules(&t, None, Rules::default()).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert!(
+            matches!(rules_of(&t), RulesFromRecord::Known(_)),
+            "{text}: RU not understood"
+        );
+        let r = replay(&t, rules).unwrap_or_else(|e| panic!("{text}: {e}"));
+        // The handicap record: three stones set up, White's move made.
+        if text.contains("AB[cd][ed][dj]") {
+            assert_eq!(rules.size, Size::new(9, 13).unwrap());
+            assert_eq!(r.game.grid().count(Color::Black), 3);
+            assert_eq!(r.game.grid().count(Color::White), 1);
+        }
+    }
+}
+
+#[test]
+fn katago_results_match_our_count() {
+    // KataGo wrote RE[B+20] under Tromp-Taylor (every stone alive) and RE[B+7] under Chinese rules, where its
+    // judgement took Black's stone at F5 (SGF fc), alone on White's side, as dead.
+    let records = katago_printsgf("printsgffinalscore.txt.stdout");
+    let with_result: Vec<&String> = records.iter().filter(|r| r.contains("RE[")).collect();
+    assert_eq!(with_result.len(), 2);
+    for text in with_result {
+        let t = tree(text);
+        let re = t.root().value("RE").unwrap().to_string();
+        let rules = record_rules(&t, None, Rules::default()).unwrap();
+        let r = replay(&t, rules).unwrap();
+        let dead: Vec<Point> = if rules.preset == Preset::TrompTaylor {
+            Vec::new()
+        } else {
+            vec![Point::from_gtp("F5", rules.size).unwrap()]
+        };
+        let score = r.game.score_with(&dead);
+        let result =
+            tesuji_rules::result::GameResult::from_score(score, &rules, r.game.first_pass());
+        assert_eq!(result.to_string(), re, "{text}");
+    }
+}
+
+#[test]
+fn games_written_as_records_replay_to_the_same_game() {
+    use tesuji_rules::Game;
+    use tesuji_sgf::record::{GameInfo, to_tree};
+    for (spec, seed) in [
+        ("chinese:size=9,handicap=3,placement=fixed", 1u64),
+        ("aga:size=13,handicap=2", 2),
+        ("tromp-taylor:size=7,komi=-2.5", 3),
+        ("ideal:size=9,handicap=3", 4),
+        ("japanese:size=9x11", 5),
+    ] {
+        let rules: Rules = spec.parse().unwrap();
+        let mut game = Game::new(rules).unwrap();
+        let mut s = seed;
+        while game.phase() == Phase::Playing && game.turns() < 200 {
+            let moves = game.legal_moves();
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let mv = moves[(s >> 33) as usize % moves.len()];
+            game.play_move(mv).unwrap();
+        }
+        if game.phase() == Phase::Marking {
+            game.accept(Color::Black).unwrap();
+            game.accept(Color::White).unwrap();
+        }
+        let info = GameInfo {
+            black: Some("黑]\\name".into()),
+            white: Some("White".into()),
+            comment: Some("a comment: with ] and \\".into()),
+            ..GameInfo::default()
+        };
+        let tree = to_tree(&game, &info);
+        let text = tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] });
+        let read = tesuji_sgf::read(text.as_bytes()).unwrap();
+        assert!(
+            read.diagnostics.is_empty(),
+            "{spec}: {:?}",
+            read.diagnostics
+        );
+        let t = &read.collection.trees[0];
+        assert_eq!(
+            t.root().get("PB").unwrap().text_value().unwrap(),
+            "黑]\\name"
+        );
+        let back = record_rules(t, None, Rules::default()).unwrap();
+        assert_eq!(back.to_string(), rules.to_string(), "{spec}");
+        let r = replay(t, back).unwrap_or_else(|e| panic!("{spec}: {e}\n{text}"));
+        assert_eq!(r.game.grid(), game.grid(), "{spec}");
+        assert_eq!(r.turns as u32, game.turns(), "{spec}");
+        if let Some(result) = game.result() {
+            assert_eq!(t.root().value("RE"), Some(result.to_string().as_str()));
+        }
+    }
+}
