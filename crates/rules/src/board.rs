@@ -520,7 +520,8 @@ impl Board {
     /// If a stone of `c` at the empty point `i` would capture nothing and have no liberty, the number of own
     /// stones that would be removed (itself included).
     pub fn suicide_size(&self, c: Color, i: Idx) -> Option<u32> {
-        if self.color.get(i) != Some(&EMPTY) {
+        // An empty neighbour is a liberty: the common case, answered from the neighbour counts.
+        if self.color.get(i) != Some(&EMPTY) || (self.nbr_at(i) >> NBR_EMPTY) & 15 != 0 {
             return None;
         }
         let me = code(c);
