@@ -1,1 +1,2 @@
 pub mod playout;
+pub mod simple;

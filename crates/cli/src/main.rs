@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod matches;
 mod records;
 
 use std::path::PathBuf;
@@ -50,6 +51,48 @@ enum Command {
         /// Print JSON: {"result": ..., "black": {...}, "white": {...}}.
         #[arg(long)]
         json: bool,
+    },
+    /// Run the GTP engine on standard input and output.
+    Gtp {
+        /// Rules spec (the board size and komi can still be set by GTP commands).
+        #[arg(long, default_value = "chinese")]
+        rules: String,
+        /// The bot behind genmove.
+        #[arg(long, default_value = "simple")]
+        bot: String,
+        /// Seed of the bot.
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Referee games between two GTP engines.
+    Match {
+        /// Engine A's command (Black in the first game), e.g. "/usr/games/gnugo --mode gtp --level 1".
+        #[arg(long)]
+        black: String,
+        /// Engine B's command.
+        #[arg(long)]
+        white: String,
+        /// Rules spec.
+        #[arg(long, default_value = "chinese")]
+        rules: String,
+        /// Number of games.
+        #[arg(long, default_value_t = 2)]
+        games: usize,
+        /// Board size (overrides the spec's).
+        #[arg(long)]
+        size: Option<u8>,
+        /// Seconds each engine has for a move; missing the deadline loses the game.
+        #[arg(long, default_value_t = 10.0)]
+        time_per_move: f64,
+        /// Games played at once.
+        #[arg(long, default_value_t = 1)]
+        parallel: usize,
+        /// Keep the same colours in every game (by default they alternate).
+        #[arg(long)]
+        no_alternate: bool,
+        /// Write every game as SGF into this folder.
+        #[arg(long)]
+        sgf_dir: Option<PathBuf>,
     },
     /// SGF tools.
     Sgf {
@@ -161,6 +204,39 @@ fn run(cli: Cli) -> Result<()> {
         Command::Sgf {
             what: SgfCommand::Check { files },
         } => records::check(&files),
+        Command::Gtp { rules, bot, seed } => {
+            let rules: Rules = rules
+                .parse()
+                .with_context(|| format!("bad --rules {rules:?}"))?;
+            let bot = bot
+                .parse::<tesuji_gtp::BotKind>()
+                .with_context(|| format!("bad --bot {bot:?}"))?;
+            let config = tesuji_gtp::EngineConfig { rules, bot, seed };
+            let stdin = std::io::stdin();
+            tesuji_gtp::run(stdin.lock(), std::io::stdout().lock(), config)
+                .context("GTP input or output failed")
+        }
+        Command::Match {
+            black,
+            white,
+            rules,
+            games,
+            size,
+            time_per_move,
+            parallel,
+            no_alternate,
+            sgf_dir,
+        } => matches::run(
+            black,
+            white,
+            &rules,
+            games,
+            size,
+            time_per_move,
+            parallel,
+            !no_alternate,
+            sgf_dir,
+        ),
         Command::Sgf {
             what: SgfCommand::Fmt { file },
         } => records::fmt(&file),

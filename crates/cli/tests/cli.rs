@@ -158,3 +158,65 @@ fn fmt_writes_utf8_with_ca() {
     assert!(text.contains("CA[UTF-8]"));
     assert!(text.contains("【第三型】"));
 }
+
+#[test]
+fn match_gnugo_against_tesuji_twenty_games_with_valid_records() {
+    let gnugo = "/usr/games/gnugo";
+    assert!(
+        std::path::Path::new(gnugo).exists(),
+        "GNU Go is needed at {gnugo} (apt-get install gnugo; .ci/run installs it)"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let ours = format!("{} gtp", env!("CARGO_BIN_EXE_tesuji"));
+    let o = tesuji(&[
+        "match",
+        "--black",
+        &format!("{gnugo} --mode gtp --level 1"),
+        "--white",
+        &ours,
+        "--rules",
+        "chinese",
+        "--size",
+        "9",
+        "--games",
+        "20",
+        "--parallel",
+        "2",
+        "--time-per-move",
+        "10",
+        "--sgf-dir",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("games 20"), "{out}");
+    assert!(
+        out.contains("games lost by a fault (illegal move, crash, time): 0"),
+        "{out}"
+    );
+    let mut files: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 20);
+    for f in files {
+        let read = tesuji_sgf::read(&std::fs::read(&f).unwrap()).unwrap();
+        assert!(
+            read.diagnostics.is_empty(),
+            "{}: {:?}",
+            f.display(),
+            read.diagnostics
+        );
+        let t = &read.collection.trees[0];
+        let rules =
+            tesuji_sgf::record::record_rules(t, None, tesuji_rules::Rules::default()).unwrap();
+        let replayed = tesuji_sgf::record::replay(t, rules).unwrap();
+        assert!(replayed.turns > 10, "{}", f.display());
+        let re = t.root().value("RE").expect("every game has a result");
+        assert!(
+            re.starts_with("B+") || re.starts_with("W+") || re == "0",
+            "{re}"
+        );
+    }
+}

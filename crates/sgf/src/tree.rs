@@ -36,11 +36,12 @@ impl Property {
     }
 }
 
-/// Escapes `]`, `\` (and `:`, which only matters inside composed values) for an SGF text value.
+/// Escapes `]` and `\` for an SGF text value. (`:` needs escaping only inside composed values, which are
+/// written raw.)
 pub fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
-        if matches!(ch, ']' | '\\' | ':') {
+        if matches!(ch, ']' | '\\') {
             out.push('\\');
         }
         out.push(ch);

@@ -1,0 +1,76 @@
+//! `tesuji match`: two GTP engines, refereed.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+use tesuji_gtp::referee::{MatchConfig, run_match, summarize};
+use tesuji_rules::Rules;
+
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    black: String,
+    white: String,
+    spec: &str,
+    games: usize,
+    size: Option<u8>,
+    time_per_move: f64,
+    parallel: usize,
+    alternate: bool,
+    sgf_dir: Option<PathBuf>,
+) -> Result<()> {
+    let mut rules: Rules = spec
+        .parse()
+        .with_context(|| format!("bad --rules {spec:?}"))?;
+    if let Some(s) = size {
+        rules.size = tesuji_rules::Size::square(s)
+            .with_context(|| format!("bad --size {s}: use 1 to 25"))?;
+    }
+    if games == 0 {
+        bail!("bad --games 0: play at least one game");
+    }
+    if !(time_per_move.is_finite() && time_per_move > 0.0 && time_per_move <= 3600.0) {
+        bail!("bad --time-per-move {time_per_move}: use seconds, more than 0 and at most 3600");
+    }
+    if let Some(dir) = &sgf_dir {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create --sgf-dir {}", dir.display()))?;
+    }
+    let config = MatchConfig {
+        black,
+        white,
+        rules,
+        games,
+        alternate,
+        time_per_move: Duration::from_secs_f64(time_per_move),
+        parallel: parallel.max(1),
+    };
+    let bar = ProgressBar::new(games as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} games  {msg}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let records = run_match(&config, |r| {
+        let result = r.result.map_or("no result".to_string(), |x| x.to_string());
+        bar.set_message(format!("game {}: {result}", r.index + 1));
+        bar.inc(1);
+    });
+    bar.finish_and_clear();
+    if let Some(dir) = &sgf_dir {
+        for r in &records {
+            let path = dir.join(format!("game-{:04}.sgf", r.index + 1));
+            std::fs::write(&path, &r.sgf)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    for r in records.iter().filter(|r| r.fault.is_some()) {
+        eprintln!("game {}: {}", r.index + 1, r.fault.as_deref().unwrap_or(""));
+    }
+    println!(
+        "A = {}\nB = {}\nrules {}",
+        config.black, config.white, config.rules
+    );
+    println!("{}", summarize(&records));
+    Ok(())
+}

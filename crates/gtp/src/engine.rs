@@ -1,0 +1,843 @@
+//! The engine: one [`Position`], the bot, and a handler per command.
+//!
+//! Every handler checks all of its arguments before it changes anything, so a failed command leaves the engine
+//! exactly as it was. Arguments are strict: a command with too few or too many arguments fails (`play` with a
+//! missing colour or vertex says `invalid color or coordinate`, as GNU Go does).
+
+use std::str::FromStr;
+
+use tesuji_bot::simple::SimpleBot;
+use tesuji_rules::handicap::fixed_handicap_points;
+use tesuji_rules::spec::MAX_KOMI_POINTS;
+use tesuji_rules::{
+    Board, Color, EndRule, Grid, Komi, Move, Placement, Point, Preset, Rules, Size,
+};
+
+use crate::error::GtpError;
+use crate::katago;
+use crate::position::Position;
+use crate::protocol;
+use crate::sgfio;
+
+/// Which bot answers `genmove`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BotKind {
+    /// The stopgap of `tesuji_bot::simple`.
+    Simple,
+}
+
+impl BotKind {
+    pub const NAMES: [&'static str; 1] = ["simple"];
+}
+
+/// An unknown bot name.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown bot {0:?}; expected one of: simple")]
+pub struct UnknownBot(pub String);
+
+impl FromStr for BotKind {
+    type Err = UnknownBot;
+    fn from_str(s: &str) -> Result<BotKind, UnknownBot> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "simple" => Ok(BotKind::Simple),
+            _ => Err(UnknownBot(s.to_string())),
+        }
+    }
+}
+
+/// How the engine starts.
+#[derive(Clone, Debug)]
+pub struct EngineConfig {
+    /// The rules of every game; `boardsize` and `komi` change its size and komi, `clear_board` keeps them.
+    pub rules: Rules,
+    pub bot: BotKind,
+    /// Seed of the bot's random choices.
+    pub seed: u64,
+}
+
+impl Default for EngineConfig {
+    /// Chinese rules (komi 7.5) on 19×19, the simple bot, seed 0.
+    fn default() -> EngineConfig {
+        EngineConfig {
+            rules: Rules::preset(Preset::Chinese),
+            bot: BotKind::Simple,
+            seed: 0,
+        }
+    }
+}
+
+/// Time settings as received; stored for a later clock.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TimeSettings {
+    None,
+    /// GTP's `time_settings`: main time, byo-yomi time, stones per byo-yomi period (Canadian).
+    Canadian {
+        main: u32,
+        byo: u32,
+        stones: u32,
+    },
+    Absolute {
+        main: u32,
+    },
+    /// KGS's Japanese byo-yomi.
+    Byoyomi {
+        main: u32,
+        period: u32,
+        periods: u32,
+    },
+}
+
+/// Every command, as `list_commands` prints them.
+pub const COMMANDS: [&str; 32] = [
+    "protocol_version",
+    "name",
+    "version",
+    "known_command",
+    "list_commands",
+    "quit",
+    "boardsize",
+    "clear_board",
+    "komi",
+    "play",
+    "genmove",
+    "undo",
+    "showboard",
+    "final_score",
+    "final_status_list",
+    "fixed_handicap",
+    "place_free_handicap",
+    "set_free_handicap",
+    "loadsgf",
+    "printsgf",
+    "time_settings",
+    "time_left",
+    "is_legal",
+    "all_legal",
+    "captures",
+    "kgs-rules",
+    "kgs-genmove_cleanup",
+    "kgs-time_settings",
+    "kata-get-rules",
+    "kata-set-rules",
+    "tesuji-rules",
+    "set_position",
+];
+
+/// A GTP engine.
+pub struct Engine {
+    pos: Position,
+    bot: SimpleBot,
+    bot_kind: BotKind,
+    time: TimeSettings,
+    time_left: [Option<(i64, u32)>; 2],
+    quit: bool,
+    /// The handicap placement of the rules as chosen, restored when the board's handicap is cleared.
+    placement: Placement,
+}
+
+type Reply = Result<String, GtpError>;
+
+fn want(args: &[&str], n: usize) -> Result<(), GtpError> {
+    if args.len() == n {
+        Ok(())
+    } else {
+        Err(GtpError::WrongArguments)
+    }
+}
+
+fn color_arg(s: &str) -> Option<Color> {
+    match s.to_ascii_lowercase().as_str() {
+        "b" | "black" => Some(Color::Black),
+        "w" | "white" => Some(Color::White),
+        _ => None,
+    }
+}
+
+fn vertex_arg(s: &str, size: Size) -> Option<Move> {
+    if s.eq_ignore_ascii_case("pass") {
+        return Some(Move::Pass);
+    }
+    Point::from_gtp(s, size).map(Move::Play)
+}
+
+/// `COLOR VERTEX` as `play` and `is_legal` take them.
+fn move_args(args: &[&str], size: Size) -> Result<(Color, Move), GtpError> {
+    match args {
+        [c, v] => Ok((
+            color_arg(c).ok_or(GtpError::InvalidMove)?,
+            vertex_arg(v, size).ok_or(GtpError::InvalidMove)?,
+        )),
+        [_, _, _, ..] => Err(GtpError::WrongArguments),
+        _ => Err(GtpError::InvalidMove),
+    }
+}
+
+fn one_color(args: &[&str]) -> Result<Color, GtpError> {
+    want(args, 1)?;
+    color_arg(args[0]).ok_or(GtpError::InvalidColor)
+}
+
+/// A whole number of digits only (GTP's `int`: no sign).
+fn uint(s: &str) -> Option<u32> {
+    (!s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| s.parse().ok())
+        .flatten()
+}
+
+/// GTP's `float` for komi, read exactly: `[+-]digits[.digits]`, a whole or half number within ±1000 points.
+/// Returns half-points.
+pub fn parse_komi(s: &str) -> Result<i32, GtpError> {
+    let (neg, body) = match s.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let (whole, frac) = body.split_once('.').unwrap_or((body, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if (whole.is_empty() && frac.is_empty()) || !digits(whole) || !digits(frac) {
+        return Err(GtpError::KomiNotFloat);
+    }
+    let whole = whole.trim_start_matches('0');
+    if whole.len() > 4 {
+        return Err(GtpError::KomiNotHalf);
+    }
+    let w: i32 = if whole.is_empty() {
+        0
+    } else {
+        whole.parse().map_err(|_| GtpError::KomiNotFloat)?
+    };
+    let frac = frac.trim_end_matches('0');
+    let half = match frac {
+        "" => 0,
+        "5" => 1,
+        _ => return Err(GtpError::KomiNotHalf),
+    };
+    let h = 2 * w + half;
+    if h > 2 * MAX_KOMI_POINTS as i32 {
+        return Err(GtpError::KomiNotHalf);
+    }
+    Ok(if neg { -h } else { h })
+}
+
+fn vertex_text(mv: Move, size: Size) -> String {
+    match mv {
+        Move::Pass => "pass".to_string(),
+        Move::Play(p) => p.to_gtp(size),
+    }
+}
+
+fn vertices(points: &[Point], size: Size) -> String {
+    points
+        .iter()
+        .map(|p| p.to_gtp(size))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether a spec string gives `key` itself (`size=...`, `komi=...`).
+fn spec_sets(spec: &str, key: &str) -> bool {
+    spec.split_once(':').is_some_and(|(_, settings)| {
+        settings.split(',').any(|kv| {
+            kv.split_once('=')
+                .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(key))
+        })
+    })
+}
+
+/// Free handicap points chosen by the engine: the fixed points when the board has them, then, one by one, the
+/// empty point farthest from the stones already placed (ties: nearest to the third or fourth line, then the
+/// first in row-major order).
+fn free_handicap_points(size: Size, n: usize) -> Vec<Point> {
+    let fixed = (2..=9u8)
+        .rev()
+        .filter(|&k| k as usize <= n)
+        .find_map(|k| fixed_handicap_points(size, k))
+        .unwrap_or_default();
+    let mut chosen = fixed;
+    let area = size.area();
+    let mut dist = vec![i32::MAX; area];
+    let mut taken = vec![false; area];
+    let mark = |p: Point, dist: &mut Vec<i32>, taken: &mut Vec<bool>| {
+        taken[size.index(p)] = true;
+        for q in size.points() {
+            let (dx, dy) = (q.x as i32 - p.x as i32, q.y as i32 - p.y as i32);
+            let d = &mut dist[size.index(q)];
+            *d = (*d).min(dx * dx + dy * dy);
+        }
+    };
+    for &p in &chosen {
+        mark(p, &mut dist, &mut taken);
+    }
+    let line = |v: u8, side: u8| {
+        let edge = v.min(side - 1 - v) as i32;
+        let target = match side {
+            0..=6 => (side as i32 - 1) / 2,
+            7..=11 => 2,
+            _ => 3,
+        };
+        (edge - target).abs()
+    };
+    while chosen.len() < n {
+        let best = size
+            .points()
+            .filter(|&p| !taken[size.index(p)])
+            .max_by_key(|&p| {
+                (
+                    dist[size.index(p)],
+                    -(line(p.x, size.width()) + line(p.y, size.height())),
+                    -(size.index(p) as i32),
+                )
+            });
+        let Some(p) = best else { break };
+        chosen.push(p);
+        mark(p, &mut dist, &mut taken);
+    }
+    chosen.sort_by_key(|p| (p.y, p.x));
+    chosen
+}
+
+impl Engine {
+    pub fn new(config: EngineConfig) -> Engine {
+        let pos = Position::new(config.rules);
+        Engine {
+            pos,
+            bot: SimpleBot::new(config.seed),
+            bot_kind: config.bot,
+            time: TimeSettings::None,
+            time_left: [None, None],
+            quit: false,
+            placement: config.rules.placement,
+        }
+    }
+
+    /// Whether `quit` was received.
+    pub fn quit_requested(&self) -> bool {
+        self.quit
+    }
+
+    /// The rules in force (size and komi included).
+    pub fn rules(&self) -> &Rules {
+        self.pos.rules()
+    }
+
+    /// The current position.
+    pub fn grid(&self) -> Grid {
+        self.pos.grid()
+    }
+
+    /// The time settings received.
+    pub fn time_settings(&self) -> &TimeSettings {
+        &self.time
+    }
+
+    /// Answers one raw input line: the full response (ending with its blank line), or `None` for a line that
+    /// holds no command.
+    pub fn process_line(&mut self, raw: &[u8]) -> Option<String> {
+        let line = protocol::clean(raw);
+        match protocol::split(&line) {
+            Ok(None) => None,
+            Err((id, e)) => Some(protocol::response(id, &Err(e))),
+            Ok(Some(cmd)) => {
+                let result = self.execute(cmd.name, &cmd.args);
+                Some(protocol::response(cmd.id, &result))
+            }
+        }
+    }
+
+    /// Runs one command: its answer text or its failure.
+    pub fn execute(&mut self, name: &str, args: &[&str]) -> Result<String, GtpError> {
+        match name {
+            "protocol_version" => want(args, 0).map(|_| "2".to_string()),
+            "name" => want(args, 0).map(|_| "tesuji".to_string()),
+            "version" => want(args, 0).map(|_| env!("CARGO_PKG_VERSION").to_string()),
+            "known_command" => {
+                want(args, 1)?;
+                Ok(COMMANDS.contains(&args[0]).to_string())
+            }
+            "list_commands" => want(args, 0).map(|_| COMMANDS.join("\n")),
+            "quit" => {
+                want(args, 0)?;
+                self.quit = true;
+                Ok(String::new())
+            }
+            "boardsize" => self.boardsize(args),
+            "clear_board" => {
+                want(args, 0)?;
+                self.reset(self.pos.rules().size)
+            }
+            "komi" => {
+                want(args, 1)?;
+                let k = parse_komi(args[0])?;
+                self.pos.set_komi(Komi::white(k));
+                Ok(String::new())
+            }
+            "play" => {
+                let (c, m) = move_args(args, self.pos.size())?;
+                self.pos.play(c, m).map_err(|_| GtpError::IllegalMove)?;
+                Ok(String::new())
+            }
+            "genmove" => self.genmove(args, false),
+            "kgs-genmove_cleanup" => self.genmove(args, true),
+            "undo" => {
+                want(args, 0)?;
+                if self.pos.undo() {
+                    Ok(String::new())
+                } else {
+                    Err(GtpError::CannotUndo)
+                }
+            }
+            "showboard" => want(args, 0).map(|_| self.showboard()),
+            "final_score" => {
+                want(args, 0)?;
+                let dead = self.pos.dead_stones();
+                Ok(self.pos.result(&dead).to_string())
+            }
+            "final_status_list" => self.final_status_list(args),
+            "fixed_handicap" => self.fixed_handicap(args),
+            "place_free_handicap" => self.place_free_handicap(args),
+            "set_free_handicap" => self.set_free_handicap(args),
+            "loadsgf" => self.loadsgf(args),
+            "printsgf" => self.printsgf(args),
+            "time_settings" => self.time_settings_cmd(args),
+            "time_left" => self.time_left_cmd(args),
+            "kgs-time_settings" => self.kgs_time_settings(args),
+            "is_legal" => {
+                let (c, m) = move_args(args, self.pos.size())?;
+                Ok(if self.pos.check(c, m).is_ok() {
+                    "1"
+                } else {
+                    "0"
+                }
+                .to_string())
+            }
+            "all_legal" => {
+                let c = one_color(args)?;
+                Ok(vertices(&self.pos.legal_plays(c), self.pos.size()))
+            }
+            "captures" => {
+                let c = one_color(args)?;
+                Ok(self.pos.captures()[c.index()].to_string())
+            }
+            "kgs-rules" => self.kgs_rules(args),
+            "kata-get-rules" => want(args, 0).map(|_| katago::rules_json(self.pos.rules())),
+            "kata-set-rules" => self.kata_set_rules(args),
+            "tesuji-rules" => self.tesuji_rules(args),
+            "set_position" => self.set_position(args),
+            _ => Err(GtpError::UnknownCommand),
+        }
+    }
+
+    /// A new empty board of this size under the current rules; handicap and history cleared.
+    fn reset(&mut self, size: Size) -> Reply {
+        let mut r = *self.pos.rules();
+        r.size = size;
+        r.handicap = 0;
+        r.placement = self.placement;
+        self.pos = Position::new(r);
+        Ok(String::new())
+    }
+
+    /// `boardsize N`, and KataGo's `boardsize W H` for a rectangle.
+    fn boardsize(&mut self, args: &[&str]) -> Reply {
+        let side = |a: &str| -> Result<u8, GtpError> {
+            let n = uint(a).ok_or(GtpError::SizeNotInteger)?;
+            u8::try_from(n).map_err(|_| GtpError::UnacceptableSize)
+        };
+        let size = match args {
+            [n] => Size::square(side(n)?),
+            [w, h] => Size::new(side(w)?, side(h)?),
+            _ => return Err(GtpError::WrongArguments),
+        }
+        .ok_or(GtpError::UnacceptableSize)?;
+        self.reset(size)
+    }
+
+    fn genmove(&mut self, args: &[&str], cleanup: bool) -> Reply {
+        let c = one_color(args)?;
+        let game = self.pos.game_for(c);
+        let cleanup = cleanup || self.pos.rules().end == EndRule::Score;
+        let mv = match self.bot_kind {
+            BotKind::Simple => self.bot.choose(&game, cleanup),
+        };
+        let mv = match self.pos.play(c, mv) {
+            Ok(()) => mv,
+            Err(_) => {
+                // The bot chose from the legal moves, so this does not happen; a pass is always legal.
+                let _ = self.pos.play(c, Move::Pass);
+                Move::Pass
+            }
+        };
+        Ok(vertex_text(mv, self.pos.size()))
+    }
+
+    fn showboard(&self) -> String {
+        let size = self.pos.size();
+        let grid = self.pos.grid();
+        const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+        let letters: String = LETTERS[..size.width() as usize]
+            .iter()
+            .map(|&b| format!(" {}", b as char))
+            .collect();
+        let mut out = String::from("\n");
+        out.push_str(&format!("  {letters}\n"));
+        for y in 0..size.height() {
+            let row = size.height() - y;
+            out.push_str(&format!("{row:2}"));
+            for x in 0..size.width() {
+                let ch = match grid.get(Point::new(x, y)) {
+                    None => '.',
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                };
+                out.push(' ');
+                out.push(ch);
+            }
+            out.push_str(&format!(" {row}\n"));
+        }
+        out.push_str(&format!("  {letters}\n"));
+        let [b, w] = self.pos.captures();
+        out.push_str(&format!("Black (X) has captured {b} stones\n"));
+        out.push_str(&format!("White (O) has captured {w} stones\n"));
+        out.push_str(&format!("Next player: {}\n", self.pos.to_move()));
+        out.push_str(&format!(
+            "Komi: {}\n",
+            tesuji_rules::result::format_half_points(self.pos.rules().komi.net())
+        ));
+        out.push_str(&format!("Rules: {}", self.pos.rules()));
+        out
+    }
+
+    fn final_status_list(&self, args: &[&str]) -> Reply {
+        want(args, 1)?;
+        let dead = self.pos.dead_stones();
+        let seki = self.pos.seki_stones(&dead);
+        let size = self.pos.size();
+        let grid = self.pos.grid();
+        let list: Vec<Point> = match args[0].to_ascii_lowercase().as_str() {
+            "dead" => dead,
+            "seki" => seki,
+            "alive" => size
+                .points()
+                .filter(|p| grid.get(*p).is_some() && !dead.contains(p) && !seki.contains(p))
+                .collect(),
+            _ => return Err(GtpError::InvalidStatus),
+        };
+        Ok(vertices(&list, size))
+    }
+
+    /// Replaces the position by a setup of black handicap stones, White to move.
+    fn place_handicap(&mut self, points: &[Point], placement: Placement) -> Result<(), GtpError> {
+        let mut r = *self.pos.rules();
+        r.handicap = u8::try_from(points.len()).unwrap_or(u8::MAX);
+        r.placement = placement;
+        let mut grid = Grid::new(r.size);
+        for &p in points {
+            grid.set(p, Some(Color::Black));
+        }
+        self.pos = Position::with_start(r, grid, Color::White)
+            .map_err(|e| GtpError::InvalidPosition(e.to_string()))?;
+        Ok(())
+    }
+
+    fn handicap_count(args: &[&str]) -> Result<u32, GtpError> {
+        want(args, 1)?;
+        uint(args[0]).ok_or(GtpError::HandicapNotInteger)
+    }
+
+    fn fixed_handicap(&mut self, args: &[&str]) -> Reply {
+        let n = Self::handicap_count(args)?;
+        let size = self.pos.size();
+        let points = u8::try_from(n)
+            .ok()
+            .and_then(|n| fixed_handicap_points(size, n))
+            .ok_or(GtpError::InvalidHandicap)?;
+        if !self.pos.is_pristine() {
+            return Err(GtpError::BoardNotEmpty);
+        }
+        self.place_handicap(&points, Placement::Fixed)?;
+        Ok(vertices(&points, size))
+    }
+
+    fn place_free_handicap(&mut self, args: &[&str]) -> Reply {
+        let n = Self::handicap_count(args)? as usize;
+        let size = self.pos.size();
+        if n < 2 || n >= size.area() {
+            return Err(GtpError::InvalidStoneCount);
+        }
+        if !self.pos.is_pristine() {
+            return Err(GtpError::BoardNotEmpty);
+        }
+        let points = free_handicap_points(size, n);
+        self.place_handicap(&points, Placement::Free)?;
+        Ok(vertices(&points, size))
+    }
+
+    fn set_free_handicap(&mut self, args: &[&str]) -> Reply {
+        let size = self.pos.size();
+        let mut points: Vec<Point> = Vec::with_capacity(args.len());
+        for a in args {
+            match vertex_arg(a, size) {
+                Some(Move::Play(p)) if !points.contains(&p) => points.push(p),
+                _ => return Err(GtpError::BadVertexList),
+            }
+        }
+        if points.len() < 2 {
+            return Err(GtpError::InvalidStoneCount);
+        }
+        if points.len() >= size.area() {
+            // A board full of black stones has no liberty.
+            return Err(GtpError::BadVertexList);
+        }
+        if !self.pos.is_pristine() {
+            return Err(GtpError::BoardNotEmpty);
+        }
+        self.place_handicap(&points, Placement::Free)?;
+        Ok(String::new())
+    }
+
+    fn loadsgf(&mut self, args: &[&str]) -> Reply {
+        let (file, number) = match args {
+            [f] => (*f, None),
+            [f, n] => (
+                *f,
+                Some(
+                    uint(n)
+                        .filter(|&n| n >= 1)
+                        .ok_or(GtpError::InvalidMoveNumber)? as usize,
+                ),
+            ),
+            _ => return Err(GtpError::WrongArguments),
+        };
+        let bytes = std::fs::read(file).map_err(|e| GtpError::Load(e.to_string()))?;
+        self.pos = sgfio::load(&bytes, number, self.pos.rules())?;
+        Ok(String::new())
+    }
+
+    fn printsgf(&mut self, args: &[&str]) -> Reply {
+        if args.len() > 1 {
+            return Err(GtpError::WrongArguments);
+        }
+        let text = sgfio::one_line(sgfio::record(&self.pos)?);
+        match args.first() {
+            None | Some(&"-") => Ok(text),
+            Some(file) => {
+                std::fs::write(file, format!("{text}\n"))
+                    .map_err(|e| GtpError::Write(e.to_string()))?;
+                Ok(String::new())
+            }
+        }
+    }
+
+    fn time_settings_cmd(&mut self, args: &[&str]) -> Reply {
+        want(args, 3)?;
+        let v: Option<Vec<u32>> = args.iter().map(|a| uint(a)).collect();
+        let v = v.ok_or(GtpError::InvalidTime)?;
+        self.time = if v[1] > 0 && v[2] == 0 {
+            // GTP: byo-yomi time with no stones means no time limit.
+            TimeSettings::None
+        } else if v[1] == 0 {
+            TimeSettings::Absolute { main: v[0] }
+        } else {
+            TimeSettings::Canadian {
+                main: v[0],
+                byo: v[1],
+                stones: v[2],
+            }
+        };
+        Ok(String::new())
+    }
+
+    fn time_left_cmd(&mut self, args: &[&str]) -> Reply {
+        if args.len() != 3 {
+            return Err(GtpError::WrongArguments);
+        }
+        let c = color_arg(args[0]).ok_or(GtpError::InvalidColor)?;
+        let t: i64 = args[1]
+            .parse()
+            .ok()
+            .filter(|t: &i64| t.unsigned_abs() < 1 << 40)
+            .ok_or(GtpError::InvalidTime)?;
+        let s = uint(args[2]).ok_or(GtpError::InvalidTime)?;
+        self.time_left[c.index()] = Some((t, s));
+        Ok(String::new())
+    }
+
+    fn kgs_time_settings(&mut self, args: &[&str]) -> Reply {
+        let Some((kind, rest)) = args.split_first() else {
+            return Err(GtpError::WrongArguments);
+        };
+        let nums: Option<Vec<u32>> = rest.iter().map(|a| uint(a)).collect();
+        let nums = nums.ok_or(GtpError::InvalidTime)?;
+        self.time = match (kind.to_ascii_lowercase().as_str(), nums.as_slice()) {
+            ("none", []) => TimeSettings::None,
+            ("absolute", &[main]) => TimeSettings::Absolute { main },
+            ("byoyomi", &[main, period, periods]) => TimeSettings::Byoyomi {
+                main,
+                period,
+                periods,
+            },
+            ("canadian", &[main, byo, stones]) => TimeSettings::Canadian { main, byo, stones },
+            ("none" | "absolute" | "byoyomi" | "canadian", _) => {
+                return Err(GtpError::WrongArguments);
+            }
+            _ => return Err(GtpError::InvalidTime),
+        };
+        Ok(String::new())
+    }
+
+    /// Switches to `rules`, keeping the board's handicap; a new size clears the board, otherwise the moves are
+    /// replayed under the new rules (refused when one becomes illegal).
+    fn change_rules(&mut self, mut r: Rules) -> Reply {
+        let old = *self.pos.rules();
+        let chosen = r.placement;
+        r.handicap = old.handicap;
+        if old.handicap >= 2 {
+            r.placement = old.placement;
+        }
+        if r.size != old.size {
+            r.handicap = 0;
+            r.placement = chosen;
+            self.pos = Position::new(r);
+        } else {
+            self.pos = self
+                .pos
+                .with_rules(r)
+                .map_err(|e| GtpError::RulesConflict(e.to_string()))?;
+        }
+        self.placement = chosen;
+        Ok(String::new())
+    }
+
+    fn kgs_rules(&mut self, args: &[&str]) -> Reply {
+        want(args, 1)?;
+        let preset = match args[0].to_ascii_lowercase().as_str() {
+            "japanese" => Preset::Japanese,
+            "chinese" => Preset::Chinese,
+            "aga" => Preset::Aga,
+            "new_zealand" => Preset::NewZealand,
+            other => return Err(GtpError::UnknownRules(other.to_string())),
+        };
+        let mut r = Rules::preset(preset);
+        r.size = self.pos.size();
+        r.komi = self.pos.rules().komi;
+        self.change_rules(r)
+    }
+
+    fn kata_set_rules(&mut self, args: &[&str]) -> Reply {
+        if args.is_empty() {
+            return Err(GtpError::WrongArguments);
+        }
+        let text = args.join(" ");
+        let (mut r, komi) =
+            katago::parse_rules(&text).ok_or_else(|| GtpError::UnknownRules(shorten(&text)))?;
+        r.size = self.pos.size();
+        r.komi = komi.map_or(self.pos.rules().komi, Komi::white);
+        self.change_rules(r)
+    }
+
+    fn tesuji_rules(&mut self, args: &[&str]) -> Reply {
+        if args.is_empty() {
+            return Ok(self.pos.rules().to_string());
+        }
+        let spec = args.join(" ");
+        let mut r: Rules = spec
+            .parse()
+            .map_err(|e: tesuji_rules::spec::SpecError| GtpError::UnknownRules(e.to_string()))?;
+        if !spec_sets(&spec, "size") {
+            r.size = self.pos.size();
+        }
+        self.change_rules(r)
+    }
+
+    /// KataGo's `set_position COLOR VERTEX ...`: a new starting position with these stones, Black to move.
+    fn set_position(&mut self, args: &[&str]) -> Reply {
+        if !args.len().is_multiple_of(2) {
+            return Err(GtpError::InvalidPosition(
+                "expected COLOR VERTEX pairs".to_string(),
+            ));
+        }
+        let size = self.pos.size();
+        let mut grid = Grid::new(size);
+        for pair in args.chunks(2) {
+            let c = color_arg(pair[0]).ok_or(GtpError::InvalidMove)?;
+            let p = match vertex_arg(pair[1], size) {
+                Some(Move::Play(p)) => p,
+                _ => return Err(GtpError::InvalidMove),
+            };
+            if grid.get(p).is_some() {
+                return Err(GtpError::InvalidPosition(format!(
+                    "{} is given twice",
+                    p.to_gtp(size)
+                )));
+            }
+            grid.set(p, Some(c));
+        }
+        Board::from_grid(&grid)
+            .map_err(|_| GtpError::InvalidPosition("a chain would have no liberty".to_string()))?;
+        let mut r = *self.pos.rules();
+        r.handicap = 0;
+        r.placement = self.placement;
+        self.pos = Position::with_start(r, grid, Color::Black)
+            .map_err(|e| GtpError::InvalidPosition(e.to_string()))?;
+        Ok(String::new())
+    }
+}
+
+fn shorten(text: &str) -> String {
+    let mut s: String = text.chars().take(60).collect();
+    if text.chars().count() > 60 {
+        s.push('…');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn komi_values() {
+        assert_eq!(parse_komi("7.5"), Ok(15));
+        assert_eq!(parse_komi("-3"), Ok(-6));
+        assert_eq!(parse_komi("+0.50"), Ok(1));
+        assert_eq!(parse_komi(".5"), Ok(1));
+        assert_eq!(parse_komi("6."), Ok(12));
+        assert_eq!(parse_komi("1000"), Ok(2000));
+        assert_eq!(parse_komi("1000.5"), Err(GtpError::KomiNotHalf));
+        assert_eq!(parse_komi("0.25"), Err(GtpError::KomiNotHalf));
+        assert_eq!(parse_komi("1e3"), Err(GtpError::KomiNotFloat));
+        assert_eq!(parse_komi("nan"), Err(GtpError::KomiNotFloat));
+        assert_eq!(parse_komi("."), Err(GtpError::KomiNotFloat));
+        assert_eq!(parse_komi("-"), Err(GtpError::KomiNotFloat));
+        assert_eq!(
+            parse_komi("99999999999999999999"),
+            Err(GtpError::KomiNotHalf)
+        );
+    }
+
+    #[test]
+    fn free_handicap_is_spread_and_valid() {
+        for side in 1..=25u8 {
+            let size = Size::square(side).unwrap();
+            for n in 2..size.area().min(40) {
+                let pts = free_handicap_points(size, n);
+                assert_eq!(pts.len(), n, "{side} {n}");
+                let mut sorted = pts.clone();
+                sorted.dedup();
+                assert_eq!(sorted.len(), n);
+            }
+        }
+        let s9 = Size::square(9).unwrap();
+        assert_eq!(
+            free_handicap_points(s9, 4),
+            fixed_handicap_points(s9, 4).unwrap()
+        );
+    }
+
+    #[test]
+    fn spec_keys() {
+        assert!(spec_sets("chinese:size=9", "size"));
+        assert!(spec_sets("chinese: komi=6.5 , SIZE = 9", "size"));
+        assert!(!spec_sets("chinese:komi=6.5", "size"));
+        assert!(!spec_sets("chinese", "size"));
+    }
+}
