@@ -84,6 +84,9 @@ enum Command {
         /// Seconds each engine has for a move; missing the deadline loses the game.
         #[arg(long, default_value_t = 10.0)]
         time_per_move: f64,
+        /// Seconds an engine has to answer any other command (starting up included).
+        #[arg(long, default_value_t = 30.0)]
+        setup_time: f64,
         /// Games played at once.
         #[arg(long, default_value_t = 1)]
         parallel: usize,
@@ -223,6 +226,7 @@ fn run(cli: Cli) -> Result<()> {
             games,
             size,
             time_per_move,
+            setup_time,
             parallel,
             no_alternate,
             sgf_dir,
@@ -233,6 +237,7 @@ fn run(cli: Cli) -> Result<()> {
             games,
             size,
             time_per_move,
+            setup_time,
             parallel,
             !no_alternate,
             sgf_dir,

@@ -16,6 +16,7 @@ pub fn run(
     games: usize,
     size: Option<u8>,
     time_per_move: f64,
+    setup_time: f64,
     parallel: usize,
     alternate: bool,
     sgf_dir: Option<PathBuf>,
@@ -33,6 +34,9 @@ pub fn run(
     if !(time_per_move.is_finite() && time_per_move > 0.0 && time_per_move <= 3600.0) {
         bail!("bad --time-per-move {time_per_move}: use seconds, more than 0 and at most 3600");
     }
+    if !(setup_time.is_finite() && setup_time > 0.0 && setup_time <= 3600.0) {
+        bail!("bad --setup-time {setup_time}: use seconds, more than 0 and at most 3600");
+    }
     if let Some(dir) = &sgf_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create --sgf-dir {}", dir.display()))?;
@@ -44,6 +48,7 @@ pub fn run(
         games,
         alternate,
         time_per_move: Duration::from_secs_f64(time_per_move),
+        setup_time: Duration::from_secs_f64(setup_time),
         parallel: parallel.max(1),
     };
     let bar = ProgressBar::new(games as u64);

@@ -220,3 +220,40 @@ fn match_gnugo_against_tesuji_twenty_games_with_valid_records() {
         );
     }
 }
+
+#[test]
+fn match_scores_crashes_and_time_outs_as_losses_without_hanging() {
+    let ours = format!("{} gtp", env!("CARGO_BIN_EXE_tesuji"));
+    // An engine that exits at once, and one that never answers.
+    for (bad, why) in [("true", "stopped"), ("sleep 60", "no answer")] {
+        let started = std::time::Instant::now();
+        let o = tesuji(&[
+            "match",
+            "--black",
+            bad,
+            "--white",
+            &ours,
+            "--size",
+            "9",
+            "--games",
+            "2",
+            "--time-per-move",
+            "0.2",
+            "--setup-time",
+            "1",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        let out = stdout(&o);
+        // A is the failing engine: it loses both games, as Black and as White.
+        assert!(out.contains("A wins 0  B wins 2"), "{bad}: {out}");
+        assert!(
+            out.contains("games lost by a fault (illegal move, crash, time): 2"),
+            "{out}"
+        );
+        assert!(stderr(&o).contains(why), "{bad}: {}", stderr(&o));
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(25),
+            "{bad} took too long"
+        );
+    }
+}

@@ -29,6 +29,8 @@ pub struct MatchConfig {
     pub alternate: bool,
     /// The deadline of each move.
     pub time_per_move: Duration,
+    /// The deadline of every other command, the first ones included (an engine may need a while to start).
+    pub setup_time: Duration,
     /// Games played at once.
     pub parallel: usize,
 }
@@ -125,7 +127,7 @@ fn send_rules(engine: &mut Engine, rules: &Rules, t: Duration) {
 /// Plays one game between fresh engine processes.
 pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameRecord {
     let rules = config.rules;
-    let setup_time = Duration::from_secs(30).max(config.time_per_move);
+    let setup_time = config.setup_time;
     // A move's deadline: the time per move with some slack for process scheduling.
     let move_time = config.time_per_move.mul_f64(1.5) + Duration::from_millis(500);
     let (black_cmd, white_cmd) = if a_color == Color::Black {
