@@ -77,49 +77,34 @@ impl Playouts {
     }
 
     fn light(&mut self) -> Outcome {
-        self.board.clone_from(&self.empty_board);
-        let max = self.max_moves();
-        let (mut to_move, mut passes, mut moves) = (Color::Black, 0, 0);
-        while passes < 2 && moves < max {
+        self.board_playout(|board, rng, _, to_move| {
             // A random start as libEGO takes it: multiply-shift, not exactly uniform, and cheap.
-            let n = self.board.empty_points().len() as u64;
-            let start = ((self.rng.next_u32() as u64 * n) >> 32) as usize;
-            let chosen = self.board.first_light_candidate(to_move, start);
-            match chosen {
-                Some(i) => {
-                    self.board.play(to_move, i);
-                    passes = 0;
-                }
-                None => {
-                    self.board.pass();
-                    passes += 1;
-                }
-            }
-            moves += 1;
-            to_move = to_move.opponent();
-        }
-        Outcome {
-            moves,
-            margin: eye_score(&self.board),
-        }
+            let n = board.empty_points().len() as u64;
+            let start = ((rng.next_u32() as u64 * n) >> 32) as usize;
+            board.first_light_candidate(to_move, start)
+        })
     }
 
     fn uniform(&mut self) -> Outcome {
+        self.board_playout(|board, rng, scratch, to_move| {
+            uniform_choice(rng, scratch, board.empty_points(), |i| {
+                !board.is_eyelike(to_move, i) && board.check(to_move, i, true, false, false).is_ok()
+            })
+        })
+    }
+
+    /// A playout on the bare board from the empty position: `choose` picks each play (`None` passes); two
+    /// passes or 2 × points turns end it.
+    #[inline(always)]
+    fn board_playout(
+        &mut self,
+        mut choose: impl FnMut(&Board, &mut Pcg32, &mut Vec<u16>, Color) -> Option<usize>,
+    ) -> Outcome {
         self.board.clone_from(&self.empty_board);
         let max = self.max_moves();
         let (mut to_move, mut passes, mut moves) = (Color::Black, 0, 0);
         while passes < 2 && moves < max {
-            let board = &self.board;
-            let chosen = uniform_choice(
-                &mut self.rng,
-                &mut self.scratch,
-                board.empty_points(),
-                |i| {
-                    !board.is_eyelike(to_move, i)
-                        && board.check(to_move, i, true, false, false).is_ok()
-                },
-            );
-            match chosen {
+            match choose(&self.board, &mut self.rng, &mut self.scratch, to_move) {
                 Some(i) => {
                     self.board.play(to_move, i);
                     passes = 0;

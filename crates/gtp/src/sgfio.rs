@@ -6,7 +6,7 @@
 //! plays them.
 
 use tesuji_rules::handicap::fixed_handicap_points;
-use tesuji_rules::{Color, Game, Move, Placement, Point, Rules};
+use tesuji_rules::{Color, Game, Move, Placement, Rules};
 use tesuji_sgf::record::{GameInfo, decode_move, record_rules, replay, to_tree};
 use tesuji_sgf::{Collection, Property, Tree};
 
@@ -123,18 +123,6 @@ fn vertex(mv: Move, pos: &Position) -> String {
     }
 }
 
-/// SGF's coordinates of a point: `a`..`z`, then `A`..`Z`.
-fn sgf_point(p: Point) -> String {
-    let letter = |v: u8| {
-        if v < 26 {
-            (b'a' + v) as char
-        } else {
-            (b'A' + v - 26) as char
-        }
-    };
-    format!("{}{}", letter(p.x), letter(p.y))
-}
-
 /// The record of the position: the root as `tesuji_sgf::record::to_tree` writes it (size, komi, handicap,
 /// rules, setup), every GTP move in order, and `RE` once the last two moves are passes.
 pub fn record(pos: &Position) -> Result<Tree, GtpError> {
@@ -152,7 +140,7 @@ pub fn record(pos: &Position) -> Result<Tree, GtpError> {
         let ident = if color == Color::Black { "B" } else { "W" };
         let value = match mv {
             Move::Pass => String::new(),
-            Move::Play(p) => sgf_point(p),
+            Move::Play(p) => tesuji_sgf::record::sgf_point(p),
         };
         if let Some(next) = tree.add_child(at, vec![Property::raw(ident, vec![value])]) {
             at = next;

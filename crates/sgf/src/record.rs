@@ -478,7 +478,7 @@ pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
 }
 
 /// The SGF coordinates of a point: `a`..`z`, then `A`..`Z`.
-fn sgf_point(p: Point) -> String {
+pub fn sgf_point(p: Point) -> String {
     let letter = |v: u8| {
         if v < 26 {
             (b'a' + v) as char
