@@ -14,14 +14,27 @@ use tesuji_bot::playout::{Mode, Playouts};
 use tesuji_rules::{Color, Game, Grid, Rules, Size, perft::perft};
 
 #[derive(Parser)]
-#[command(name = "tesuji", version, about = "Go rules engine, tools and server")]
+#[command(
+    name = "tesuji",
+    version,
+    about = "Go rules engine, tools and server (no command: serve)"
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Serve games over HTTP and WebSocket (the default command).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, env = "TESUJI_ADDRESS", default_value = "127.0.0.1:8080")]
+        address: std::net::SocketAddr,
+        /// Folder of the database (created if missing).
+        #[arg(long, env = "TESUJI_DATA_DIR", default_value = "tesuji-data")]
+        data_dir: PathBuf,
+    },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
         /// Rules spec, e.g. `tromp-taylor` or `chinese:ko=situational,suicide=multi`.
@@ -171,7 +184,27 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    match cli.command {
+    let command = cli.command.unwrap_or(Command::Serve {
+        address: std::env::var("TESUJI_ADDRESS")
+            .ok()
+            .and_then(|a| a.parse().ok())
+            .unwrap_or_else(|| ([127, 0, 0, 1], 8080).into()),
+        data_dir: std::env::var_os("TESUJI_DATA_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from("tesuji-data")),
+    });
+    match command {
+        Command::Serve { address, data_dir } => {
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| "info".into()),
+                )
+                .with_writer(std::io::stderr)
+                .init();
+            tesuji_server::run(tesuji_server::ServerConfig { address, data_dir })
+                .context("the server stopped")
+        }
         Command::Perft {
             rules,
             position,

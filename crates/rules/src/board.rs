@@ -745,8 +745,7 @@ impl Board {
                     m.sort_unstable();
                     m
                 };
-                (a.libs, a.stones) == (b.libs, b.stones)
-                    && members(self) == members(&fresh)
+                (a.libs, a.stones) == (b.libs, b.stones) && members(self) == members(&fresh)
             };
             chains_agree
                 && self.nbr[i] == fresh.nbr[i]

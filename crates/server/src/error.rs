@@ -1,0 +1,106 @@
+//! Errors: `ServerError` for starting and running the server, `ApiError` for refusals answered to clients.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use tesuji_rules::Illegal;
+
+use crate::games::ReplayError;
+use crate::store::StoreError;
+
+/// Why the server could not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("rebuilding the stored games: {0}")]
+    Replay(#[from] ReplayError),
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        address: std::net::SocketAddr,
+        source: std::io::Error,
+    },
+    #[error("serving: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// A refused or failed request, answered as `{"error": "...", "reason": "..."}` with a 4xx or 5xx status.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("no game {0}")]
+    NotFound(i64),
+    #[error("bad request: {0}")]
+    BadRequest(String),
+    #[error("bad rules: {0}")]
+    BadRules(String),
+    #[error("{0}")]
+    Illegal(#[from] Illegal),
+    #[error("the game is at version {current}, not {expected}: resync and try again")]
+    StaleVersion { expected: u64, current: u64 },
+    #[error("the request body is too large")]
+    TooLarge,
+    #[error("the game has too many moves")]
+    TooManyMoves,
+    #[error("storage failed")]
+    Store(#[from] StoreError),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: String,
+    reason: &'a str,
+}
+
+/// A short machine-readable name of an illegal move's reason.
+pub fn illegal_reason(i: &Illegal) -> &'static str {
+    match i {
+        Illegal::GameOver => "game_over",
+        Illegal::NotPlaying => "not_playing",
+        Illegal::NotMarking => "not_marking",
+        Illegal::NotYourTurn { .. } => "not_your_turn",
+        Illegal::OffBoard { .. } => "off_board",
+        Illegal::Occupied => "occupied",
+        Illegal::Suicide => "suicide",
+        Illegal::Ko(_) => "ko",
+        Illegal::ForcedPass => "forced_pass",
+        Illegal::HandicapPlacement => "handicap_placement",
+    }
+}
+
+impl ApiError {
+    fn status_and_reason(&self) -> (StatusCode, &'static str) {
+        match self {
+            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            ApiError::BadRules(_) => (StatusCode::BAD_REQUEST, "bad_rules"),
+            ApiError::Illegal(i) => (StatusCode::UNPROCESSABLE_ENTITY, illegal_reason(i)),
+            ApiError::StaleVersion { .. } => (StatusCode::CONFLICT, "stale_version"),
+            ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
+            ApiError::TooManyMoves => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_moves"),
+            ApiError::Store(_) | ApiError::Internal(_) => {
+                (StatusCode::INTERNAL_SERVER_ERROR, "internal")
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let (status, reason) = self.status_and_reason();
+        if status.is_server_error() {
+            // The details go to the log only: they may name files or queries.
+            tracing::error!(error = ?self, "request failed");
+        }
+        (
+            status,
+            Json(Body {
+                error: self.to_string(),
+                reason,
+            }),
+        )
+            .into_response()
+    }
+}

@@ -1,0 +1,115 @@
+//! tesuji-server: games over HTTP and WebSocket, with the rules crate as the judge of every move and SQLite as
+//! the record. Every accepted action is committed before it is answered or broadcast; at start every game is
+//! rebuilt by replaying its stored actions.
+
+pub mod api;
+pub mod error;
+pub mod games;
+pub mod store;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+pub use error::{ApiError, ServerError};
+use games::Games;
+use store::Store;
+use store::sqlite::SqliteStore;
+
+/// Where to listen and where to keep the data.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerConfig {
+    /// Default `127.0.0.1:8080`; port 0 picks a free port.
+    pub address: SocketAddr,
+    /// Holds the database file; created when missing. Default `tesuji-data`.
+    pub data_dir: PathBuf,
+}
+
+impl Default for ServerConfig {
+    fn default() -> ServerConfig {
+        ServerConfig {
+            address: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            data_dir: PathBuf::from("tesuji-data"),
+        }
+    }
+}
+
+/// A started server: its address, and a handle to stop it.
+pub struct Running {
+    pub address: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    task: JoinHandle<Result<(), ServerError>>,
+}
+
+impl Running {
+    /// Stops accepting requests, lets requests in flight finish, closes the database.
+    pub async fn stop(mut self) -> Result<(), ServerError> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.wait().await
+    }
+
+    /// Waits until the server ends (it ends on `stop` only, or on an error).
+    pub async fn wait(&mut self) -> Result<(), ServerError> {
+        match (&mut self.task).await {
+            Ok(r) => r,
+            Err(e) => Err(ServerError::Io(std::io::Error::other(e))),
+        }
+    }
+}
+
+/// Opens the database (creating or migrating it), rebuilds the games, binds the address and starts serving in
+/// the background.
+pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
+    let store = Arc::new(SqliteStore::open(&config.data_dir).await?);
+    let games = Arc::new(Games::load(store.clone() as Arc<dyn Store>).await?);
+    let listener = TcpListener::bind(config.address)
+        .await
+        .map_err(|source| ServerError::Bind {
+            address: config.address,
+            source,
+        })?;
+    let address = listener.local_addr()?;
+    let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let app = api::router(games);
+    let task = tokio::spawn(async move {
+        let served = axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stop_rx.await;
+            })
+            .await;
+        // Close the database even when serving failed, so that the WAL is checkpointed.
+        store.close().await?;
+        served.map_err(ServerError::Io)
+    });
+    tracing::info!(%address, "serving");
+    Ok(Running {
+        address,
+        stop: Some(stop_tx),
+        task,
+    })
+}
+
+/// `tesuji serve`: serves until Ctrl-C, printing the address once listening.
+pub async fn serve(config: ServerConfig) -> Result<(), ServerError> {
+    let running = start(config).await?;
+    println!("tesuji is serving http://{}", running.address);
+    // If the signal handler cannot be installed, serve until killed rather than stop at once.
+    if tokio::signal::ctrl_c().await.is_err() {
+        std::future::pending::<()>().await;
+    }
+    running.stop().await
+}
+
+/// The blocking form of [`serve`]: builds a multi-threaded tokio runtime and runs the server on it.
+pub fn run(config: ServerConfig) -> Result<(), ServerError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(serve(config))
+}
