@@ -5,9 +5,9 @@
 //! Layout: rows of `width + 1` cells, one shared border column, and a border row above and below, so every
 //! on-board point has four neighbours in the array (`±1`, `±stride`) and its diagonals too.
 //!
-//! Chains keep *pseudo-liberties*: one count per (stone, empty neighbour) pair. A chain has no liberty when the
-//! count is 0. Whether an empty point is a chain's only liberty is local: the point holds all of the chain's
-//! pseudo-liberties exactly when the count equals the number of the point's neighbours in that chain.
+//! Chains keep *pseudo-liberties*: one count per (stone, empty neighbour) pair, with the sum and the sum of
+//! squares of those neighbour indices. A chain has no liberties when the count is 0, and exactly one liberty
+//! when all pseudo-liberties are the same point, which is when `count * sum2 == sum * sum`.
 
 use crate::grid::Grid;
 use crate::types::{Color, Point, Size};
@@ -118,8 +118,9 @@ pub(crate) fn zobrist(i: Idx, c: u8) -> u64 {
 
 #[derive(Clone, Copy, Debug, Default)]
 struct ChainInfo {
-    /// Pseudo-liberties.
     libs: u32,
+    lib_sum: u32,
+    lib_sum2: u32,
     stones: u32,
 }
 
@@ -420,56 +421,35 @@ impl Board {
         matches!(self.color.get(i), Some(&x) if x != BORDER)
     }
 
-    /// Whether the empty point `lib` is the only liberty of the chain of the stone at `i`, a neighbour of `lib`:
-    /// all the chain's pseudo-liberties are then adjacencies of `lib` to the chain.
-    #[inline(always)]
+    /// Whether the chain through the stone at `i` has exactly one liberty, and that liberty is `lib`.
+    #[inline]
     fn in_atari_at(&self, i: Idx, lib: Idx) -> bool {
-        let r = self.root(i);
-        let libs = self.info(i).libs;
-        // At most four adjacencies: more pseudo-liberties means another liberty somewhere.
-        libs <= 4
-            && libs
-                == self
-                    .neighbors(lib)
-                    .iter()
-                    .filter(|&&n| {
-                        let x = self.col(n);
-                        x != EMPTY && x != BORDER && self.root(n) == r
-                    })
-                    .count() as u32
-    }
-
-    /// The liberty of the chain through the stone at `i` if it has exactly one (by walking the chain).
-    fn lone_liberty(&self, i: Idx) -> Option<Idx> {
-        let mut found = None;
-        for s in self.chain_stones(i) {
-            for n in self.neighbors(s) {
-                if self.col(n) == EMPTY {
-                    match found {
-                        None => found = Some(n),
-                        Some(f) if f != n => return None,
-                        Some(_) => {}
-                    }
-                }
-            }
-        }
-        found
+        let ch = self.info(i);
+        // All pseudo-liberties are `lib` exactly when count * lib == sum and count * lib² == sum2.
+        let l = lib as u64;
+        ch.libs as u64 * l == ch.lib_sum as u64 && ch.libs as u64 * l * l == ch.lib_sum2 as u64
     }
 
     /// Whether the chain through the stone at `i` has exactly one liberty.
     #[inline]
     pub fn in_atari(&self, i: Idx) -> bool {
-        self.holds_stone(i) && self.lone_liberty(i).is_some()
+        self.holds_stone(i) && self.in_atari_unchecked(i)
     }
 
-    /// The only liberty of the chain through the stone at `i`; `None` when `i` holds no stone or the chain has
-    /// no liberty or more than one.
-    pub fn atari_liberty(&self, i: Idx) -> Option<Idx> {
-        if self.holds_stone(i) {
-            self.lone_liberty(i)
-        } else {
-            None
+    #[inline(always)]
+    fn in_atari_unchecked(&self, i: Idx) -> bool {
+        let ch = self.info(i);
+        ch.libs > 0 && ch.libs as u64 * ch.lib_sum2 as u64 == ch.lib_sum as u64 * ch.lib_sum as u64
+    }
+
+    /// The only liberty of a chain in atari (meaningful only when [`Board::in_atari`] holds).
+    #[inline]
+    pub fn atari_liberty(&self, i: Idx) -> Idx {
+        if !self.holds_stone(i) {
+            return 0;
         }
+        let ch = self.info(i);
+        (ch.lib_sum / ch.libs.max(1)) as usize
     }
 
     /// Checks a play at padded index `i` by `c` against occupancy, suicide (of two or more stones unless
@@ -722,7 +702,7 @@ impl Board {
         self.ko != Some(i)
             && [i - s, i - 1, i + 1, i + s].into_iter().any(|n| {
                 let x = self.col(n);
-                x != BORDER && x != EMPTY && self.in_atari_at(n, i)
+                x != BORDER && x != EMPTY && self.in_atari_unchecked(n)
             })
     }
 
@@ -745,7 +725,9 @@ impl Board {
                     m.sort_unstable();
                     m
                 };
-                (a.libs, a.stones) == (b.libs, b.stones) && members(self) == members(&fresh)
+                (a.libs, a.lib_sum, a.lib_sum2, a.stones)
+                    == (b.libs, b.lib_sum, b.lib_sum2, b.stones)
+                    && members(self) == members(&fresh)
             };
             chains_agree
                 && self.nbr[i] == fresh.nbr[i]
@@ -876,10 +858,10 @@ impl Board {
             let x = self.col(n);
             if x == EMPTY {
                 let ri = self.root(i);
-                self.info_mut(ri).libs += 1;
+                add_lib(self.info_mut(ri), n);
             } else if x != BORDER {
                 let r = self.root(n);
-                self.info_mut(r).libs -= 1;
+                sub_lib(self.info_mut(r), i);
                 if x == me {
                     // A chain met a second time already has the new stone's root.
                     let ri = self.root(i);
@@ -920,6 +902,8 @@ impl Board {
         let sm = *self.info_mut(small);
         let bg = self.info_mut(big);
         bg.libs += sm.libs;
+        bg.lib_sum += sm.lib_sum;
+        bg.lib_sum2 += sm.lib_sum2;
         bg.stones += sm.stones;
     }
 
@@ -955,7 +939,7 @@ impl Board {
                 let y = self.col(n);
                 if y != EMPTY && y != BORDER {
                     let r = self.root(n);
-                    self.info_mut(r).libs += 1;
+                    add_lib(self.info_mut(r), s);
                 }
             }
             s = self.nxt(s);
@@ -966,6 +950,20 @@ impl Board {
         self.stones[(x - 1) as usize] -= count;
         count
     }
+}
+
+#[inline]
+fn add_lib(ch: &mut ChainInfo, lib: Idx) {
+    ch.libs += 1;
+    ch.lib_sum += lib as u32;
+    ch.lib_sum2 += (lib * lib) as u32;
+}
+
+#[inline]
+fn sub_lib(ch: &mut ChainInfo, lib: Idx) {
+    ch.libs -= 1;
+    ch.lib_sum -= lib as u32;
+    ch.lib_sum2 -= (lib * lib) as u32;
 }
 
 impl Clone for Board {
