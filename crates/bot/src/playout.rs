@@ -88,7 +88,7 @@ impl Playouts {
     fn uniform(&mut self) -> Outcome {
         self.board_playout(|board, rng, scratch, to_move| {
             uniform_choice(rng, scratch, board.empty_points(), |i| {
-                !board.is_eyelike(to_move, i) && board.check(to_move, i, true, false, false).is_ok()
+                board.is_uniform_candidate(to_move, i)
             })
         })
     }

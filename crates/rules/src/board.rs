@@ -659,6 +659,20 @@ impl Board {
         (counts >> NBR_EMPTY) & 15 != 0 || own_count(counts, me) != 0 || self.light_capture(i)
     }
 
+    /// The uniform playout's test of a candidate: an empty point that is not [`Board::is_eyelike`] for `c` and
+    /// is legal with simple ko and no suicide (as [`Board::check`] with `simple_ko` and no suicide allowed).
+    #[inline]
+    pub fn is_uniform_candidate(&self, c: Color, i: Idx) -> bool {
+        if self.color.get(i) != Some(&EMPTY) {
+            return false;
+        }
+        let me = code(c);
+        let counts = self.nbr_at(i);
+        !eyelike_counts(counts, me)
+            && self.ko != Some(i)
+            && ((counts >> NBR_EMPTY) & 15 != 0 || self.suicide_size(c, i).is_none())
+    }
+
     /// The light playout's whole test of a candidate: [`Board::is_light_legal`] and not
     /// [`Board::is_eyelike`], with one validation and one load of the neighbour counts.
     #[inline]

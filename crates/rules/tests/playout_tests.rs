@@ -82,6 +82,11 @@ proptest! {
                     board.is_light_candidate(c, i),
                     legal && !board.is_eyelike(c, i)
                 );
+                // Uniform playouts: simple ko and no suicide at all.
+                prop_assert_eq!(
+                    board.is_uniform_candidate(c, i),
+                    board.check(c, i, true, false, false).is_ok() && !board.is_eyelike(c, i)
+                );
             }
         }
         // The scan: the first candidate from `start` in the empty list, wrapping around.
