@@ -184,15 +184,15 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<()> {
-    let command = cli.command.unwrap_or(Command::Serve {
-        address: std::env::var("TESUJI_ADDRESS")
-            .ok()
-            .and_then(|a| a.parse().ok())
-            .unwrap_or_else(|| ([127, 0, 0, 1], 8080).into()),
-        data_dir: std::env::var_os("TESUJI_DATA_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| PathBuf::from("tesuji-data")),
-    });
+    // No command means `serve`, with clap's own defaults and environment variables (and their errors).
+    let command = match cli.command {
+        Some(c) => c,
+        None => match Cli::try_parse_from(["tesuji", "serve"]) {
+            Ok(Cli { command: Some(c) }) => c,
+            Ok(_) => bail!("no command"),
+            Err(e) => e.exit(),
+        },
+    };
     match command {
         Command::Serve { address, data_dir } => {
             tracing_subscriber::fmt()

@@ -227,6 +227,7 @@ fn match_scores_crashes_and_time_outs_as_losses_without_hanging() {
     // An engine that exits at once, and one that never answers.
     for (bad, why) in [("true", "stopped"), ("sleep 60", "no answer")] {
         let started = std::time::Instant::now();
+        let dir = tempfile::tempdir().unwrap();
         let o = tesuji(&[
             "match",
             "--black",
@@ -241,6 +242,8 @@ fn match_scores_crashes_and_time_outs_as_losses_without_hanging() {
             "0.2",
             "--setup-time",
             "1",
+            "--sgf-dir",
+            dir.path().to_str().unwrap(),
         ]);
         assert!(o.status.success(), "{}", stderr(&o));
         let out = stdout(&o);

@@ -143,7 +143,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
     for (color, cmd) in [(Color::Black, black_cmd), (Color::White, white_cmd)] {
         match Engine::start(cmd) {
             Ok(e) => engines.push(e),
-            Err(e) => return forfeit(index, a_color, game, color, e.to_string()),
+            Err(e) => return forfeit(config, index, a_color, game, color, e.to_string()),
         }
     }
     let size = rules.size;
@@ -157,7 +157,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         ];
         for cmd in setup {
             if let Err(e) = engine.send(&cmd, setup_time) {
-                return forfeit(index, a_color, game, color, e.to_string());
+                return forfeit(config, index, a_color, game, color, e.to_string());
             }
         }
         send_rules(engine, &rules, setup_time);
@@ -171,7 +171,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
                 engine.send(&format!("set_free_handicap {}", list.join(" ")), setup_time)
             {
                 let color = if k == 0 { Color::Black } else { Color::White };
-                return forfeit(index, a_color, game, color, e.to_string());
+                return forfeit(config, index, a_color, game, color, e.to_string());
             }
         }
     }
@@ -189,7 +189,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
             let answer =
                 match engines[me].send(&format!("genmove {}", color_word(mover)), move_time) {
                     Ok(a) => a,
-                    Err(e) => return forfeit(index, a_color, game, mover, e.to_string()),
+                    Err(e) => return forfeit(config, index, a_color, game, mover, e.to_string()),
                 };
             let word = answer.trim().to_ascii_lowercase();
             if word == "resign" {
@@ -203,6 +203,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
                     Some(p) => Move::Play(p),
                     None => {
                         return forfeit(
+                            config,
                             index,
                             a_color,
                             game,
@@ -219,6 +220,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
                 Move::Play(p) => p.to_gtp(size),
             };
             return forfeit(
+                config,
                 index,
                 a_color,
                 game,
@@ -238,6 +240,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         if let Err(e) = engines[other].send(&play, setup_time) {
             let other_color = mover.opponent();
             return forfeit(
+                config,
                 index,
                 a_color,
                 game,
@@ -284,6 +287,7 @@ fn failed(index: usize, a_color: Color, fault: String) -> GameRecord {
 
 /// `loser` is at fault: the game is scored as a forfeit.
 fn forfeit(
+    config: &MatchConfig,
     index: usize,
     a_color: Color,
     mut game: Game,
@@ -296,8 +300,8 @@ fn forfeit(
         a_color,
         game,
         Some(format!("{loser}: {fault}")),
-        "",
-        "",
+        &config.black,
+        &config.white,
     )
 }
 

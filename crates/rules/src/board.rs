@@ -654,8 +654,13 @@ impl Board {
         if self.color.get(i) != Some(&EMPTY) {
             return false;
         }
-        let me = code(c);
-        let counts = self.nbr_at(i);
+        self.light_legal_at(code(c), i, self.nbr_at(i))
+    }
+
+    /// [`Board::is_light_legal`] for an empty cell with its neighbour counts: an empty or own neighbour
+    /// settles it, otherwise the play must capture (and not at the ko point).
+    #[inline(always)]
+    fn light_legal_at(&self, me: u8, i: Idx, counts: u32) -> bool {
         (counts >> NBR_EMPTY) & 15 != 0 || own_count(counts, me) != 0 || self.light_capture(i)
     }
 
@@ -684,10 +689,7 @@ impl Board {
     #[inline(always)]
     fn light_candidate_at(&self, me: u8, i: Idx) -> bool {
         let counts = self.nbr_at(i);
-        !eyelike_counts(counts, me)
-            && ((counts >> NBR_EMPTY) & 15 != 0
-                || own_count(counts, me) != 0
-                || self.light_capture(i))
+        !eyelike_counts(counts, me) && self.light_legal_at(me, i, counts)
     }
 
     /// libEGO's light-playout choice: scanning the empty-point list from position `start` (taken modulo its

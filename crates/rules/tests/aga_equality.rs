@@ -10,23 +10,16 @@ fn rules(spec: &str) -> Rules {
     spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"))
 }
 
-/// A tiny deterministic generator (splitmix64): no extra crates, reproducible games.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    /// True with probability `percent` / 100.
-    fn chance(&mut self, percent: usize) -> bool {
-        self.below(100) < percent
-    }
+mod common;
+
+use common::Rng;
+
+/// Test-specific draws on the shared generator.
+trait Draws {
+    fn color(&mut self) -> Color;
+}
+
+impl Draws for Rng {
     fn color(&mut self) -> Color {
         if self.chance(50) {
             Color::Black

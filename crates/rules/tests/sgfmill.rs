@@ -155,20 +155,7 @@ fn sgfmill_ko_point(before: &Grid, p: Point, c: Color) -> Option<Point> {
     (captured.len() == 1 && captured[0].len() == 1 && own.len() == 1).then(|| captured[0][0])
 }
 
-/// A tiny deterministic generator (splitmix64).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use common::Rng;
 
 /// RULES.md §2's simple-ko point (our [`Board::ko_point`]) and sgfmill's definition agree on random
 /// self-capturing, non-alternating play on small boards, where kos are frequent.
