@@ -202,8 +202,12 @@ fn run(cli: Cli) -> Result<()> {
                 )
                 .with_writer(std::io::stderr)
                 .init();
-            tesuji_server::run(tesuji_server::ServerConfig { address, data_dir })
-                .context("the server stopped")
+            tesuji_server::run(tesuji_server::ServerConfig {
+                address,
+                data_dir,
+                ..tesuji_server::ServerConfig::default()
+            })
+            .context("the server stopped")
         }
         Command::Perft {
             rules,

@@ -1,164 +1,534 @@
-//! The HTTP routes: the JSON API, the WebSocket per game, and a status page.
+//! The HTTP routes: sessions, tables and games, listings, replays, and the WebSockets (docs/API.md).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{DefaultBodyLimit, Path, State};
-use axum::http::{StatusCode, header};
-use axum::response::{Html, IntoResponse, Response};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde_json::json;
+use tesuji_rules::{Color, Point};
 use tokio::sync::broadcast::error::RecvError;
 
+use crate::auth::{self, NewSession, Session};
 use crate::error::ApiError;
-use crate::games::{GameState, Games, Request, parse_color, parse_move};
+use crate::games::{Actor, Games, LiveGame, NewTable, Opponent, Request, parse_color, parse_move};
+use crate::limit::Limiters;
+use crate::replay;
 
-/// Larger request bodies are refused: every request of the API is a few dozen bytes.
+/// Larger request bodies are refused: every request of the API but `/api/replay` is a few dozen bytes.
 pub const BODY_LIMIT: usize = 64 * 1024;
+/// SGF files sent to `/api/replay`.
+pub const SGF_LIMIT: usize = 1024 * 1024;
 
 /// Incoming WebSocket messages larger than this close the socket.
 const WS_MESSAGE_LIMIT: usize = 4 * 1024;
 
-type AppState = Arc<Games>;
+/// Listings are cut at this many games.
+const LIST_LIMIT: usize = 100;
 
-pub fn router(games: Arc<Games>) -> Router {
+/// What every handler shares.
+pub struct App {
+    pub games: Arc<Games>,
+    pub limits: Limiters,
+}
+
+type AppState = Arc<App>;
+
+pub fn router(app: Arc<App>) -> Router {
     Router::new()
-        .route("/", get(status))
+        .route("/api/session", get(session))
+        .route("/api/signup", post(sign_up))
+        .route("/api/login", post(log_in))
+        .route("/api/guest", post(guest))
+        .route("/api/logout", post(log_out))
+        .route("/api/lobby", get(lobby))
+        .route("/api/lobby/ws", get(lobby_ws))
+        .route("/api/users/{id}/games", get(user_games))
         .route("/api/games", post(create_game))
         .route("/api/games/{id}", get(get_game))
+        .route("/api/games/{id}/join", post(join))
         .route("/api/games/{id}/moves", post(play))
         .route("/api/games/{id}/resign", post(resign))
+        .route("/api/games/{id}/dead", post(dead))
+        .route("/api/games/{id}/accept", post(accept))
+        .route("/api/games/{id}/dispute", post(dispute))
         .route("/api/games/{id}/sgf", get(sgf))
-        .route("/api/games/{id}/ws", get(ws))
+        .route("/api/games/{id}/replay", get(game_replay))
+        .route("/api/games/{id}/ws", get(game_ws))
+        .route(
+            "/api/replay",
+            post(sgf_replay).layer(DefaultBodyLimit::max(SGF_LIMIT)),
+        )
+        .fallback(api_not_found)
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .with_state(games)
+        .with_state(app)
+}
+
+async fn api_not_found() -> ApiError {
+    ApiError::NoRoute
 }
 
 /// Reads a JSON body, turning every failure (size, syntax, fields) into our JSON error rather than axum's text.
 fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
-    let bytes = body.map_err(|e| {
+    let bytes = body_bytes(body)?;
+    // An empty body stands for `{}`, so that `POST /api/games/7/accept` needs no body.
+    let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+        b"{}"
+    } else {
+        &bytes
+    };
+    serde_json::from_slice(bytes).map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))
+}
+
+fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+    body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::TooLarge
         } else {
             ApiError::BadRequest(e.body_text())
         }
-    })?;
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))
+    })
 }
 
-/// Game ids in paths: a malformed one is a 400 in our format, not axum's text.
-fn game_id(id: &str) -> Result<i64, ApiError> {
+/// Ids in paths: a malformed one is a 400 in our format, not axum's text.
+fn path_id(id: &str) -> Result<i64, ApiError> {
     id.parse()
-        .map_err(|_| ApiError::BadRequest(format!("bad game id {id:?}")))
+        .map_err(|_| ApiError::BadRequest(format!("bad id {id:?}")))
 }
 
-async fn status(State(games): State<AppState>) -> Html<String> {
-    let n = games.count().await;
-    Html(format!(
-        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>tesuji</title></head>\
-         <body><h1>tesuji</h1><p>The server is running with {n} game{}.</p></body></html>",
-        if n == 1 { "" } else { "s" }
-    ))
+/// Refuses a request whose `Origin` names another site. Browsers send `Origin` on cross-site POSTs and on
+/// every WebSocket upgrade; other clients may leave it out.
+fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return Ok(());
+    };
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    let origin_host = origin
+        .to_str()
+        .ok()
+        .and_then(|o| o.split_once("://"))
+        .map(|(_, rest)| rest.trim_end_matches('/'));
+    match (origin_host, host) {
+        (Some(o), Some(h)) if o.eq_ignore_ascii_case(h) => Ok(()),
+        _ => Err(ApiError::ForeignOrigin),
+    }
 }
+
+// ---- sessions ----
+
+async fn session(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let s = app.games.accounts.session(&headers).await?;
+    Ok(Json(json!({
+        "user": s.as_ref().map(|s| &s.user),
+        "csrf": s.as_ref().map(|s| &s.csrf),
+    }))
+    .into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Credentials {
+    name: String,
+    #[serde(default)]
+    password: String,
+}
+
+fn session_response(status: StatusCode, s: NewSession) -> Response {
+    let mut response = (status, Json(json!({ "user": s.user, "csrf": s.csrf }))).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, s.cookie);
+    response
+}
+
+/// The checks every sign-in request passes: same site, and the address's attempt budget.
+fn sign_in_checks(app: &App, from: SocketAddr, headers: &HeaderMap) -> Result<(), ApiError> {
+    same_origin(headers)?;
+    app.limits.auth(from.ip())
+}
+
+async fn sign_up(
+    State(app): State<AppState>,
+    ConnectInfo(from): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    sign_in_checks(&app, from, &headers)?;
+    let c: Credentials = json_body(body)?;
+    let s = app.games.accounts.sign_up(&c.name, &c.password).await?;
+    Ok(session_response(StatusCode::CREATED, s))
+}
+
+async fn log_in(
+    State(app): State<AppState>,
+    ConnectInfo(from): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    sign_in_checks(&app, from, &headers)?;
+    let c: Credentials = json_body(body)?;
+    let s = app.games.accounts.log_in(&c.name, &c.password).await?;
+    Ok(session_response(StatusCode::OK, s))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuestName {
+    name: String,
+}
+
+async fn guest(
+    State(app): State<AppState>,
+    ConnectInfo(from): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    sign_in_checks(&app, from, &headers)?;
+    let g: GuestName = json_body(body)?;
+    let s = app.games.accounts.guest(&g.name).await?;
+    Ok(session_response(StatusCode::CREATED, s))
+}
+
+async fn log_out(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let s = app.games.accounts.require(&headers).await?;
+    app.games.accounts.log_out(&s).await?;
+    let mut response = Json(json!({})).into_response();
+    response
+        .headers_mut()
+        .insert(header::SET_COOKIE, auth::clear_cookie());
+    Ok(response)
+}
+
+// ---- listings ----
+
+fn lobby_json(games: &Games) -> serde_json::Value {
+    let open = games.summaries(|s| s.status == "open" && !s.invite_only, LIST_LIMIT);
+    let playing = games.summaries(
+        |s| s.status == "playing" || s.status == "marking",
+        LIST_LIMIT,
+    );
+    json!({ "open": open, "playing": playing })
+}
+
+async fn lobby(State(app): State<AppState>) -> Json<serde_json::Value> {
+    Json(lobby_json(&app.games))
+}
+
+async fn user_games(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let id = path_id(&id)?;
+    let user = app
+        .games
+        .accounts
+        .user(id)
+        .await
+        .ok_or(ApiError::NoUser(id))?;
+    let seated = |p: &Option<crate::games::Player>| matches!(p, Some(crate::games::Player::User(u)) if u.id == id);
+    let games = app.games.summaries(
+        |s| seated(&s.players.black) || seated(&s.players.white),
+        usize::MAX,
+    );
+    Ok(Json(json!({ "user": user, "games": games })))
+}
+
+async fn lobby_ws(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    same_origin(&headers)?;
+    Ok(upgrade
+        .max_message_size(WS_MESSAGE_LIMIT)
+        .on_upgrade(move |socket| watch_lobby(socket, app)))
+}
+
+fn lobby_message(games: &Games) -> String {
+    let mut v = lobby_json(games);
+    if let Some(o) = v.as_object_mut() {
+        o.insert("type".into(), "lobby".into());
+    }
+    v.to_string()
+}
+
+/// One lobby watcher: the listing now and after every change, at most every 200 ms (a burst of moves makes one
+/// message).
+async fn watch_lobby(mut socket: WebSocket, app: Arc<App>) {
+    let mut changes = app.games.lobby.subscribe();
+    if socket
+        .send(Message::Text(lobby_message(&app.games).into()))
+        .await
+        .is_err()
+    {
+        return;
+    }
+    loop {
+        tokio::select! {
+            change = changes.recv() => {
+                if let Err(RecvError::Closed) = change {
+                    return;
+                }
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                changes = changes.resubscribe();
+                if socket.send(Message::Text(lobby_message(&app.games).into())).await.is_err() {
+                    return;
+                }
+            }
+            incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => {}
+            }
+        }
+    }
+}
+
+// ---- tables and games ----
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CreateGame {
     rules: String,
+    #[serde(default)]
+    color: Option<String>,
+    #[serde(default)]
+    opponent: Option<String>,
+    #[serde(default)]
+    bot: Option<String>,
 }
 
 async fn create_game(
-    State(games): State<AppState>,
+    State(app): State<AppState>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
+    let s = app.games.accounts.require(&headers).await?;
+    app.limits.action(s.user.id)?;
     let req: CreateGame = json_body(body)?;
-    let state = games.create(&req.rules).await?;
+    let color = match req.color.as_deref().map(str::trim) {
+        None | Some("random") => None,
+        Some(c) => Some(parse_color(c).ok_or_else(|| {
+            ApiError::BadRequest(format!(
+                "color must be \"black\", \"white\" or \"random\", not {c:?}"
+            ))
+        })?),
+    };
+    let opponent = match req.opponent.as_deref().map(str::trim) {
+        None | Some("anyone") => Opponent::Anyone,
+        Some("invite") => Opponent::Invite,
+        Some("bot") => Opponent::Bot(req.bot.unwrap_or_else(|| "simple".to_owned())),
+        Some(o) => {
+            return Err(ApiError::BadRequest(format!(
+                "opponent must be \"anyone\", \"invite\" or \"bot\", not {o:?}"
+            )));
+        }
+    };
+    let (state, invite) = app
+        .games
+        .create(
+            &s.user,
+            NewTable {
+                rules: req.rules,
+                color,
+                opponent,
+            },
+        )
+        .await?;
     Ok((
         StatusCode::CREATED,
-        Json(serde_json::json!({ "id": state.id, "rules": state.rules })),
+        Json(json!({ "id": state.id, "invite": invite, "state": state })),
     )
         .into_response())
 }
 
 async fn get_game(
-    State(games): State<AppState>,
+    State(app): State<AppState>,
     Path(id): Path<String>,
-) -> Result<Json<GameState>, ApiError> {
-    let entry = games.get(game_id(&id)?).await?;
+) -> Result<Response, ApiError> {
+    let entry = app.games.get(path_id(&id)?).await?;
     let state = entry.lock().await.state();
-    Ok(Json(state))
+    Ok(Json(state).into_response())
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PlayMove {
-    color: String,
-    #[serde(rename = "move")]
-    mv: String,
+struct Join {
+    #[serde(default)]
+    invite: Option<String>,
+}
+
+async fn join(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    let id = path_id(&id)?;
+    let s = app.games.accounts.require(&headers).await?;
+    app.limits.action(s.user.id)?;
+    let req: Join = json_body(body)?;
+    let state = app.games.join(id, &s.user, req.invite.as_deref()).await?;
+    Ok(Json(state).into_response())
+}
+
+/// The body of every game action: what to do, and the version it was decided at.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ActionBody {
+    #[serde(default, rename = "move")]
+    mv: Option<String>,
+    #[serde(default)]
+    point: Option<String>,
+    /// Accepted for clients of the first API; must match the seat when given.
+    #[serde(default)]
+    color: Option<String>,
+    #[serde(default)]
     version: Option<u64>,
 }
 
-fn color_of(text: &str) -> Result<tesuji_rules::Color, ApiError> {
-    parse_color(text).ok_or_else(|| {
-        ApiError::BadRequest(format!(
-            "color must be \"black\" or \"white\", not {text:?}"
-        ))
-    })
+#[derive(Clone, Copy)]
+enum ActionKind {
+    Play,
+    Resign,
+    Dead,
+    Accept,
+    Dispute,
+}
+
+/// Turns an action's fields into a request for game `live`'s board.
+fn request_of(kind: ActionKind, body: &ActionBody, live: &LiveGame) -> Result<Request, ApiError> {
+    let rules = live.game.rules();
+    match kind {
+        ActionKind::Play => {
+            let text = body
+                .mv
+                .as_deref()
+                .ok_or_else(|| ApiError::BadRequest("the field \"move\" is missing".into()))?;
+            parse_move(text, rules).map(Request::Play).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "move must be \"pass\" or a point such as \"D4\" on the {} board, not {text:?}",
+                    rules.size
+                ))
+            })
+        }
+        ActionKind::Dead => {
+            let text = body
+                .point
+                .as_deref()
+                .ok_or_else(|| ApiError::BadRequest("the field \"point\" is missing".into()))?;
+            Point::from_gtp(text, rules.size)
+                .map(Request::Dead)
+                .ok_or_else(|| {
+                    ApiError::BadRequest(format!(
+                        "point must be a point such as \"D4\" on the {} board, not {text:?}",
+                        rules.size
+                    ))
+                })
+        }
+        ActionKind::Resign => Ok(Request::Resign),
+        ActionKind::Accept => Ok(Request::Accept),
+        ActionKind::Dispute => Ok(Request::Dispute),
+    }
+}
+
+/// Runs one action for a signed-in user (HTTP and WebSocket alike).
+async fn perform(
+    app: &App,
+    id: i64,
+    user: &auth::User,
+    kind: ActionKind,
+    body: ActionBody,
+) -> Result<crate::games::GameState, ApiError> {
+    app.limits.action(user.id)?;
+    let request = {
+        let entry = app.games.get(id).await?;
+        let live = entry.lock().await;
+        if let Some(c) = &body.color {
+            let claimed: Color = parse_color(c).ok_or_else(|| {
+                ApiError::BadRequest(format!("color must be \"black\" or \"white\", not {c:?}"))
+            })?;
+            if live.seat_of(Actor::User(user.id)) != Some(claimed) {
+                return Err(ApiError::NotSeated);
+            }
+        }
+        request_of(kind, &body, &live)?
+    };
+    app.games
+        .act(id, Actor::User(user.id), request, body.version)
+        .await
+}
+
+async fn action(
+    app: AppState,
+    id: String,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    kind: ActionKind,
+) -> Result<Response, ApiError> {
+    let id = path_id(&id)?;
+    let s: Session = app.games.accounts.require(&headers).await?;
+    let body: ActionBody = json_body(body)?;
+    Ok(Json(perform(&app, id, &s.user, kind, body).await?).into_response())
 }
 
 async fn play(
-    State(games): State<AppState>,
+    State(app): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<GameState>, ApiError> {
-    let id = game_id(&id)?;
-    let req: PlayMove = json_body(body)?;
-    let color = color_of(&req.color)?;
-    let rules = *games.get(id).await?.lock().await.game.rules();
-    let mv = parse_move(&req.mv, &rules).ok_or_else(|| {
-        ApiError::BadRequest(format!(
-            "move must be \"pass\" or a point such as \"D4\" on the {} board, not {:?}",
-            rules.size, req.mv
-        ))
-    })?;
-    Ok(Json(
-        games.act(id, Request::Play(color, mv), req.version).await?,
-    ))
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Resign {
-    color: String,
-    version: Option<u64>,
+) -> Result<Response, ApiError> {
+    action(app, id, headers, body, ActionKind::Play).await
 }
 
 async fn resign(
-    State(games): State<AppState>,
+    State(app): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<GameState>, ApiError> {
-    let id = game_id(&id)?;
-    let req: Resign = json_body(body)?;
-    let color = color_of(&req.color)?;
-    Ok(Json(
-        games.act(id, Request::Resign(color), req.version).await?,
-    ))
+) -> Result<Response, ApiError> {
+    action(app, id, headers, body, ActionKind::Resign).await
 }
 
-async fn sgf(State(games): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let id = game_id(&id)?;
-    let entry = games.get(id).await?;
-    let text = {
-        let live = entry.lock().await;
-        let tree =
-            tesuji_sgf::record::to_tree(&live.game, &tesuji_sgf::record::GameInfo::default());
-        tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] })
-    };
+async fn dead(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    action(app, id, headers, body, ActionKind::Dead).await
+}
+
+async fn accept(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    action(app, id, headers, body, ActionKind::Accept).await
+}
+
+async fn dispute(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
+    action(app, id, headers, body, ActionKind::Dispute).await
+}
+
+// ---- records ----
+
+async fn sgf(State(app): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let id = path_id(&id)?;
+    let entry = app.games.get(id).await?;
+    let text = replay::game_sgf(&*entry.lock().await);
     Ok((
         [
             (
@@ -175,26 +545,61 @@ async fn sgf(State(games): State<AppState>, Path(id): Path<String>) -> Result<Re
         .into_response())
 }
 
-async fn ws(
-    State(games): State<AppState>,
+async fn game_replay(
+    State(app): State<AppState>,
     Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let entry = app.games.get(path_id(&id)?).await?;
+    let view = replay::of_game(&*entry.lock().await);
+    Ok(Json(view).into_response())
+}
+
+async fn sgf_replay(body: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+    let bytes = body_bytes(body)?;
+    // Reading a large record is CPU work: keep it off the async threads.
+    let view = tokio::task::spawn_blocking(move || replay::of_sgf(&bytes))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    Ok(Json(view).into_response())
+}
+
+// ---- the game's WebSocket ----
+
+async fn game_ws(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let id = game_id(&id)?;
+    let id = path_id(&id)?;
+    same_origin(&headers)?;
     // Refuse unknown games before upgrading, so the client gets a plain 404.
-    let entry = games.get(id).await?;
+    let entry = app.games.get(id).await?;
+    // The cookie identifies a seated player; the Origin check above stands in for the CSRF header, which
+    // browsers cannot set on an upgrade.
+    let user = app.games.accounts.session(&headers).await?.map(|s| s.user);
     Ok(upgrade
         .max_message_size(WS_MESSAGE_LIMIT)
-        .on_upgrade(move |socket| watch(socket, entry)))
+        .on_upgrade(move |socket| watch_game(socket, app, id, entry, user)))
 }
 
 #[derive(Deserialize)]
 struct ClientMessage {
     #[serde(default)]
     resync: bool,
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default, rename = "ref")]
+    reference: Option<serde_json::Value>,
+    #[serde(default, rename = "move")]
+    mv: Option<String>,
+    #[serde(default)]
+    point: Option<String>,
+    #[serde(default)]
+    version: Option<u64>,
 }
 
-fn full_state(live: &crate::games::LiveGame) -> String {
+fn full_state(live: &LiveGame) -> String {
     let mut v = serde_json::to_value(live.state()).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.insert("type".into(), "state".into());
@@ -202,8 +607,62 @@ fn full_state(live: &crate::games::LiveGame) -> String {
     v.to_string()
 }
 
-/// One watcher of a game: the full state first, then every event; a resync on request or after falling behind.
-async fn watch(mut socket: WebSocket, entry: Arc<tokio::sync::Mutex<crate::games::LiveGame>>) {
+fn error_message(reference: &Option<serde_json::Value>, e: &ApiError) -> String {
+    let (_, reason) = e.status_and_reason();
+    json!({"type": "error", "ref": reference, "error": e.to_string(), "reason": reason}).to_string()
+}
+
+/// Answers one message from a game's watcher: a resync, or an action of a seated player.
+async fn answer(app: &App, id: i64, user: Option<&auth::User>, text: &str) -> (String, bool) {
+    let m = match serde_json::from_str::<ClientMessage>(text) {
+        Ok(m) => m,
+        Err(e) => {
+            let e = ApiError::BadRequest(format!("malformed message: {e}"));
+            return (error_message(&None, &e), false);
+        }
+    };
+    if m.resync {
+        // The caller takes the state and resubscribes under one lock.
+        return (String::new(), true);
+    }
+    let kind = match m.kind.as_deref() {
+        Some("play") => ActionKind::Play,
+        Some("resign") => ActionKind::Resign,
+        Some("dead") => ActionKind::Dead,
+        Some("accept") => ActionKind::Accept,
+        Some("dispute") => ActionKind::Dispute,
+        other => {
+            let e = ApiError::BadRequest(format!("unknown message type {other:?}"));
+            return (error_message(&m.reference, &e), false);
+        }
+    };
+    let Some(user) = user else {
+        return (error_message(&m.reference, &ApiError::NotSignedIn), false);
+    };
+    let body = ActionBody {
+        mv: m.mv,
+        point: m.point,
+        color: None,
+        version: m.version,
+    };
+    match perform(app, id, user, kind, body).await {
+        Ok(state) => (
+            json!({"type": "ack", "ref": m.reference, "version": state.version}).to_string(),
+            false,
+        ),
+        Err(e) => (error_message(&m.reference, &e), false),
+    }
+}
+
+/// One watcher of a game: the full state first, then every event; a resync on request or after falling behind;
+/// a seated player's actions.
+async fn watch_game(
+    mut socket: WebSocket,
+    app: Arc<App>,
+    id: i64,
+    entry: Arc<tokio::sync::Mutex<LiveGame>>,
+    user: Option<auth::User>,
+) {
     // Subscribing and taking the state under the game's lock means no event falls between them.
     let (mut events, first) = {
         let live = entry.lock().await;
@@ -231,16 +690,18 @@ async fn watch(mut socket: WebSocket, entry: Arc<tokio::sync::Mutex<crate::games
             }
             incoming = socket.recv() => {
                 let reply = match incoming {
-                    Some(Ok(Message::Text(text))) => match serde_json::from_str::<ClientMessage>(&text) {
-                        Ok(m) if m.resync => {
-                            // Resubscribing under the lock keeps the state and the following events in step.
+                    Some(Ok(Message::Text(text))) => {
+                        let (reply, resync) = answer(&app, id, user.as_ref(), &text).await;
+                        if resync {
+                            // Resubscribing after the state was taken could drop an event between the two,
+                            // so take both under the lock.
                             let live = entry.lock().await;
                             events = events.resubscribe();
                             full_state(&live)
+                        } else {
+                            reply
                         }
-                        Ok(_) => serde_json::json!({"type": "error", "error": "unknown message"}).to_string(),
-                        Err(e) => serde_json::json!({"type": "error", "error": format!("malformed message: {e}")}).to_string(),
-                    },
+                    }
                     Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                     // Pings are answered by axum; binary messages are ignored.
                     Some(Ok(_)) => continue,

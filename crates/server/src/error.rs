@@ -46,6 +46,38 @@ pub enum ApiError {
     Store(#[from] StoreError),
     #[error("internal error: {0}")]
     Internal(String),
+    #[error("{0}")]
+    BadName(String),
+    #[error("{0}")]
+    BadPassword(String),
+    #[error("that name is taken")]
+    NameTaken,
+    #[error("wrong name or password")]
+    WrongLogin,
+    #[error("sign in or play as a guest first")]
+    NotSignedIn,
+    #[error("the request lacks this session's CSRF token (header X-CSRF-Token)")]
+    Csrf,
+    #[error("only the players seated in this game may do that")]
+    NotSeated,
+    #[error("the seat is taken")]
+    SeatTaken,
+    #[error("this table is by invitation: the invite link is needed to join")]
+    BadInvite,
+    #[error("you are already seated in this game")]
+    AlreadySeated,
+    #[error("the game has not started: a seat is still empty")]
+    NotStarted,
+    #[error("too many requests: try again in {retry_after} s")]
+    RateLimited { retry_after: u64 },
+    #[error("the request comes from another site")]
+    ForeignOrigin,
+    #[error("no user {0}")]
+    NoUser(i64),
+    #[error("no such API route")]
+    NoRoute,
+    #[error("bad SGF: {0}")]
+    BadSgf(String),
 }
 
 #[derive(Serialize)]
@@ -71,7 +103,8 @@ pub fn illegal_reason(i: &Illegal) -> &'static str {
 }
 
 impl ApiError {
-    fn status_and_reason(&self) -> (StatusCode, &'static str) {
+    /// The status and the short reason code of the answer.
+    pub fn status_and_reason(&self) -> (StatusCode, &'static str) {
         match self {
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
@@ -83,6 +116,21 @@ impl ApiError {
             ApiError::Store(_) | ApiError::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }
+            ApiError::BadName(_) => (StatusCode::BAD_REQUEST, "bad_name"),
+            ApiError::BadPassword(_) => (StatusCode::BAD_REQUEST, "bad_password"),
+            ApiError::NameTaken => (StatusCode::CONFLICT, "name_taken"),
+            ApiError::WrongLogin => (StatusCode::UNAUTHORIZED, "wrong_login"),
+            ApiError::NotSignedIn => (StatusCode::UNAUTHORIZED, "not_signed_in"),
+            ApiError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
+            ApiError::NotSeated => (StatusCode::FORBIDDEN, "not_seated"),
+            ApiError::SeatTaken => (StatusCode::CONFLICT, "seat_taken"),
+            ApiError::BadInvite => (StatusCode::FORBIDDEN, "bad_invite"),
+            ApiError::AlreadySeated => (StatusCode::CONFLICT, "already_seated"),
+            ApiError::NotStarted => (StatusCode::UNPROCESSABLE_ENTITY, "not_started"),
+            ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+            ApiError::ForeignOrigin => (StatusCode::FORBIDDEN, "foreign_origin"),
+            ApiError::NoUser(_) | ApiError::NoRoute => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::BadSgf(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_sgf"),
         }
     }
 }
@@ -94,13 +142,19 @@ impl IntoResponse for ApiError {
             // The details go to the log only: they may name files or queries.
             tracing::error!(error = ?self, "request failed");
         }
-        (
+        let mut response = (
             status,
             Json(Body {
                 error: self.to_string(),
                 reason,
             }),
         )
-            .into_response()
+            .into_response();
+        if let ApiError::RateLimited { retry_after } = self {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, retry_after.into());
+        }
+        response
     }
 }

@@ -5,24 +5,30 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Serialize;
-use tesuji_rules::{Color, Game, Illegal, Move, Phase, Point, Rules};
+use tesuji_bot::simple::SimpleBot;
+use tesuji_rules::result::{PlayerScore, Score};
+use tesuji_rules::{Color, EndRule, Game, Illegal, Move, Phase, Point, Rules, ScoringRule, Size};
 use tokio::sync::{Mutex, RwLock, broadcast};
 
+use crate::auth::{Accounts, User};
 use crate::error::ApiError;
-use crate::store::{Store, StoreError, StoredGame, StoredMove};
+use crate::store::{Seats, Store, StoreError, StoredGame, StoredMove};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
 const EVENT_BUFFER: usize = 64;
 
-/// One live game.
-pub struct LiveGame {
-    pub id: i64,
-    pub game: Game,
-    pub moves: Vec<StoredMove>,
-    /// Raised by every accepted action: the number of actions so far.
-    pub version: u64,
-    /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
-    pub events: broadcast::Sender<Arc<str>>,
+/// One seat's occupant as the API shows it: a user, or the computer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Player {
+    User(User),
+    Bot { bot: String },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Players {
+    pub black: Option<Player>,
+    pub white: Option<Player>,
 }
 
 /// A game as the API shows it.
@@ -30,13 +36,27 @@ pub struct LiveGame {
 pub struct GameState {
     pub id: i64,
     pub rules: String,
+    pub width: u8,
+    pub height: u8,
+    /// `open` while a seat is empty, then the phase.
+    pub status: &'static str,
+    pub players: Players,
+    pub invite_only: bool,
+    /// Rows from the top: `.`, `X` black, `O` white.
+    pub board: Vec<String>,
+    pub last_move: Option<String>,
     pub moves: Vec<MoveView>,
     pub to_move: &'static str,
     pub phase: &'static str,
     /// SGF's `RE` (`B+R`, `W+3.5`) once the game is over.
     pub result: Option<String>,
+    pub score: Option<ScoreView>,
     /// Prisoners taken by each colour.
-    pub captures: Captures,
+    pub captures: Pair<u32>,
+    pub pass_stones: Pair<u32>,
+    /// The dead stones of the current proposal.
+    pub dead: Vec<String>,
+    pub accepted: Pair<bool>,
     pub version: u64,
 }
 
@@ -48,10 +68,84 @@ pub struct MoveView {
     pub text: String,
 }
 
+/// A value for each colour.
 #[derive(Clone, Copy, Debug, Serialize)]
-pub struct Captures {
-    pub black: u32,
-    pub white: u32,
+pub struct Pair<T> {
+    pub black: T,
+    pub white: T,
+}
+
+impl<T: Copy> Pair<T> {
+    fn of(v: [T; 2]) -> Pair<T> {
+        Pair {
+            black: v[Color::Black.index()],
+            white: v[Color::White.index()],
+        }
+    }
+}
+
+/// One side of a count (RULES.md §7); komi, bonus and total in half-points.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SideView {
+    pub stones: u32,
+    pub territory: u32,
+    pub shared: u32,
+    pub captures: u32,
+    pub dead: u32,
+    pub pass_stones: u32,
+    pub komi: i32,
+    pub handicap_bonus: i32,
+    pub total: i32,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ScoreView {
+    pub scoring: &'static str,
+    pub black: SideView,
+    pub white: SideView,
+    pub dame: u32,
+    /// Black's total minus White's, in half-points.
+    pub margin: i32,
+}
+
+impl From<&Score> for ScoreView {
+    fn from(s: &Score) -> ScoreView {
+        let side = |p: &PlayerScore| SideView {
+            stones: p.stones,
+            territory: p.territory,
+            shared: p.shared,
+            captures: p.captures,
+            dead: p.dead,
+            pass_stones: p.pass_stones,
+            komi: p.komi,
+            handicap_bonus: p.handicap_bonus,
+            total: p.total,
+        };
+        ScoreView {
+            scoring: match s.scoring {
+                ScoringRule::Area => "area",
+                ScoringRule::Territory => "territory",
+                ScoringRule::AreaReach => "area-reach",
+            },
+            black: side(&s.black),
+            white: side(&s.white),
+            dame: s.dame,
+            margin: s.margin(),
+        }
+    }
+}
+
+/// A game in a listing (lobby, a player's history).
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub id: i64,
+    pub rules: String,
+    pub status: &'static str,
+    pub players: Players,
+    pub invite_only: bool,
+    pub moves: usize,
+    pub result: Option<String>,
+    pub created: i64,
 }
 
 /// A WebSocket event: an accepted action with the state it produced.
@@ -60,7 +154,6 @@ pub struct Event<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub version: u64,
-    #[serde(rename = "move")]
     pub action: MoveView,
     pub state: &'a GameState,
 }
@@ -123,20 +216,92 @@ pub enum ReplayError {
     },
 }
 
+/// What a player asks of a game; the colour comes from the seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    Play(Move),
+    Resign,
+    /// Marking: toggle the chain at the point between dead and alive.
+    Dead(Point),
+    Accept,
+    Dispute,
+}
+
+/// Who acts: a signed-in user, or the computer in its seat.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    User(i64),
+    Bot,
+}
+
+/// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`) to a game.
+fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<(), String> {
+    let size = game.rules().size;
+    match text {
+        "resign" => game.resign(color),
+        "accept" => game.accept(color),
+        "dispute" => game.dispute(color),
+        _ => {
+            if let Some(points) = text.strip_prefix("mark") {
+                let points = points
+                    .split_whitespace()
+                    .map(|t| Point::from_gtp(t, size).ok_or_else(|| format!("bad point {t:?}")))
+                    .collect::<Result<Vec<_>, _>>()?;
+                game.propose(color, &points)
+            } else {
+                let mv = parse_move(text, game.rules()).ok_or("unreadable move")?;
+                game.play(color, mv).map(|_| ())
+            }
+        }
+    }
+    .map_err(|e| e.to_string())
+}
+
+fn point_names(points: &[Point], size: Size) -> Vec<String> {
+    points.iter().map(|p| p.to_gtp(size)).collect()
+}
+
+/// One live game.
+pub struct LiveGame {
+    pub id: i64,
+    pub game: Game,
+    pub moves: Vec<StoredMove>,
+    pub seats: Seats,
+    pub created: i64,
+    /// The seats' occupants for display, `[black, white]`.
+    pub players: [Option<Player>; 2],
+    /// Raised by every accepted action and by the join that fills the second seat.
+    pub version: u64,
+    /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
+    pub events: broadcast::Sender<Arc<str>>,
+}
+
 impl LiveGame {
-    fn new(id: i64, game: Game) -> LiveGame {
+    fn new(
+        id: i64,
+        game: Game,
+        seats: Seats,
+        created: i64,
+        players: [Option<Player>; 2],
+    ) -> LiveGame {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         LiveGame {
             id,
             game,
             moves: Vec::new(),
-            version: 0,
+            version: u64::from(seats.joined),
+            seats,
+            created,
+            players,
             events,
         }
     }
 
     /// Rebuilds a stored game by replaying its actions through the rules.
-    pub fn replay(stored: StoredGame) -> Result<LiveGame, ReplayError> {
+    pub fn replay(
+        stored: StoredGame,
+        players: [Option<Player>; 2],
+    ) -> Result<LiveGame, ReplayError> {
         let rules_error = |reason: String| ReplayError::Rules {
             id: stored.id,
             rules: stored.rules.clone(),
@@ -147,7 +312,7 @@ impl LiveGame {
             .parse()
             .map_err(|e: tesuji_rules::spec::SpecError| rules_error(e.to_string()))?;
         let game = Game::new(rules).map_err(|e| rules_error(e.to_string()))?;
-        let mut live = LiveGame::new(stored.id, game);
+        let mut live = LiveGame::new(stored.id, game, stored.seats, stored.created, players);
         for m in stored.moves {
             let fail = |reason: String| ReplayError::Move {
                 id: stored.id,
@@ -157,24 +322,90 @@ impl LiveGame {
                 reason,
             };
             let color = parse_color(&m.color).ok_or_else(|| fail("unknown colour".into()))?;
-            if m.text == "resign" {
-                live.game.resign(color).map_err(|e| fail(e.to_string()))?;
-            } else {
-                let mv = parse_move(&m.text, live.game.rules())
-                    .ok_or_else(|| fail("unreadable move".into()))?;
-                live.game.play(color, mv).map_err(|e| fail(e.to_string()))?;
-            }
+            apply_text(&mut live.game, color, &m.text).map_err(fail)?;
             live.moves.push(m);
             live.version += 1;
         }
         Ok(live)
     }
 
-    pub fn state(&self) -> GameState {
-        let [black, white] = self.game.captures();
-        GameState {
+    /// Both seats are filled.
+    pub fn started(&self) -> bool {
+        self.players.iter().all(Option::is_some)
+    }
+
+    pub fn status(&self) -> &'static str {
+        if self.started() {
+            phase_name(self.game.phase())
+        } else {
+            "open"
+        }
+    }
+
+    /// The colour of a user's seat.
+    pub fn seat_of(&self, actor: Actor) -> Option<Color> {
+        match actor {
+            Actor::Bot => self.seats.bot.as_ref().and_then(|(_, c)| parse_color(c)),
+            Actor::User(id) => [Color::Black, Color::White]
+                .into_iter()
+                .find(|&c| matches!(&self.players[c.index()], Some(Player::User(u)) if u.id == id)),
+        }
+    }
+
+    fn players_view(&self) -> Players {
+        Players {
+            black: self.players[Color::Black.index()].clone(),
+            white: self.players[Color::White.index()].clone(),
+        }
+    }
+
+    pub fn summary(&self) -> Summary {
+        Summary {
             id: self.id,
             rules: self.game.rules().to_string(),
+            status: self.status(),
+            players: self.players_view(),
+            invite_only: self.seats.invite.is_some(),
+            moves: self.moves.len(),
+            result: self.game.result().map(|r| r.to_string()),
+            created: self.created,
+        }
+    }
+
+    pub fn state(&self) -> GameState {
+        let rules = self.game.rules();
+        let size = rules.size;
+        let grid = self.game.grid();
+        let width = usize::from(size.width());
+        let board = grid
+            .cells()
+            .chunks(width.max(1))
+            .map(|row| {
+                row.iter()
+                    .map(|c| match c {
+                        None => '.',
+                        Some(Color::Black) => 'X',
+                        Some(Color::White) => 'O',
+                    })
+                    .collect()
+            })
+            .collect();
+        let last_move = self
+            .moves
+            .last()
+            .filter(|m| Point::from_gtp(&m.text, size).is_some())
+            .map(|m| m.text.clone());
+        let result = self.game.result();
+        GameState {
+            id: self.id,
+            rules: rules.to_string(),
+            width: size.width(),
+            height: size.height(),
+            status: self.status(),
+            players: self.players_view(),
+            invite_only: self.seats.invite.is_some(),
+            board,
+            last_move,
             moves: self
                 .moves
                 .iter()
@@ -186,42 +417,117 @@ impl LiveGame {
                 .collect(),
             to_move: color_name(self.game.to_move()),
             phase: phase_name(self.game.phase()),
-            result: self.game.result().map(|r| r.to_string()),
-            captures: Captures { black, white },
+            result: result.map(|r| r.to_string()),
+            score: result.and_then(|r| r.score.as_ref()).map(ScoreView::from),
+            captures: Pair::of(self.game.captures()),
+            pass_stones: Pair::of(self.game.pass_stones()),
+            dead: point_names(self.game.dead_stones(), size),
+            accepted: Pair::of(self.game.acceptances()),
             version: self.version,
         }
     }
 
-    pub fn state_json(&self) -> String {
-        serde_json::to_string(&self.state()).unwrap_or_default()
+    /// Sends an event to the game's watchers, encoded once.
+    fn broadcast(&self, kind: &'static str, action: MoveView, state: &GameState) {
+        let event = Event {
+            kind,
+            version: self.version,
+            action,
+            state,
+        };
+        if let Ok(text) = serde_json::to_string(&event) {
+            // No receivers is not an error: nobody is watching.
+            let _ = self.events.send(Arc::from(text));
+        }
+    }
+
+    /// Whether the computer should act now, and how.
+    fn bot_turn(&self) -> Option<Color> {
+        let color = self.seat_of(Actor::Bot)?;
+        match self.game.phase() {
+            Phase::Playing if self.game.to_move() == color => Some(color),
+            // The computer accepts the proposal its opponent has accepted: it never argues over dead stones.
+            Phase::Marking
+                if self.game.acceptances()[color.opponent().index()]
+                    && !self.game.acceptances()[color.index()] =>
+            {
+                Some(color)
+            }
+            _ => None,
+        }
     }
 }
 
-/// What a client asks of a game.
-#[derive(Clone, Copy, Debug)]
-pub enum Request {
-    Play(Color, Move),
-    Resign(Color),
+/// How a new table's seats are filled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    Anyone,
+    Invite,
+    Bot(String),
 }
 
-/// All live games and the store they are committed to.
+/// A new table.
+#[derive(Clone, Debug)]
+pub struct NewTable {
+    pub rules: String,
+    /// `None`: drawn at random.
+    pub color: Option<Color>,
+    pub opponent: Opponent,
+}
+
+/// The bots a table may choose.
+pub const BOTS: &[&str] = &["simple"];
+
+/// All live games, the accounts, and the store they are committed to.
 pub struct Games {
     store: Arc<dyn Store>,
+    pub accounts: Accounts,
     games: RwLock<HashMap<i64, Arc<Mutex<LiveGame>>>>,
+    /// Each game's listing, kept beside the game so that listings never wait on a game's lock.
+    summaries: std::sync::RwLock<HashMap<i64, Summary>>,
+    /// Raised whenever a listing changes; the lobby sockets re-read then.
+    pub lobby: broadcast::Sender<()>,
 }
 
 impl Games {
-    /// Loads and replays every stored game.
-    pub async fn load(store: Arc<dyn Store>) -> Result<Games, crate::ServerError> {
+    /// Loads the users and replays every stored game; the computer moves where it was its turn.
+    pub async fn load(store: Arc<dyn Store>) -> Result<Arc<Games>, crate::ServerError> {
+        let accounts = Accounts::load(store.clone()).await?;
         let mut games = HashMap::new();
+        let mut summaries = HashMap::new();
         for stored in store.load_games().await? {
-            let live = LiveGame::replay(stored)?;
+            let players = Self::players_of(&accounts, &stored.seats).await;
+            let live = LiveGame::replay(stored, players)?;
+            summaries.insert(live.id, live.summary());
             games.insert(live.id, Arc::new(Mutex::new(live)));
         }
-        Ok(Games {
+        let (lobby, _) = broadcast::channel(16);
+        let games = Arc::new(Games {
             store,
+            accounts,
             games: RwLock::new(games),
-        })
+            summaries: std::sync::RwLock::new(summaries),
+            lobby,
+        });
+        let ids: Vec<i64> = games.games.read().await.keys().copied().collect();
+        for id in ids {
+            games.wake_bot(id);
+        }
+        Ok(games)
+    }
+
+    async fn players_of(accounts: &Accounts, seats: &Seats) -> [Option<Player>; 2] {
+        let users = accounts.users(&[seats.black, seats.white]).await;
+        let mut players: [Option<Player>; 2] = [None, None];
+        for (k, user) in users.into_iter().enumerate() {
+            players[k] = user.map(Player::User);
+        }
+        if let Some((kind, color)) = &seats.bot
+            && let Some(c) = parse_color(color)
+        {
+            players[c.index()] = Some(Player::Bot { bot: kind.clone() });
+        }
+        players
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
@@ -241,23 +547,143 @@ impl Games {
             .ok_or(ApiError::NotFound(id))
     }
 
-    /// Creates a game from a rules spec.
-    pub async fn create(&self, spec: &str) -> Result<GameState, ApiError> {
-        let rules: Rules = spec
+    fn set_summary(&self, live: &LiveGame) {
+        let summary = live.summary();
+        let changed = {
+            let mut all = self.summaries.write().unwrap_or_else(|e| e.into_inner());
+            let before = all.insert(live.id, summary.clone());
+            before.is_none_or(|b| {
+                b.status != summary.status
+                    || b.players.black != summary.players.black
+                    || b.players.white != summary.players.white
+                    || b.moves != summary.moves
+            })
+        };
+        if changed {
+            let _ = self.lobby.send(());
+        }
+    }
+
+    /// Listings matching a filter, newest first, at most `limit`.
+    pub fn summaries(&self, filter: impl Fn(&Summary) -> bool, limit: usize) -> Vec<Summary> {
+        let all = self.summaries.read().unwrap_or_else(|e| e.into_inner());
+        let mut found: Vec<Summary> = all.values().filter(|s| filter(s)).cloned().collect();
+        found.sort_unstable_by_key(|s| std::cmp::Reverse(s.id));
+        found.truncate(limit);
+        found
+    }
+
+    /// Creates a table from a rules spec and seats its creator; against the computer the game starts at once.
+    /// Returns the state and the invite token.
+    pub async fn create(
+        self: &Arc<Self>,
+        creator: &User,
+        table: NewTable,
+    ) -> Result<(GameState, Option<String>), ApiError> {
+        let rules: Rules = table
+            .rules
             .parse()
             .map_err(|e: tesuji_rules::spec::SpecError| ApiError::BadRules(e.to_string()))?;
         let game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
         let canonical = game.rules().to_string();
+        let color = table.color.unwrap_or_else(|| {
+            if rand::random::<bool>() {
+                Color::Black
+            } else {
+                Color::White
+            }
+        });
+        let mut seats = Seats {
+            opponent: match &table.opponent {
+                Opponent::Anyone => "anyone",
+                Opponent::Invite => "invite",
+                Opponent::Bot(_) => "bot",
+            }
+            .to_owned(),
+            ..Seats::default()
+        };
+        match color {
+            Color::Black => seats.black = Some(creator.id),
+            Color::White => seats.white = Some(creator.id),
+        }
+        match &table.opponent {
+            Opponent::Anyone => {}
+            Opponent::Invite => {
+                let token: [u8; 16] = rand::random();
+                seats.invite = Some(token.iter().map(|b| format!("{b:02x}")).collect());
+            }
+            Opponent::Bot(kind) => {
+                if !BOTS.contains(&kind.as_str()) {
+                    return Err(ApiError::BadRequest(format!(
+                        "unknown bot {kind:?}; bots: {}",
+                        BOTS.join(", ")
+                    )));
+                }
+                seats.bot = Some((kind.clone(), color_name(color.opponent()).to_owned()));
+            }
+        }
         let id = self
             .store
-            .create_game(&canonical, phase_name(game.phase()))
+            .create_game(&canonical, phase_name(game.phase()), &seats)
             .await?;
-        let live = LiveGame::new(id, game);
+        let invite = seats.invite.clone();
+        let players = Self::players_of(&self.accounts, &seats).await;
+        let live = LiveGame::new(id, game, seats, crate::store::sqlite::now(), players);
         let state = live.state();
+        self.set_summary(&live);
         self.games
             .write()
             .await
             .insert(id, Arc::new(Mutex::new(live)));
+        self.wake_bot(id);
+        Ok((state, invite))
+    }
+
+    /// Seats a user in a table's empty seat.
+    pub async fn join(
+        self: &Arc<Self>,
+        id: i64,
+        user: &User,
+        invite: Option<&str>,
+    ) -> Result<GameState, ApiError> {
+        let entry = self.get(id).await?;
+        let mut live = entry.lock().await;
+        if live.seat_of(Actor::User(user.id)).is_some() {
+            return Err(ApiError::AlreadySeated);
+        }
+        let Some(color) = [Color::Black, Color::White]
+            .into_iter()
+            .find(|c| live.players[c.index()].is_none())
+        else {
+            return Err(ApiError::SeatTaken);
+        };
+        if let Some(token) = &live.seats.invite
+            && invite != Some(token.as_str())
+        {
+            return Err(ApiError::BadInvite);
+        }
+        match self.store.join_game(id, color_name(color), user.id).await {
+            Err(StoreError::SeatTaken { .. }) => return Err(ApiError::SeatTaken),
+            other => other?,
+        }
+        match color {
+            Color::Black => live.seats.black = Some(user.id),
+            Color::White => live.seats.white = Some(user.id),
+        }
+        live.seats.joined = true;
+        live.players[color.index()] = Some(Player::User(user.clone()));
+        live.version += 1;
+        let state = live.state();
+        live.broadcast(
+            "join",
+            MoveView {
+                number: 0,
+                color: color_name(color).to_owned(),
+                text: user.name.clone(),
+            },
+            &state,
+        );
+        self.set_summary(&live);
         Ok(state)
     }
 
@@ -266,13 +692,17 @@ impl Games {
     pub async fn act(
         self: &Arc<Self>,
         id: i64,
+        actor: Actor,
         request: Request,
         expected_version: Option<u64>,
     ) -> Result<GameState, ApiError> {
         let games = Arc::clone(self);
-        tokio::spawn(async move { games.act_now(id, request, expected_version).await })
-            .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?
+        let state =
+            tokio::spawn(async move { games.act_now(id, actor, request, expected_version).await })
+                .await
+                .map_err(|e| ApiError::Internal(e.to_string()))??;
+        self.wake_bot(id);
+        Ok(state)
     }
 
     /// The body of [`Games::act`]. The game's lock is held throughout, so actions on one game are serialized
@@ -280,11 +710,16 @@ impl Games {
     async fn act_now(
         &self,
         id: i64,
+        actor: Actor,
         request: Request,
         expected_version: Option<u64>,
     ) -> Result<GameState, ApiError> {
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
+        let color = live.seat_of(actor).ok_or(ApiError::NotSeated)?;
+        if !live.started() {
+            return Err(ApiError::NotStarted);
+        }
         if let Some(v) = expected_version
             && v != live.version
         {
@@ -293,25 +728,39 @@ impl Games {
                 current: live.version,
             });
         }
-        let (color, text) = match request {
-            Request::Play(color, mv) => {
-                live.game.check(color, mv)?;
-                (color, move_text(mv, live.game.rules()))
-            }
-            Request::Resign(color) => {
-                if live.game.phase() == Phase::Over {
-                    return Err(Illegal::GameOver.into());
+        let size = live.game.rules().size;
+        let (kind, text) = match &request {
+            Request::Play(mv) => ("move", move_text(*mv, live.game.rules())),
+            Request::Resign => ("resign", "resign".to_owned()),
+            Request::Dead(p) => {
+                if !size.contains(*p) {
+                    return Err(Illegal::OffBoard { point: *p }.into());
                 }
-                (color, "resign".to_owned())
+                ("mark", String::new())
             }
+            Request::Accept => ("accept", "accept".to_owned()),
+            Request::Dispute => ("dispute", "dispute".to_owned()),
         };
         // Applied before the commit so the stored state column is the new one; a failed commit undoes it, so
         // the live game never runs ahead of the database (undo replays the log: slow, but only on failure).
-        match request {
-            Request::Play(c, mv) => live.game.play(c, mv).map(|_| ())?,
-            Request::Resign(c) => live.game.resign(c)?,
+        match &request {
+            Request::Play(mv) => live.game.play(color, *mv).map(|_| ())?,
+            Request::Resign => live.game.resign(color)?,
+            Request::Dead(p) => live.game.toggle_dead(color, *p)?,
+            Request::Accept => live.game.accept(color)?,
+            Request::Dispute => live.game.dispute(color)?,
         }
-        let number = match i64::try_from(live.version + 1) {
+        let text = if kind == "mark" {
+            let mut t = "mark".to_owned();
+            for p in live.game.dead_stones() {
+                t.push(' ');
+                t.push_str(&p.to_gtp(size));
+            }
+            t
+        } else {
+            text
+        };
+        let number = match i64::try_from(live.moves.len() + 1) {
             Ok(n) => n,
             Err(_) => {
                 live.game.undo();
@@ -334,24 +783,63 @@ impl Games {
         live.moves.push(stored.clone());
         live.version += 1;
         let state = live.state();
-        let event = Event {
-            kind: if stored.text == "resign" {
-                "resign"
-            } else {
-                "move"
-            },
-            version: live.version,
-            action: MoveView {
+        live.broadcast(
+            kind,
+            MoveView {
                 number: stored.number,
                 color: stored.color,
                 text: stored.text,
             },
-            state: &state,
-        };
-        if let Ok(text) = serde_json::to_string(&event) {
-            // No receivers is not an error: nobody is watching.
-            let _ = live.events.send(Arc::from(text));
-        }
+            &state,
+        );
+        self.set_summary(&live);
         Ok(state)
+    }
+
+    /// Lets the computer act in game `id` if it is its turn; runs in the background.
+    pub fn wake_bot(self: &Arc<Self>, id: i64) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            // Several actions in a row (a move, then an accept) are each a turn of their own.
+            for _ in 0..4 {
+                let Ok(entry) = games.get(id).await else {
+                    return;
+                };
+                let (color, game, version) = {
+                    let live = entry.lock().await;
+                    if !live.started() {
+                        return;
+                    }
+                    match live.bot_turn() {
+                        Some(c) => (c, live.game.clone(), live.version),
+                        None => return,
+                    }
+                };
+                let request = if game.phase() == Phase::Marking {
+                    Request::Accept
+                } else {
+                    let cleanup = game.rules().end == EndRule::Score;
+                    let seed = u64::try_from(id).unwrap_or(0) ^ version.rotate_left(32);
+                    let chosen = tokio::task::spawn_blocking(move || {
+                        SimpleBot::new(seed).choose(&game, cleanup)
+                    })
+                    .await;
+                    match chosen {
+                        Ok(mv) => Request::Play(mv),
+                        Err(_) => return,
+                    }
+                };
+                // The version pins the position the move was chosen for; a stale one means someone else acted.
+                match games.act_now(id, Actor::Bot, request, Some(version)).await {
+                    Ok(_) => {}
+                    Err(e) => {
+                        if !matches!(e, ApiError::StaleVersion { .. }) {
+                            tracing::warn!(game = id, error = %e, ?color, "the computer could not act");
+                        }
+                        return;
+                    }
+                }
+            }
+        });
     }
 }

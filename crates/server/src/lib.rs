@@ -3,8 +3,11 @@
 //! rebuilt by replaying its stored actions.
 
 pub mod api;
+pub mod auth;
 pub mod error;
 pub mod games;
+pub mod limit;
+pub mod replay;
 pub mod store;
 
 use std::net::SocketAddr;
@@ -17,6 +20,7 @@ use tokio::task::JoinHandle;
 
 pub use error::{ApiError, ServerError};
 use games::Games;
+pub use limit::Limits;
 use store::Store;
 use store::sqlite::SqliteStore;
 
@@ -27,6 +31,7 @@ pub struct ServerConfig {
     pub address: SocketAddr,
     /// Holds the database file; created when missing. Default `tesuji-data`.
     pub data_dir: PathBuf,
+    pub limits: Limits,
 }
 
 impl Default for ServerConfig {
@@ -34,6 +39,7 @@ impl Default for ServerConfig {
         ServerConfig {
             address: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir: PathBuf::from("tesuji-data"),
+            limits: Limits::default(),
         }
     }
 }
@@ -67,7 +73,7 @@ impl Running {
 /// the background.
 pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let store = Arc::new(SqliteStore::open(&config.data_dir).await?);
-    let games = Arc::new(Games::load(store.clone() as Arc<dyn Store>).await?);
+    let games = Games::load(store.clone() as Arc<dyn Store>).await?;
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -76,13 +82,31 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
         })?;
     let address = listener.local_addr()?;
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let app = api::router(games);
+    let app = Arc::new(api::App {
+        games,
+        limits: limit::Limiters::new(config.limits),
+    });
+    let sweeper = {
+        let app = Arc::clone(&app);
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+            loop {
+                every.tick().await;
+                app.limits.sweep();
+            }
+        })
+    };
+    let router = api::router(app);
     let task = tokio::spawn(async move {
-        let served = axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = stop_rx.await;
-            })
-            .await;
+        let served = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(async {
+            let _ = stop_rx.await;
+        })
+        .await;
+        sweeper.abort();
         // Close the database even when serving failed, so that the WAL is checkpointed.
         store.close().await?;
         served.map_err(ServerError::Io)

@@ -21,6 +21,12 @@ pub enum StoreError {
     /// A move number was already taken: two writers raced, or the caller's count was wrong.
     #[error("game {game} already has a move {number}")]
     Conflict { game: i64, number: i64 },
+    /// An account name is taken (names are unique without regard to case).
+    #[error("the name is taken")]
+    NameTaken,
+    /// A seat was filled by someone else first.
+    #[error("game {game}: the seat is taken")]
+    SeatTaken { game: i64 },
 }
 
 /// A boxed future of a storage result.
@@ -36,6 +42,21 @@ pub struct StoredMove {
     pub text: String,
 }
 
+/// Who sits in a game's seats and how an empty seat is filled.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Seats {
+    pub black: Option<i64>,
+    pub white: Option<i64>,
+    /// The computer's kind (`simple`) and seat (`black`/`white`), in a game against it.
+    pub bot: Option<(String, String)>,
+    /// `anyone`, `invite` or `bot`.
+    pub opponent: String,
+    /// The token an invited player must show.
+    pub invite: Option<String>,
+    /// The second seat was filled by a join after the table was created.
+    pub joined: bool,
+}
+
 /// A stored game with its actions in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredGame {
@@ -46,13 +67,67 @@ pub struct StoredGame {
     pub created: i64,
     /// `playing`, `marking` or `over`, for listings; the moves are the truth.
     pub state: String,
+    pub seats: Seats,
     pub moves: Vec<StoredMove>,
 }
 
-/// The games and their moves.
+/// A stored user: an account (with a password hash) or a guest (without).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredUser {
+    pub id: i64,
+    pub name: String,
+    pub password_hash: Option<String>,
+    /// A guest has no password.
+    pub guest: bool,
+    pub created: i64,
+}
+
+/// A stored session, found by the hash of its token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredSession {
+    pub user_id: i64,
+    pub csrf: String,
+    /// Seconds since the Unix epoch.
+    pub expires: i64,
+}
+
+/// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
-    /// Creates a game and returns its id.
-    fn create_game<'a>(&'a self, rules: &'a str, state: &'a str) -> StoreFuture<'a, i64>;
+    /// Creates a game with its first seats and returns its id.
+    fn create_game<'a>(
+        &'a self,
+        rules: &'a str,
+        state: &'a str,
+        seats: &'a Seats,
+    ) -> StoreFuture<'a, i64>;
+
+    /// Seats `user` in the empty seat of colour `color` (`black`/`white`); `SeatTaken` if it is not empty.
+    fn join_game<'a>(&'a self, game: i64, color: &'a str, user: i64) -> StoreFuture<'a, ()>;
+
+    /// Creates a user: an account when `name_key` and `password_hash` are given (`NameTaken` if the key is
+    /// taken), else a guest. Returns the id.
+    fn create_user<'a>(
+        &'a self,
+        name: &'a str,
+        name_key: Option<&'a str>,
+        password_hash: Option<&'a str>,
+    ) -> StoreFuture<'a, i64>;
+
+    /// The account whose case-folded name is `name_key`.
+    fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>>;
+
+    /// Every user, for names in listings (password hashes left out).
+    fn load_users(&self) -> StoreFuture<'_, Vec<StoredUser>>;
+
+    fn create_session<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        session: &'a StoredSession,
+    ) -> StoreFuture<'a, ()>;
+
+    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>>;
+
+    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()>;
 
     /// Appends one action to a game and records the game's new state, atomically; durable when it returns.
     fn append_move<'a>(

@@ -5,35 +5,79 @@ use std::path::Path;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tesuji_rules::{Color, Game, Move, Point, Rules};
-use tesuji_server::{Running, ServerConfig, start};
+use tesuji_server::{Limits, Running, ServerConfig, start};
 use tokio_tungstenite::tungstenite::Message;
 
 async fn server(dir: &Path) -> Running {
+    server_with(dir, Limits::default()).await
+}
+
+async fn server_with(dir: &Path, limits: Limits) -> Running {
     start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.to_path_buf(),
+        limits,
     })
     .await
     .expect("server starts")
 }
 
+/// One browser: its own cookie jar, and the CSRF token of its session once signed in.
 struct Client {
     http: reqwest::Client,
     base: String,
+    csrf: String,
+    user: Value,
+    /// `tesuji_session=...`, as the server set it.
+    cookie: String,
 }
 
 impl Client {
     fn new(running: &Running) -> Client {
         Client {
-            http: reqwest::Client::new(),
+            http: reqwest::Client::builder()
+                .cookie_store(true)
+                .build()
+                .unwrap(),
             base: format!("http://{}", running.address),
+            csrf: String::new(),
+            user: Value::Null,
+            cookie: String::new(),
         }
+    }
+
+    /// A new client signed in as a guest.
+    async fn guest(running: &Running, name: &str) -> Client {
+        let mut c = Client::new(running);
+        let r = c
+            .http
+            .post(format!("{}/api/guest", c.base))
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201);
+        let set = r.headers()["set-cookie"].to_str().unwrap();
+        assert!(
+            set.contains("HttpOnly") && set.contains("SameSite=Lax"),
+            "{set}"
+        );
+        c.cookie = set.split(';').next().unwrap().to_owned();
+        let body: Value = r.json().await.unwrap();
+        c.csrf = body["csrf"].as_str().unwrap().to_owned();
+        c.user = body["user"].clone();
+        c
+    }
+
+    fn id(&self) -> i64 {
+        self.user["id"].as_i64().unwrap()
     }
 
     async fn post(&self, path: &str, body: Value) -> (u16, Value) {
         let r = self
             .http
             .post(format!("{}{path}", self.base))
+            .header("x-csrf-token", &self.csrf)
             .json(&body)
             .send()
             .await
@@ -51,19 +95,42 @@ impl Client {
         (r.status().as_u16(), r.json().await.unwrap())
     }
 
-    async fn create(&self, rules: &str) -> i64 {
-        let (status, body) = self.post("/api/games", json!({ "rules": rules })).await;
+    /// Creates a table with this client in `color`.
+    async fn table(&self, rules: &str, color: &str, opponent: &str) -> Value {
+        let (status, body) = self
+            .post(
+                "/api/games",
+                json!({ "rules": rules, "color": color, "opponent": opponent }),
+            )
+            .await;
         assert_eq!(status, 201, "{body}");
-        body["id"].as_i64().unwrap()
+        body
     }
 
-    async fn play(&self, id: i64, color: &str, mv: &str) -> (u16, Value) {
-        self.post(
-            &format!("/api/games/{id}/moves"),
-            json!({ "color": color, "move": mv }),
-        )
-        .await
+    async fn play(&self, id: i64, mv: &str) -> (u16, Value) {
+        self.post(&format!("/api/games/{id}/moves"), json!({ "move": mv }))
+            .await
     }
+}
+
+/// A started game: Black created it, White joined.
+async fn seated(running: &Running, rules: &str) -> (i64, Client, Client) {
+    let black = Client::guest(running, "black").await;
+    let white = Client::guest(running, "white").await;
+    let id = black.table(rules, "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/join"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["status"], "playing");
+    (id, black, white)
+}
+
+/// The player of a colour.
+fn by<'a>(color: &str, black: &'a Client, white: &'a Client) -> &'a Client {
+    if color == "black" { black } else { white }
 }
 
 /// A ko on 9×9: after these, Black E4 captures D4 and White may not retake at once.
@@ -82,76 +149,94 @@ const KO_SETUP: [(&str, &str); 8] = [
 async fn create_play_refuse_resign_and_download() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-
-    let (status, body) = c
-        .post("/api/games", json!({ "rules": "Japanese : size = 9" }))
-        .await;
-    assert_eq!(status, 201, "{body}");
-    let id = body["id"].as_i64().unwrap();
-    let canonical = body["rules"].as_str().unwrap().to_owned();
+    let (id, black, white) = seated(&running, "Japanese : size = 9").await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let canonical = state["rules"].as_str().unwrap().to_owned();
     assert_eq!(canonical.parse::<Rules>().unwrap().to_string(), canonical);
+    assert_eq!(state["players"]["black"]["name"], "black");
+    assert_eq!(state["players"]["white"]["guest"], true);
+    // The join was an event of its own.
+    assert_eq!(state["version"], 1);
 
     for (k, (color, mv)) in KO_SETUP.iter().enumerate() {
-        let (status, state) = c.play(id, color, mv).await;
+        let (status, state) = by(color, &black, &white).play(id, mv).await;
         assert_eq!(status, 200, "{state}");
-        assert_eq!(state["version"], k as u64 + 1);
+        assert_eq!(state["version"], k as u64 + 2);
     }
-    let (status, state) = c.play(id, "black", "E4").await;
+    let (status, state) = black.play(id, "E4").await;
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["captures"]["black"], 1);
     assert_eq!(state["to_move"], "white");
+    assert_eq!(state["last_move"], "E4");
+    // Row 4 from the bottom of 9 is the sixth row from the top; E is the fifth column.
+    assert_eq!(&state["board"][5].as_str().unwrap()[..6], "..X.XO");
 
     // Refusals name their reason, and change nothing.
-    for (color, mv, reason) in [
-        ("white", "D4", "ko"),
-        ("white", "C4", "occupied"),
-        ("black", "G7", "not_your_turn"),
+    for (player, mv, reason) in [
+        (&white, "D4", "ko"),
+        (&white, "C4", "occupied"),
+        (&black, "G7", "not_your_turn"),
     ] {
-        let (status, body) = c.play(id, color, mv).await;
+        let (status, body) = player.play(id, mv).await;
         assert_eq!(status, 422, "{body}");
         assert_eq!(body["reason"], reason, "{body}");
         assert!(body["error"].as_str().unwrap().len() > 3);
     }
-    let (status, state) = c.get(&format!("/api/games/{id}")).await;
+    // A spectator, a stranger without a session, and a player claiming the other colour may not act.
+    let spectator = Client::guest(&running, "watcher").await;
+    let (status, body) = spectator.play(id, "G7").await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    let stranger = Client::new(&running);
+    let (status, body) = stranger.play(id, "G7").await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (401, Some("not_signed_in"))
+    );
+    let (status, body) = black
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"color": "white", "move": "G7"}),
+        )
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    let (status, state) = black.get(&format!("/api/games/{id}")).await;
     assert_eq!(status, 200);
-    assert_eq!(state["version"], 9);
+    assert_eq!(state["version"], 10);
     assert_eq!(state["moves"].as_array().unwrap().len(), 9);
 
     // A stale version is refused.
-    let (status, body) = c
+    let (status, body) = white
         .post(
             &format!("/api/games/{id}/moves"),
-            json!({"color": "white", "move": "pass", "version": 3}),
+            json!({"move": "pass", "version": 3}),
         )
         .await;
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["reason"], "stale_version");
 
-    let (status, state) = c
+    let (status, state) = white
         .post(
             &format!("/api/games/{id}/moves"),
-            json!({"color": "white", "move": "pass", "version": 9}),
+            json!({"move": "pass", "version": 10}),
         )
         .await;
     assert_eq!(status, 200, "{state}");
-    let (status, state) = c
-        .post(
-            &format!("/api/games/{id}/resign"),
-            json!({"color": "black"}),
-        )
+    assert_eq!(state["last_move"], Value::Null);
+    let (status, state) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
         .await;
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["phase"], "over");
+    assert_eq!(state["status"], "over");
     assert_eq!(state["result"], "W+R");
-    let (status, body) = c.play(id, "black", "G7").await;
+    let (status, body) = white.play(id, "G7").await;
     assert_eq!(status, 422);
     assert_eq!(body["reason"], "game_over");
 
-    // The SGF replays to the same position as the same moves played here.
-    let r = c
+    // The SGF replays to the same position as the same moves played here, and names the players.
+    let r = black
         .http
-        .get(format!("{}/api/games/{id}/sgf", c.base))
+        .get(format!("{}/api/games/{id}/sgf", black.base))
         .send()
         .await
         .unwrap();
@@ -183,6 +268,38 @@ async fn create_play_refuse_resign_and_download() {
     assert_eq!(replay.game.grid(), expected.grid());
     assert_eq!(replay.turns, 10);
     assert_eq!(tree.root().value("RE"), Some("W+R"));
+    assert_eq!(tree.root().value("PB"), Some("black (guest)"));
+
+    // The replay shows the board after every turn.
+    let (status, view) = spectator.get(&format!("/api/games/{id}/replay")).await;
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["moves"].as_array().unwrap().len(), 10);
+    assert_eq!(view["boards"].as_array().unwrap().len(), 11);
+    assert_eq!(view["boards"][10], state["board"]);
+    assert_eq!(view["info"]["result"], "W+R");
+
+    // The same file uploaded replays the same way.
+    let r = spectator
+        .http
+        .post(format!("{}/api/replay", spectator.base))
+        .body(bytes.to_vec())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let uploaded: Value = r.json().await.unwrap();
+    assert_eq!(uploaded["boards"], view["boards"]);
+    assert_eq!(uploaded["info"]["black"], "black (guest)");
+    let r = spectator
+        .http
+        .post(format!("{}/api/replay", spectator.base))
+        .body("(;SZ[9];B[ee];W[ee])")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 422);
+    let refused: Value = r.json().await.unwrap();
+    assert_eq!(refused["reason"], "bad_sgf");
 
     running.stop().await.unwrap();
 }
@@ -191,16 +308,17 @@ async fn create_play_refuse_resign_and_download() {
 async fn bad_requests_are_clear_json_errors() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    let id = c.create("tromp-taylor:size=9").await;
+    let (id, c, _white) = seated(&running, "tromp-taylor:size=9").await;
 
     let send = |path: String, body: Vec<u8>| {
         let http = c.http.clone();
         let url = format!("{}{path}", c.base);
+        let csrf = c.csrf.clone();
         async move {
             let r = http
                 .post(url)
                 .header("content-type", "application/json")
+                .header("x-csrf-token", csrf)
                 .body(body)
                 .send()
                 .await
@@ -209,17 +327,22 @@ async fn bad_requests_are_clear_json_errors() {
             (status, r.json::<Value>().await.unwrap())
         }
     };
-    let (status, body) = send(format!("/api/games/{id}/moves"), b"{\"color\": ".to_vec()).await;
+    let (status, body) = send(format!("/api/games/{id}/moves"), b"{\"move\": ".to_vec()).await;
     assert_eq!(status, 400);
     assert!(body["error"].as_str().unwrap().contains("malformed JSON"));
     let (status, body) = send(format!("/api/games/{id}/moves"), vec![b' '; 100_000]).await;
     assert_eq!(status, 413, "{body}");
-    let (status, body) = c.play(id, "purple", "D4").await;
+    let (status, body) = c
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"color": "purple", "move": "D4"}),
+        )
+        .await;
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
     );
-    let (status, body) = c.play(id, "black", "Z99").await;
+    let (status, body) = c.play(id, "Z99").await;
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
@@ -228,16 +351,26 @@ async fn bad_requests_are_clear_json_errors() {
         .post("/api/games", json!({"rules": "no-such-rules"}))
         .await;
     assert_eq!((status, body["reason"].as_str()), (400, Some("bad_rules")));
+    assert!(body["error"].as_str().unwrap().contains("no-such-rules"));
+    let (status, body) = c
+        .post(
+            "/api/games",
+            json!({"rules": "chinese", "opponent": "martian"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
     let (status, _) = c.get("/api/games/12345").await;
     assert_eq!(status, 404);
     let (status, _) = c.get("/api/games/x").await;
     assert_eq!(status, 400);
+    let (status, body) = c.get("/api/nothing-here").await;
+    assert_eq!((status, body["reason"].as_str()), (404, Some("not_found")));
 
     let (_, state) = c.get(&format!("/api/games/{id}")).await;
-    assert_eq!(state["version"], 0);
-    let page = c.http.get(&c.base).send().await.unwrap();
-    assert_eq!(page.status().as_u16(), 200);
-    assert!(page.text().await.unwrap().contains("tesuji"));
+    assert_eq!(state["version"], 1);
     running.stop().await.unwrap();
 }
 
@@ -257,56 +390,164 @@ where
     }
 }
 
+/// A WebSocket to a game, carrying the client's session cookie when it has one.
+async fn game_socket(
+    running: &Running,
+    id: i64,
+    cookie: Option<&Client>,
+) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut request = format!("ws://{}/api/games/{id}/ws", running.address)
+        .into_client_request()
+        .unwrap();
+    if let Some(c) = cookie {
+        request
+            .headers_mut()
+            .insert("cookie", c.cookie.parse().unwrap());
+    }
+    let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
+    ws
+}
+
 #[tokio::test]
 async fn websocket_sees_moves_with_increasing_versions() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    let id = c.create("chinese:size=9").await;
-    c.play(id, "black", "E5").await;
+    let black = Client::guest(&running, "black").await;
+    let white = Client::guest(&running, "white").await;
+    let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
 
-    let url = format!("ws://{}/api/games/{id}/ws", running.address);
-    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let mut ws = game_socket(&running, id, None).await;
     let first = next_json(&mut ws).await;
     assert_eq!(first["type"], "state");
-    assert_eq!(first["version"], 1);
+    assert_eq!(first["status"], "open");
+    assert_eq!(first["version"], 0);
+    // Before the second player sits down nobody may move.
+    let (status, body) = black.play(id, "E5").await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("not_started"))
+    );
 
-    let moves = [("white", "C3"), ("black", "G7"), ("white", "pass")];
+    assert_eq!(
+        white
+            .post(&format!("/api/games/{id}/join"), json!({}))
+            .await
+            .0,
+        200
+    );
+    let joined = next_json(&mut ws).await;
+    assert_eq!(
+        (joined["type"].as_str(), joined["version"].as_u64()),
+        (Some("join"), Some(1))
+    );
+    assert_eq!(joined["state"]["players"]["white"]["name"], "white");
+
+    let moves = [
+        ("black", "E5"),
+        ("white", "C3"),
+        ("black", "G7"),
+        ("white", "pass"),
+    ];
     for (color, mv) in moves {
-        let (status, _) = c.play(id, color, mv).await;
+        let (status, _) = by(color, &black, &white).play(id, mv).await;
         assert_eq!(status, 200);
     }
     // A refused move broadcasts nothing.
-    assert_eq!(c.play(id, "white", "E5").await.0, 422);
+    assert_eq!(black.play(id, "E5").await.0, 422);
     for (k, (color, mv)) in moves.iter().enumerate() {
         let event = next_json(&mut ws).await;
         assert_eq!(event["type"], "move");
         assert_eq!(event["version"], k as u64 + 2);
-        assert_eq!(event["move"]["color"], *color);
-        assert_eq!(event["move"]["move"], *mv);
+        assert_eq!(event["action"]["color"], *color);
+        assert_eq!(event["action"]["move"], *mv);
         assert_eq!(event["state"]["version"], k as u64 + 2);
     }
 
+    // A watcher without a session cannot act over the socket; bad messages get an error and change nothing.
     ws.send(Message::Text("not json".into())).await.unwrap();
     assert_eq!(next_json(&mut ws).await["type"], "error");
+    ws.send(Message::Text(
+        r#"{"type":"play","move":"A1","ref":7}"#.into(),
+    ))
+    .await
+    .unwrap();
+    let refused = next_json(&mut ws).await;
+    assert_eq!(
+        (refused["type"].as_str(), refused["reason"].as_str()),
+        (Some("error"), Some("not_signed_in"))
+    );
+    assert_eq!(refused["ref"], 7);
     ws.send(Message::Text(r#"{"resync": true}"#.into()))
         .await
         .unwrap();
     let state = next_json(&mut ws).await;
     assert_eq!(state["type"], "state");
-    assert_eq!(state["version"], 4);
+    assert_eq!(state["version"], 5);
     assert_eq!(state["moves"].as_array().unwrap().len(), 4);
 
-    c.post(
-        &format!("/api/games/{id}/resign"),
-        json!({"color": "black"}),
-    )
-    .await;
+    // Black plays over its own socket: an ack with the new version, and the event reaches every watcher.
+    let mut black_ws = game_socket(&running, id, Some(&black)).await;
+    assert_eq!(next_json(&mut black_ws).await["version"], 5);
+    black_ws
+        .send(Message::Text(
+            r#"{"type":"play","move":"D4","version":5,"ref":"a"}"#.into(),
+        ))
+        .await
+        .unwrap();
+    let mut acked = false;
+    let mut seen = false;
+    while !(acked && seen) {
+        let m = next_json(&mut black_ws).await;
+        match m["type"].as_str() {
+            Some("ack") => {
+                assert_eq!(
+                    (m["ref"].as_str(), m["version"].as_u64()),
+                    (Some("a"), Some(6))
+                );
+                acked = true;
+            }
+            Some("move") => {
+                assert_eq!(m["version"], 6);
+                seen = true;
+            }
+            other => panic!("unexpected {other:?}: {m}"),
+        }
+    }
+    let event = next_json(&mut ws).await;
+    assert_eq!(
+        (event["action"]["move"].as_str(), event["version"].as_u64()),
+        (Some("D4"), Some(6))
+    );
+    // Not Black's turn now: refused over the socket with the rules' reason.
+    black_ws
+        .send(Message::Text(
+            r#"{"type":"play","move":"A1","ref":2}"#.into(),
+        ))
+        .await
+        .unwrap();
+    let refused = next_json(&mut black_ws).await;
+    assert_eq!(refused["reason"], "not_your_turn");
+
+    white
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await;
     let event = next_json(&mut ws).await;
     assert_eq!(
         (event["type"].as_str(), event["version"].as_u64()),
-        (Some("resign"), Some(5))
+        (Some("resign"), Some(7))
     );
+    // A socket opened from another site is refused before the upgrade.
+    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+    let mut foreign = format!("ws://{}/api/games/{id}/ws", running.address)
+        .into_client_request()
+        .unwrap();
+    foreign
+        .headers_mut()
+        .insert("origin", "http://elsewhere.example".parse().unwrap());
+    assert!(tokio_tungstenite::connect_async(foreign).await.is_err());
     ws.close(None).await.unwrap();
     running.stop().await.unwrap();
 }
@@ -315,32 +556,63 @@ async fn websocket_sees_moves_with_increasing_versions() {
 async fn restart_continues_every_game_where_it_was() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    let id = c.create("japanese:size=9").await;
+    let (id, black, white) = seated(&running, "japanese:size=9").await;
     for (color, mv) in KO_SETUP.iter().copied().chain([("black", "E4")]) {
-        assert_eq!(c.play(id, color, mv).await.0, 200);
+        assert_eq!(by(color, &black, &white).play(id, mv).await.0, 200);
     }
-    let other = c.create("aga:size=13").await;
-    assert_eq!(c.play(other, "black", "K10").await.0, 200);
-    let (_, before) = c.get(&format!("/api/games/{id}")).await;
-    let (_, before_other) = c.get(&format!("/api/games/{other}")).await;
+    let other = black.table("aga:size=13", "white", "invite").await;
+    let other_id = other["id"].as_i64().unwrap();
+    let invite = other["invite"].as_str().unwrap().to_owned();
+    let (_, before) = black.get(&format!("/api/games/{id}")).await;
+    let (_, before_other) = black.get(&format!("/api/games/{other_id}")).await;
     running.stop().await.unwrap();
 
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    let (status, after) = c.get(&format!("/api/games/{id}")).await;
+    let mut black2 = Client::new(&running);
+    black2.http = black.http.clone();
+    black2.csrf = black.csrf.clone();
+    let mut white2 = Client::new(&running);
+    white2.http = white.http.clone();
+    white2.csrf = white.csrf.clone();
+    let (status, after) = black2.get(&format!("/api/games/{id}")).await;
     assert_eq!(status, 200);
     assert_eq!(after, before);
-    assert_eq!(c.get(&format!("/api/games/{other}")).await.1, before_other);
-    // The ko is still a ko: the rebuilt game has its history, not only its position.
-    let (status, body) = c.play(id, "white", "D4").await;
-    assert_eq!((status, body["reason"].as_str()), (422, Some("ko")));
-    let (status, state) = c.play(id, "white", "G7").await;
+    assert_eq!(
+        black2.get(&format!("/api/games/{other_id}")).await.1,
+        before_other
+    );
+    // Sessions survive too, and the ko is still a ko: the rebuilt game has its history, not only its position.
+    let (status, body) = white2.play(id, "D4").await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("ko")),
+        "{body}"
+    );
+    let (status, state) = white2.play(id, "G7").await;
     assert_eq!(status, 200, "{state}");
-    assert_eq!(state["version"], 10);
+    assert_eq!(state["version"], 11);
+    // The invitation still holds: without the token no seat, with it the game starts.
+    let (status, body) = white2
+        .post(&format!("/api/games/{other_id}/join"), json!({}))
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("bad_invite")));
+    let (status, body) = white2
+        .post(
+            &format!("/api/games/{other_id}/join"),
+            json!({"invite": invite}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (200, Some("playing")),
+        "{body}"
+    );
+    assert_eq!(body["players"]["black"]["name"], "white");
     // New games get fresh ids.
-    let third = c.create("japanese:size=9").await;
-    assert!(third > other);
+    let third = black2.table("japanese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert!(third > other_id);
     running.stop().await.unwrap();
 }
 
@@ -348,15 +620,15 @@ async fn restart_continues_every_game_where_it_was() {
 async fn concurrent_moves_at_one_version_accept_exactly_one() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let c = std::sync::Arc::new(Client::new(&running));
-    let id = c.create("japanese:size=9").await;
+    let (id, black, _white) = seated(&running, "japanese:size=9").await;
+    let black = std::sync::Arc::new(black);
     let mut tasks = Vec::new();
     for mv in ["A1", "B2", "C3", "D4", "E5", "F6", "G7", "H8", "J9", "pass"] {
-        let c = c.clone();
+        let c = black.clone();
         tasks.push(tokio::spawn(async move {
             c.post(
                 &format!("/api/games/{id}/moves"),
-                json!({"color": "black", "move": mv, "version": 0}),
+                json!({"move": mv, "version": 1}),
             )
             .await
             .0
@@ -375,7 +647,442 @@ async fn concurrent_moves_at_one_version_accept_exactly_one() {
         statuses.iter().all(|&s| s == 200 || s == 409),
         "{statuses:?}"
     );
-    let (_, state) = c.get(&format!("/api/games/{id}")).await;
-    assert_eq!(state["version"], 1);
+    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    assert_eq!(state["version"], 2);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn accounts_sessions_and_csrf() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let c = Client::new(&running);
+    let (status, body) = c.get("/api/session").await;
+    assert_eq!((status, &body["user"]), (200, &Value::Null));
+
+    for (name, password, reason) in [
+        ("", "long enough", "bad_name"),
+        ("has space", "long enough", "bad_name"),
+        ("x".repeat(33).as_str(), "long enough", "bad_name"),
+        ("ann", "short", "bad_password"),
+    ] {
+        let (status, body) = c
+            .post("/api/signup", json!({"name": name, "password": password}))
+            .await;
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (400, Some(reason)),
+            "{name}: {body}"
+        );
+    }
+    let (status, body) = c
+        .post(
+            "/api/signup",
+            json!({"name": "Ann", "password": "correct horse"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["user"]["name"], "Ann");
+    assert_eq!(body["user"]["guest"], false);
+    let csrf = body["csrf"].as_str().unwrap().to_owned();
+    let (_, me) = c.get("/api/session").await;
+    assert_eq!(
+        (me["user"]["name"].as_str(), me["csrf"].as_str()),
+        (Some("Ann"), Some(csrf.as_str()))
+    );
+
+    // Names are unique without regard to case; a name in another script is a name.
+    let other = Client::new(&running);
+    let (status, body) = other
+        .post(
+            "/api/signup",
+            json!({"name": "ANN", "password": "another one"}),
+        )
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (409, Some("name_taken")));
+    let (status, body) = other
+        .post(
+            "/api/signup",
+            json!({"name": "棋手", "password": "another one"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+
+    // A state-changing request without the CSRF header is refused, with it accepted.
+    let mut no_csrf = Client::new(&running);
+    no_csrf.http = c.http.clone();
+    let (status, body) = no_csrf
+        .post("/api/games", json!({"rules": "chinese:size=9"}))
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("csrf")));
+    no_csrf.csrf = "0".repeat(csrf.len());
+    assert_eq!(
+        no_csrf
+            .post("/api/games", json!({"rules": "chinese"}))
+            .await
+            .0,
+        403
+    );
+    let mut ann = no_csrf;
+    ann.csrf = csrf;
+    assert_eq!(
+        ann.post("/api/games", json!({"rules": "chinese:size=9"}))
+            .await
+            .0,
+        201
+    );
+
+    // Log out, then log in again: a wrong password and an unknown name get the same answer.
+    assert_eq!(ann.post("/api/logout", json!({})).await.0, 200);
+    assert_eq!(ann.get("/api/session").await.1["user"], Value::Null);
+    assert_eq!(
+        ann.post("/api/games", json!({"rules": "chinese"})).await.0,
+        401
+    );
+    for (name, password) in [("ann", "wrong password"), ("nobody", "correct horse")] {
+        let (status, body) = ann
+            .post("/api/login", json!({"name": name, "password": password}))
+            .await;
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (401, Some("wrong_login"))
+        );
+        assert_eq!(body["error"], "wrong name or password");
+    }
+    let (status, body) = ann
+        .post(
+            "/api/login",
+            json!({"name": "aNN", "password": "correct horse"}),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["user"]["name"], "Ann");
+
+    // Sign-in requests from another site are refused.
+    let r = c
+        .http
+        .post(format!("{}/api/guest", c.base))
+        .header("origin", "http://elsewhere.example")
+        .json(&json!({"name": "mallory"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn sign_in_attempts_are_rate_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        auth_per_minute: 3,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let c = Client::new(&running);
+    for k in 0..3 {
+        let (status, body) = c.post("/api/guest", json!({"name": format!("g{k}")})).await;
+        assert_eq!(status, 201, "{body}");
+    }
+    let r = c
+        .http
+        .post(format!("{}/api/login", c.base))
+        .json(&json!({"name": "g0", "password": "whatever it is"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+    let wait: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["reason"], "rate_limited");
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn seats_lobby_and_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = Client::guest(&running, "ann").await;
+    let bob = Client::guest(&running, "bob").await;
+    let cy = Client::guest(&running, "cy").await;
+    let open = ann
+        .table(
+            "bga:size=9,counting=japanese,komi=normal,aga=on",
+            "random",
+            "anyone",
+        )
+        .await;
+    let open_id = open["id"].as_i64().unwrap();
+    assert_eq!(open["invite"], Value::Null);
+    let seated_colour = if open["state"]["players"]["black"].is_null() {
+        "white"
+    } else {
+        "black"
+    };
+    assert_eq!(open["state"]["players"][seated_colour]["name"], "ann");
+    let private = ann.table("ideal:handicap=3", "white", "invite").await;
+    let private_id = private["id"].as_i64().unwrap();
+    assert_eq!(private["invite"].as_str().unwrap().len(), 32);
+
+    let (_, lobby) = cy.get("/api/lobby").await;
+    let open_ids: Vec<i64> = lobby["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(open_ids, vec![open_id], "invite-only tables are not listed");
+    assert_eq!(lobby["playing"].as_array().unwrap().len(), 0);
+
+    // Joining: the creator may not take the other seat; the first joiner gets it; the next finds it taken.
+    let (status, body) = ann
+        .post(&format!("/api/games/{open_id}/join"), json!({}))
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("already_seated"))
+    );
+    let (status, _) = bob
+        .post(&format!("/api/games/{open_id}/join"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let (status, body) = cy
+        .post(&format!("/api/games/{open_id}/join"), json!({}))
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (409, Some("seat_taken")));
+    let (status, body) = cy
+        .post(
+            &format!("/api/games/{private_id}/join"),
+            json!({"invite": "guess"}),
+        )
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("bad_invite")));
+
+    let (_, lobby) = cy.get("/api/lobby").await;
+    assert_eq!(lobby["open"].as_array().unwrap().len(), 0);
+    assert_eq!(lobby["playing"][0]["id"], open_id);
+    assert_eq!(lobby["playing"][0]["status"], "playing");
+
+    let (status, history) = cy.get(&format!("/api/users/{}/games", ann.id())).await;
+    assert_eq!(status, 200);
+    assert_eq!(history["user"]["name"], "ann");
+    let ids: Vec<i64> = history["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![private_id, open_id]);
+    let (_, history) = cy.get(&format!("/api/users/{}/games", bob.id())).await;
+    assert_eq!(history["games"].as_array().unwrap().len(), 1);
+    assert_eq!(cy.get("/api/users/999/games").await.0, 404);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn lobby_socket_sees_tables_appear_and_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = Client::guest(&running, "ann").await;
+    let bob = Client::guest(&running, "bob").await;
+    let url = format!("ws://{}/api/lobby/ws", running.address);
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let first = next_json(&mut ws).await;
+    assert_eq!(first["type"], "lobby");
+    assert_eq!(first["open"].as_array().unwrap().len(), 0);
+    let id = ann.table("chinese:size=13", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let listed = next_json(&mut ws).await;
+    assert_eq!(listed["open"][0]["id"], id);
+    bob.post(&format!("/api/games/{id}/join"), json!({})).await;
+    let filled = next_json(&mut ws).await;
+    assert_eq!(filled["open"].as_array().unwrap().len(), 0);
+    assert_eq!(filled["playing"][0]["players"]["white"]["name"], "bob");
+    running.stop().await.unwrap();
+}
+
+/// Plays a whole 5×5 game to the marking phase: Black walls off the left, White the right, a lone black
+/// stone at E5 in White's area, then both pass.
+async fn to_marking(black: &Client, white: &Client, id: i64) {
+    let moves = [
+        ("black", "B1"),
+        ("white", "D1"),
+        ("black", "B2"),
+        ("white", "D2"),
+        ("black", "B3"),
+        ("white", "D3"),
+        ("black", "B4"),
+        ("white", "D4"),
+        ("black", "B5"),
+        ("white", "D5"),
+        ("black", "E5"),
+        ("white", "pass"),
+        ("black", "pass"),
+    ];
+    for (color, mv) in moves {
+        let (status, state) = by(color, black, white).play(id, mv).await;
+        assert_eq!(status, 200, "{color} {mv}: {state}");
+    }
+}
+
+#[tokio::test]
+async fn dead_stones_are_marked_accepted_or_disputed() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=5,komi=0.5").await;
+    to_marking(&black, &white, id).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    assert_eq!(
+        (state["phase"].as_str(), state["status"].as_str()),
+        (Some("marking"), Some("marking"))
+    );
+
+    // Moves are over; marking is for the seated players only.
+    let (status, body) = black.play(id, "A1").await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("not_playing"))
+    );
+    let spectator = Client::guest(&running, "watcher").await;
+    let (status, _) = spectator
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await;
+    assert_eq!(status, 403);
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "Z9"}))
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+
+    // White marks E5 dead; Black accepts; then White; the count follows RULES.md §7.
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["dead"], json!(["E5"]));
+    assert_eq!(
+        state["moves"].as_array().unwrap().last().unwrap()["move"],
+        "mark E5"
+    );
+    let (_, state) = black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await;
+    assert_eq!(state["accepted"], json!({"black": true, "white": false}));
+    // A new proposal clears the acceptances.
+    white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await;
+    let (_, state) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await;
+    assert_eq!(state["accepted"], json!({"black": false, "white": false}));
+    black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await;
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["status"], "over");
+    // Black: A1..A5 = 5 points; White: E1..E4 + E5 = 5 points and one prisoner, komi 0.5: W+1.5.
+    assert_eq!(state["result"], "W+1.5");
+    let score = &state["score"];
+    assert_eq!(score["scoring"], "territory");
+    assert_eq!(score["black"]["territory"], 5);
+    assert_eq!(score["white"]["territory"], 5);
+    assert_eq!(score["white"]["dead"], 1);
+    assert_eq!(score["white"]["komi"], 1);
+    assert_eq!(score["margin"], -3);
+
+    // A dispute resumes play with the right player to move (the opponent of the last passer).
+    let (id2, black2, white2) = seated(&running, "japanese:size=5").await;
+    to_marking(&black2, &white2, id2).await;
+    let (status, state) = black2
+        .post(&format!("/api/games/{id2}/dispute"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["phase"], "playing");
+    assert_eq!(state["to_move"], "white");
+    assert_eq!(white2.play(id2, "D4").await.1["reason"], "occupied");
+    assert_eq!(white2.play(id2, "pass").await.0, 200);
+
+    // A restart replays marks, acceptances and disputes.
+    let (_, before) = black.get(&format!("/api/games/{id}")).await;
+    let (_, before2) = black.get(&format!("/api/games/{id2}")).await;
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let c = Client::new(&running);
+    assert_eq!(c.get(&format!("/api/games/{id}")).await.1, before);
+    assert_eq!(c.get(&format!("/api/games/{id2}")).await.1, before2);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_computer_answers_moves_and_accepts_the_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        actions_per_second: 10_000,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let ann = Client::guest(&running, "ann").await;
+    let table = ann.table("chinese:size=9", "black", "bot").await;
+    let id = table["id"].as_i64().unwrap();
+    assert_eq!(table["state"]["status"], "playing");
+    assert_eq!(table["state"]["players"]["white"]["bot"], "simple");
+    let mut ws = game_socket(&running, id, Some(&ann)).await;
+    assert_eq!(next_json(&mut ws).await["version"], 0);
+    let (status, _) = ann.play(id, "E5").await;
+    assert_eq!(status, 200);
+    assert_eq!(next_json(&mut ws).await["version"], 1);
+    let reply = next_json(&mut ws).await;
+    assert_eq!(
+        (reply["version"].as_u64(), reply["action"]["color"].as_str()),
+        (Some(2), Some("white"))
+    );
+    assert_eq!(reply["state"]["to_move"], "black");
+
+    // When Black passes and the computer has nothing useful left it passes too; in the marking phase it
+    // accepts what Black accepted. Play on by passing until the game is over (or 300 turns).
+    let mut state = reply["state"].clone();
+    for _ in 0..300 {
+        if state["phase"] == "over" {
+            break;
+        }
+        let (status, body) = if state["phase"] == "marking" {
+            ann.post(&format!("/api/games/{id}/accept"), json!({}))
+                .await
+        } else {
+            ann.play(id, "pass").await
+        };
+        assert_eq!(status, 200, "{body}");
+        // Wait until it is Black's turn again, or the game is over.
+        loop {
+            let m = next_json(&mut ws).await;
+            let s = &m["state"];
+            let black_to_act = match s["phase"].as_str() {
+                Some("playing") => s["to_move"] == "black",
+                Some("marking") => s["accepted"]["black"] == false,
+                _ => true,
+            };
+            if black_to_act {
+                state = s.clone();
+                break;
+            }
+        }
+    }
+    assert_eq!(state["phase"], "over", "{state}");
+    assert!(
+        state["result"].as_str().unwrap().starts_with("W+"),
+        "{state}"
+    );
     running.stop().await.unwrap();
 }

@@ -1,7 +1,7 @@
 //! The SQLite store on its own: schema, WAL, atomic appends, loading.
 
 use tesuji_server::store::sqlite::{DATABASE_FILE, SqliteStore};
-use tesuji_server::store::{Store, StoreError, StoredMove};
+use tesuji_server::store::{Seats, Store, StoreError, StoredMove, StoredSession};
 
 fn mv(number: i64, color: &str, text: &str) -> StoredMove {
     StoredMove {
@@ -22,12 +22,37 @@ async fn appends_are_unique_and_load_in_order() {
         "WAL mode"
     );
 
-    let a = store
-        .create_game("japanese:size=9", "playing")
+    let ann = store
+        .create_user("Ann", Some("ann"), Some("$argon2id$fake"))
         .await
         .unwrap();
-    let b = store.create_game("chinese", "playing").await.unwrap();
+    let bob = store.create_user("bob", None, None).await.unwrap();
+    let seats = Seats {
+        black: Some(ann),
+        opponent: "anyone".into(),
+        ..Seats::default()
+    };
+    let a = store
+        .create_game("japanese:size=9", "playing", &seats)
+        .await
+        .unwrap();
+    let bot_seats = Seats {
+        white: Some(bob),
+        bot: Some(("simple".into(), "black".into())),
+        opponent: "bot".into(),
+        ..Seats::default()
+    };
+    let b = store
+        .create_game("chinese", "playing", &bot_seats)
+        .await
+        .unwrap();
     assert!(b > a);
+    store.join_game(a, "white", bob).await.unwrap();
+    let taken = store.join_game(a, "white", ann).await;
+    assert!(
+        matches!(taken, Err(StoreError::SeatTaken { .. })),
+        "{taken:?}"
+    );
     store
         .append_move(b, &mv(1, "black", "D4"), "playing")
         .await
@@ -55,6 +80,52 @@ async fn appends_are_unique_and_load_in_order() {
         vec![mv(1, "black", "pass"), mv(2, "white", "resign")]
     );
     assert_eq!(games[1].moves, vec![mv(1, "black", "D4")]);
+    assert_eq!(
+        games[0].seats,
+        Seats {
+            black: Some(ann),
+            white: Some(bob),
+            joined: true,
+            ..seats
+        }
+    );
+    assert_eq!(games[1].seats, bot_seats);
+
+    // Account names are unique without regard to case; guests' names may repeat.
+    let again = store.create_user("ANN", Some("ann"), Some("x")).await;
+    assert!(matches!(again, Err(StoreError::NameTaken)), "{again:?}");
+    store.create_user("bob", None, None).await.unwrap();
+    let found = store.find_account("ann").await.unwrap().unwrap();
+    assert_eq!(
+        (found.id, found.name.as_str(), found.guest),
+        (ann, "Ann", false)
+    );
+    assert_eq!(found.password_hash.as_deref(), Some("$argon2id$fake"));
+    let users = store.load_users().await.unwrap();
+    assert_eq!(users.len(), 3);
+    assert!(
+        users.iter().all(|u| u.password_hash.is_none()),
+        "listings carry no hashes"
+    );
+    assert_eq!(users.iter().filter(|u| u.guest).count(), 2);
+
+    // Sessions: found by the hash, gone when deleted, expired ones swept when a new one is made.
+    let live = StoredSession {
+        user_id: ann,
+        csrf: "c".into(),
+        expires: i64::MAX,
+    };
+    let old = StoredSession {
+        user_id: bob,
+        csrf: "d".into(),
+        expires: 1,
+    };
+    store.create_session(b"old", &old).await.unwrap();
+    store.create_session(b"live", &live).await.unwrap();
+    assert_eq!(store.find_session(b"live").await.unwrap(), Some(live));
+    assert_eq!(store.find_session(b"old").await.unwrap(), None);
+    store.delete_session(b"live").await.unwrap();
+    assert_eq!(store.find_session(b"live").await.unwrap(), None);
     store.close().await.unwrap();
 
     // Reopening runs the migrations again without harm.

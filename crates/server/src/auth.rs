@@ -1,0 +1,342 @@
+//! Accounts, guests and sessions: argon2id password hashes, random session tokens of which only a SHA-256 hash
+//! is stored, a CSRF token per session, and the names every listing shows (kept in memory).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+use argon2::{Argon2, PasswordHash};
+use axum::http::{HeaderMap, HeaderValue, header};
+use rand::RngExt;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use tokio::sync::RwLock;
+
+use crate::error::ApiError;
+use crate::store::sqlite::now;
+use crate::store::{Store, StoreError, StoredSession};
+
+/// The session cookie's name.
+pub const COOKIE: &str = "tesuji_session";
+/// The header that must carry the session's CSRF token on every state-changing request.
+pub const CSRF_HEADER: &str = "x-csrf-token";
+/// Sessions last thirty days.
+const SESSION_SECONDS: i64 = 30 * 24 * 3600;
+const NAME_MAX: usize = 32;
+const PASSWORD_MIN: usize = 8;
+const PASSWORD_MAX: usize = 200;
+
+/// A user as every listing shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct User {
+    pub id: i64,
+    pub name: String,
+    pub guest: bool,
+}
+
+/// A signed-in request: who, and the token that state-changing requests must repeat.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub user: User,
+    pub csrf: String,
+    token_hash: [u8; 32],
+}
+
+/// A session just made: the cookie to set and what the client needs.
+pub struct NewSession {
+    pub user: User,
+    pub csrf: String,
+    pub cookie: HeaderValue,
+}
+
+#[derive(Clone)]
+struct CachedSession {
+    user_id: i64,
+    csrf: String,
+    expires: i64,
+}
+
+/// Users and sessions, backed by the store and cached in memory (a move must not wait for a session read).
+pub struct Accounts {
+    store: Arc<dyn Store>,
+    users: RwLock<HashMap<i64, User>>,
+    sessions: RwLock<HashMap<[u8; 32], CachedSession>>,
+}
+
+/// Checks a name: 1 to 32 letters (any script), digits, `_`, `-` or `.`.
+pub fn check_name(name: &str) -> Result<&str, ApiError> {
+    let name = name.trim();
+    let count = name.chars().count();
+    if count == 0 || count > NAME_MAX {
+        return Err(ApiError::BadName(format!(
+            "a name has 1 to {NAME_MAX} characters"
+        )));
+    }
+    if let Some(c) = name
+        .chars()
+        .find(|&c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(ApiError::BadName(format!(
+            "a name has letters, digits, '_', '-' and '.' only, not {c:?}"
+        )));
+    }
+    Ok(name)
+}
+
+fn check_password(password: &str) -> Result<(), ApiError> {
+    let n = password.chars().count();
+    if !(PASSWORD_MIN..=PASSWORD_MAX).contains(&n) {
+        return Err(ApiError::BadPassword(format!(
+            "a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters"
+        )));
+    }
+    Ok(())
+}
+
+/// The case-folded form under which account names are unique.
+fn name_key(name: &str) -> String {
+    name.to_lowercase()
+}
+
+fn random_hex(bytes: usize) -> String {
+    let mut rng = rand::rng();
+    (0..bytes)
+        .map(|_| format!("{:02x}", rng.random::<u8>()))
+        .collect()
+}
+
+fn token_hash(token: &str) -> [u8; 32] {
+    Sha256::digest(token.as_bytes()).into()
+}
+
+fn hash_password(password: String) -> Result<String, ApiError> {
+    // argon2id with the crate's recommended parameters and a random salt.
+    Argon2::default()
+        .hash_password(password.as_bytes())
+        .map(|h| h.to_string())
+        .map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+fn verify_password(password: String, hash: String) -> bool {
+    PasswordHash::new(&hash).is_ok_and(|h| {
+        Argon2::default()
+            .verify_password(password.as_bytes(), &h)
+            .is_ok()
+    })
+}
+
+/// Runs a CPU-heavy hash off the async threads.
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))
+}
+
+/// The value of the session cookie in a request's headers.
+fn cookie_token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| {
+            let (k, v) = pair.trim().split_once('=')?;
+            (k == COOKIE).then_some(v)
+        })
+}
+
+/// The `Set-Cookie` value that removes the session cookie.
+pub fn clear_cookie() -> HeaderValue {
+    HeaderValue::from_static("tesuji_session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0")
+}
+
+impl Accounts {
+    /// Loads every user's name.
+    pub async fn load(store: Arc<dyn Store>) -> Result<Accounts, StoreError> {
+        let users = store
+            .load_users()
+            .await?
+            .into_iter()
+            .map(|u| {
+                let user = User {
+                    id: u.id,
+                    name: u.name,
+                    guest: u.guest,
+                };
+                (u.id, user)
+            })
+            .collect::<HashMap<_, _>>();
+        Ok(Accounts {
+            store,
+            users: RwLock::new(users),
+            sessions: RwLock::new(HashMap::new()),
+        })
+    }
+
+    pub async fn user(&self, id: i64) -> Option<User> {
+        self.users.read().await.get(&id).cloned()
+    }
+
+    /// Several users at once, under one lock.
+    pub async fn users(&self, ids: &[Option<i64>]) -> Vec<Option<User>> {
+        let users = self.users.read().await;
+        ids.iter()
+            .map(|id| id.and_then(|id| users.get(&id).cloned()))
+            .collect()
+    }
+
+    async fn start_session(&self, user: User) -> Result<NewSession, ApiError> {
+        let token = random_hex(32);
+        let csrf = random_hex(16);
+        let expires = now() + SESSION_SECONDS;
+        let hash = token_hash(&token);
+        self.store
+            .create_session(
+                &hash,
+                &StoredSession {
+                    user_id: user.id,
+                    csrf: csrf.clone(),
+                    expires,
+                },
+            )
+            .await?;
+        self.sessions.write().await.insert(
+            hash,
+            CachedSession {
+                user_id: user.id,
+                csrf: csrf.clone(),
+                expires,
+            },
+        );
+        let cookie = HeaderValue::from_str(&format!(
+            "{COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={SESSION_SECONDS}"
+        ))
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        Ok(NewSession { user, csrf, cookie })
+    }
+
+    /// Creates an account and signs it in.
+    pub async fn sign_up(&self, name: &str, password: &str) -> Result<NewSession, ApiError> {
+        let name = check_name(name)?.to_owned();
+        check_password(password)?;
+        let password = password.to_owned();
+        let hash = blocking(move || hash_password(password)).await??;
+        let id = match self
+            .store
+            .create_user(&name, Some(&name_key(&name)), Some(&hash))
+            .await
+        {
+            Err(StoreError::NameTaken) => return Err(ApiError::NameTaken),
+            other => other?,
+        };
+        let user = User {
+            id,
+            name,
+            guest: false,
+        };
+        self.users.write().await.insert(id, user.clone());
+        self.start_session(user).await
+    }
+
+    /// Signs an account in. An unknown name and a wrong password get the same answer.
+    pub async fn log_in(&self, name: &str, password: &str) -> Result<NewSession, ApiError> {
+        let key = name_key(name.trim());
+        let found = self.store.find_account(&key).await?;
+        let password = password.to_owned();
+        let Some(stored) = found else {
+            // Hash anyway so that timing does not tell which names exist.
+            let _ = blocking(move || hash_password(password)).await;
+            return Err(ApiError::WrongLogin);
+        };
+        let Some(hash) = stored.password_hash else {
+            return Err(ApiError::WrongLogin);
+        };
+        if !blocking(move || verify_password(password, hash)).await? {
+            return Err(ApiError::WrongLogin);
+        }
+        let user = User {
+            id: stored.id,
+            name: stored.name,
+            guest: false,
+        };
+        self.start_session(user).await
+    }
+
+    /// Creates a guest under a chosen name and signs it in.
+    pub async fn guest(&self, name: &str) -> Result<NewSession, ApiError> {
+        let name = check_name(name)?.to_owned();
+        let id = self.store.create_user(&name, None, None).await?;
+        let user = User {
+            id,
+            name,
+            guest: true,
+        };
+        self.users.write().await.insert(id, user.clone());
+        self.start_session(user).await
+    }
+
+    /// The session of a request, if it has a valid one.
+    pub async fn session(&self, headers: &HeaderMap) -> Result<Option<Session>, ApiError> {
+        let Some(token) = cookie_token(headers) else {
+            return Ok(None);
+        };
+        let hash = token_hash(token);
+        let cached = self.sessions.read().await.get(&hash).cloned();
+        let cached = match cached {
+            Some(c) => Some(c),
+            None => self
+                .store
+                .find_session(&hash)
+                .await?
+                .map(|s| CachedSession {
+                    user_id: s.user_id,
+                    csrf: s.csrf,
+                    expires: s.expires,
+                }),
+        };
+        let Some(cached) = cached else {
+            return Ok(None);
+        };
+        if cached.expires < now() {
+            self.sessions.write().await.remove(&hash);
+            return Ok(None);
+        }
+        let Some(user) = self.user(cached.user_id).await else {
+            return Ok(None);
+        };
+        self.sessions.write().await.insert(hash, cached.clone());
+        Ok(Some(Session {
+            user,
+            csrf: cached.csrf,
+            token_hash: hash,
+        }))
+    }
+
+    /// The signed-in user of a state-changing request: refused without a session or without the session's
+    /// CSRF token in its header.
+    pub async fn require(&self, headers: &HeaderMap) -> Result<Session, ApiError> {
+        let session = self.session(headers).await?.ok_or(ApiError::NotSignedIn)?;
+        let sent = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
+        // Compared in constant time: the token is a secret.
+        let same = sent.is_some_and(|s| {
+            s.len() == session.csrf.len()
+                && s.bytes()
+                    .zip(session.csrf.bytes())
+                    .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                    == 0
+        });
+        if !same {
+            return Err(ApiError::Csrf);
+        }
+        Ok(session)
+    }
+
+    /// Ends a session.
+    pub async fn log_out(&self, session: &Session) -> Result<(), ApiError> {
+        self.sessions.write().await.remove(&session.token_hash);
+        self.store.delete_session(&session.token_hash).await?;
+        Ok(())
+    }
+}

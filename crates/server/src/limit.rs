@@ -1,0 +1,79 @@
+//! Rate limits: per client address for sign-up, log-in and guest attempts (password guessing, account spam),
+//! per user for game actions (one client flooding a game). Both are token buckets from `governor`.
+
+use std::hash::Hash;
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+
+use crate::error::ApiError;
+
+/// How many requests are allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Sign-up, log-in and guest attempts per minute from one address.
+    pub auth_per_minute: u32,
+    /// Game actions (moves, passes, marks...) per second by one user, with a burst of twice that.
+    pub actions_per_second: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            auth_per_minute: 20,
+            actions_per_second: 20,
+        }
+    }
+}
+
+/// The limiters of a running server.
+pub struct Limiters {
+    auth: DefaultKeyedRateLimiter<IpAddr>,
+    actions: DefaultKeyedRateLimiter<i64>,
+}
+
+fn at_least_one(n: u32) -> NonZeroU32 {
+    NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
+}
+
+fn check<K: Hash + Eq + Clone>(
+    limiter: &DefaultKeyedRateLimiter<K>,
+    key: &K,
+) -> Result<(), ApiError> {
+    limiter.check_key(key).map_err(|not_until| {
+        let wait = not_until.wait_time_from(DefaultClock::default().now());
+        ApiError::RateLimited {
+            retry_after: wait.as_secs() + 1,
+        }
+    })
+}
+
+impl Limiters {
+    pub fn new(limits: Limits) -> Limiters {
+        let per_minute = at_least_one(limits.auth_per_minute);
+        let per_second = at_least_one(limits.actions_per_second);
+        Limiters {
+            auth: RateLimiter::keyed(Quota::per_minute(per_minute).allow_burst(per_minute)),
+            actions: RateLimiter::keyed(
+                Quota::per_second(per_second)
+                    .allow_burst(at_least_one(limits.actions_per_second.saturating_mul(2))),
+            ),
+        }
+    }
+
+    pub fn auth(&self, address: IpAddr) -> Result<(), ApiError> {
+        check(&self.auth, &address)
+    }
+
+    pub fn action(&self, user: i64) -> Result<(), ApiError> {
+        check(&self.actions, &user)
+    }
+
+    /// Forgets keys whose buckets are full again, so that memory does not grow with every address ever seen.
+    pub fn sweep(&self) {
+        self.auth.retain_recent();
+        self.actions.retain_recent();
+    }
+}

@@ -1,0 +1,165 @@
+//! Records for the pages: a game's SGF with its players' names, and replays (the board after every move) of a
+//! stored game or of an uploaded SGF file. Boards come from the rules crate, so the pages never judge captures.
+
+use serde::Serialize;
+use tesuji_rules::{Color, Game, Move, Rules};
+use tesuji_sgf::record::{GameInfo, RulesFromRecord, record_rules, replay, rules_of, to_tree};
+
+use crate::error::ApiError;
+use crate::games::{LiveGame, Player};
+
+/// A game move by move.
+#[derive(Debug, Serialize)]
+pub struct ReplayView {
+    pub width: u8,
+    pub height: u8,
+    pub rules: String,
+    pub info: InfoView,
+    /// `D4`, `pass`, in order; `moves[k]` leads from `boards[k]` to `boards[k + 1]`.
+    pub moves: Vec<String>,
+    pub colors: Vec<&'static str>,
+    /// Rows from the top (`.`, `X`, `O`) after each move; `boards[0]` is the start.
+    pub boards: Vec<Vec<String>>,
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct InfoView {
+    pub black: Option<String>,
+    pub white: Option<String>,
+    pub result: Option<String>,
+    /// Komi in half-points.
+    pub komi: i32,
+}
+
+fn rows(game: &Game) -> Vec<String> {
+    let grid = game.grid();
+    let width = usize::from(game.rules().size.width()).max(1);
+    grid.cells()
+        .chunks(width)
+        .map(|row| {
+            row.iter()
+                .map(|c| match c {
+                    None => '.',
+                    Some(Color::Black) => 'X',
+                    Some(Color::White) => 'O',
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The rows of a game's current board, as the API shows boards.
+pub fn board_rows(game: &Game) -> Vec<String> {
+    rows(game)
+}
+
+fn name(p: &Option<Player>) -> Option<String> {
+    match p {
+        Some(Player::User(u)) if u.guest => Some(format!("{} (guest)", u.name)),
+        Some(Player::User(u)) => Some(u.name.clone()),
+        Some(Player::Bot { bot }) => Some(format!("tesuji {bot} bot")),
+        None => None,
+    }
+}
+
+fn info_of(live: &LiveGame) -> GameInfo {
+    GameInfo {
+        black: name(&live.players[Color::Black.index()]),
+        white: name(&live.players[Color::White.index()]),
+        place: Some("tesuji".to_owned()),
+        ..GameInfo::default()
+    }
+}
+
+/// The SGF text of a live game.
+pub fn game_sgf(live: &LiveGame) -> String {
+    let tree = to_tree(&live.game, &info_of(live));
+    tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] })
+}
+
+/// Replays the turns of `game` from its start, collecting the board after each.
+fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
+    let rules = *game.rules();
+    let size = rules.size;
+    let mut view = ReplayView {
+        width: size.width(),
+        height: size.height(),
+        rules: rules.to_string(),
+        info,
+        moves: Vec::new(),
+        colors: Vec::new(),
+        boards: Vec::new(),
+    };
+    // A new game under the rules starts the same way (handicap placement, forced passes) when no setup
+    // stones were added; otherwise the recorded start is the position.
+    let fresh = Game::new(rules).ok().filter(|g| {
+        g.start_grid() == game.start_grid() && g.start_to_move() == game.start_to_move()
+    });
+    let start =
+        fresh.or_else(|| Game::from_position(rules, &game.start_grid(), game.start_to_move()).ok());
+    let Some(mut at) = start else {
+        view.boards.push(rows(game));
+        return view;
+    };
+    view.boards.push(rows(&at));
+    for action in game.log() {
+        // Every action is replayed (a dispute changes who moves next); only turns make a new board.
+        if at.apply_action(action.clone()).is_err() {
+            break;
+        }
+        let tesuji_rules::Action::Turn(color, mv) = action else {
+            continue;
+        };
+        view.moves.push(match mv {
+            Move::Pass => "pass".to_owned(),
+            Move::Play(p) => p.to_gtp(size),
+        });
+        view.colors.push(crate::games::color_name(*color));
+        view.boards.push(rows(&at));
+    }
+    view
+}
+
+/// A stored game move by move.
+pub fn of_game(live: &LiveGame) -> ReplayView {
+    let info = info_of(live);
+    replay_turns(
+        &live.game,
+        InfoView {
+            black: info.black,
+            white: info.white,
+            result: live.game.result().map(|r| r.to_string()),
+            komi: live.game.rules().komi.net(),
+        },
+    )
+}
+
+/// An uploaded SGF file move by move (its first game, main line).
+pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
+    let read = tesuji_sgf::read(bytes).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+    let tree = read
+        .collection
+        .trees
+        .first()
+        .ok_or_else(|| ApiError::BadSgf("the file holds no game".into()))?;
+    // A record under rules we do not know is shown under Tromp-Taylor: the board is the same for any rules
+    // that allow the moves.
+    let known = match rules_of(tree) {
+        RulesFromRecord::Known(r) => Some(r),
+        _ => None,
+    };
+    let rules =
+        record_rules(tree, known, Rules::default()).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+    let replayed = replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+    let root = tree.root();
+    let text = |ident: &str| root.get(ident).and_then(|p| p.text_value());
+    Ok(replay_turns(
+        &replayed.game,
+        InfoView {
+            black: text("PB"),
+            white: text("PW"),
+            result: text("RE"),
+            komi: rules.komi.net(),
+        },
+    ))
+}
