@@ -58,7 +58,8 @@ enum Command {
         /// Komi instead of the record's KM (e.g. 6.5).
         #[arg(long)]
         komi: Option<String>,
-        /// Dead stones, as GTP vertices separated by commas (each marks its whole chain).
+        /// Dead stones, as GTP vertices separated by commas (each marks its whole chain). Default: the stones
+        /// the record marks dead (TB/TW on its last node).
         #[arg(long)]
         dead: Option<String>,
         /// Print JSON: {"result": ..., "black": {...}, "white": {...}}.

@@ -67,7 +67,8 @@ pub fn score(
     let replayed = replay(tree, rules).with_context(|| format!("{}", path.display()))?;
     let size = rules.size;
     let dead_points: Vec<Point> = match dead {
-        None => Vec::new(),
+        // Without --dead, the dead stones the record marks (TB/TW on its last node).
+        None => tesuji_sgf::record::dead_stones_of(tree, &replayed.game.grid()),
         Some(list) => list
             .split(',')
             .map(str::trim)

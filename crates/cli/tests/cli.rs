@@ -260,3 +260,29 @@ fn match_scores_crashes_and_time_outs_as_losses_without_hanging() {
         );
     }
 }
+
+#[test]
+fn score_takes_dead_stones_marked_in_the_record() {
+    // 5×5 under Chinese rules, komi 0: Black walls column B, White column D, a lone black stone at E5 in
+    // White's area. Marked dead (TB/TW on the last node: a black stone on TW), White has 10 points and Black
+    // 10: a draw; unmarked, E5 lives and White's area shrinks.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("dead.sgf");
+    let moves = ";B[ba];W[da];B[bb];W[db];B[bc];W[dc];B[bd];W[dd];B[be];W[de];B[ea];W[];B[]";
+    std::fs::write(
+        &file,
+        format!("(;GM[1]FF[4]SZ[5]KM[0]RU[Chinese]{moves}TW[ea])"),
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    let marked = tesuji(&["score", path, "--json"]);
+    assert!(marked.status.success(), "{}", stderr(&marked));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&marked)).unwrap();
+    assert_eq!(v["result"], "0", "{v}");
+    assert_eq!(v["white"]["dead"], 1, "{v}");
+    // --dead overrides the record's marks.
+    let unmarked = tesuji(&["score", path, "--json", "--dead", ""]);
+    let v: serde_json::Value = serde_json::from_str(&stdout(&unmarked)).unwrap();
+    assert_eq!(v["white"]["dead"], 0, "{v}");
+    assert_ne!(v["result"], "0", "{v}");
+}

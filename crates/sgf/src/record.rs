@@ -474,7 +474,51 @@ pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
             }
         }
     }
+    // A counted game's dead stones go on the last node as the points their captor gains (`TB` holds dead
+    // white stones, `TW` dead black ones), as KGS marks them; `dead_stones_of` reads them back.
+    if game.result().is_some_and(|r| r.score.is_some()) {
+        let grid = game.grid();
+        for (ident, dead_color) in [("TB", Color::White), ("TW", Color::Black)] {
+            let points: Vec<String> = game
+                .dead_stones()
+                .iter()
+                .filter(|&&p| grid.get(p) == Some(dead_color))
+                .map(|&p| sgf_point(p))
+                .collect();
+            if !points.is_empty()
+                && let Some(node) = tree.node_mut(at)
+            {
+                node.properties.push(crate::Property::raw(ident, points));
+            }
+        }
+    }
     tree
+}
+
+/// The dead stones a record marks on its last main-line node: stones of one colour on the other colour's
+/// territory points (`TB`, `TW`), as [`to_tree`] and KGS write them. Territory marks on empty points are not
+/// dead stones and are left out.
+pub fn dead_stones_of(tree: &Tree, grid: &Grid) -> Vec<Point> {
+    let Some(last) = tree.main_line().last().and_then(|id| tree.node(id)) else {
+        return Vec::new();
+    };
+    let size = grid.size();
+    let mut dead = Vec::new();
+    for (ident, dead_color) in [("TB", Color::White), ("TW", Color::Black)] {
+        for prop in last.properties.iter().filter(|p| p.ident == ident) {
+            // A malformed list marks nothing: the count then simply has fewer dead stones.
+            let points = crate::parse::point_list(&prop.values, size.width(), size.height())
+                .unwrap_or_default();
+            for (x, y) in points {
+                let p = Point::new(x, y);
+                if grid.get(p) == Some(dead_color) && !dead.contains(&p) {
+                    dead.push(p);
+                }
+            }
+        }
+    }
+    dead.sort_unstable();
+    dead
 }
 
 /// The SGF coordinates of a point: `a`..`z`, then `A`..`Z`.

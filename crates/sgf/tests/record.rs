@@ -280,6 +280,7 @@ fn katago_results_match_our_count() {
 fn games_written_as_records_replay_to_the_same_game() {
     use tesuji_rules::Game;
     use tesuji_sgf::record::{GameInfo, to_tree};
+    let mut marked_games = 0;
     for (spec, seed) in [
         ("chinese:size=9,handicap=3,placement=fixed", 1u64),
         ("aga:size=13,handicap=2", 2),
@@ -298,7 +299,17 @@ fn games_written_as_records_replay_to_the_same_game() {
             let mv = moves[(s >> 33) as usize % moves.len()];
             game.play_move(mv).unwrap();
         }
-        if game.phase() == Phase::Marking {
+        let marked_this = game.phase() == Phase::Marking;
+        if marked_this {
+            marked_games += 1;
+            // Mark one chain of each colour dead, so that the record must carry dead stones of both.
+            let grid = game.grid();
+            let first = |c: Color| grid.size().points().find(|&p| grid.get(p) == Some(c));
+            let marked: Vec<_> = [first(Color::Black), first(Color::White)]
+                .into_iter()
+                .flatten()
+                .collect();
+            game.propose(Color::Black, &marked).unwrap();
             game.accept(Color::Black).unwrap();
             game.accept(Color::White).unwrap();
         }
@@ -329,5 +340,24 @@ fn games_written_as_records_replay_to_the_same_game() {
         if let Some(result) = game.result() {
             assert_eq!(t.root().value("RE"), Some(result.to_string().as_str()));
         }
+        // The dead stones come back from the record, and counting with them gives the recorded result.
+        let dead = tesuji_sgf::record::dead_stones_of(t, &r.game.grid());
+        let mut expected = game.dead_stones().to_vec();
+        expected.sort_unstable();
+        assert_eq!(dead, expected, "{spec}");
+        assert_eq!(
+            dead.is_empty(),
+            !marked_this,
+            "{spec}: marked stones stay marked"
+        );
+        if let Some(result) = game.result().filter(|r| r.score.is_some()) {
+            let again = tesuji_rules::result::GameResult::from_score(
+                r.game.score_with(&dead),
+                &back,
+                r.game.first_pass(),
+            );
+            assert_eq!(again.to_string(), result.to_string(), "{spec}");
+        }
     }
+    assert!(marked_games > 0, "no game reached the marking phase");
 }
