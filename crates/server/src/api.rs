@@ -68,7 +68,8 @@ pub fn router(app: Arc<App>) -> Router {
             "/api/replay",
             post(sgf_replay).layer(DefaultBodyLimit::max(SGF_LIMIT)),
         )
-        .fallback(api_not_found)
+        .route("/api/{*rest}", axum::routing::any(api_not_found))
+        .merge(crate::web::routes())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .with_state(app)
 }

@@ -9,6 +9,7 @@ pub mod games;
 pub mod limit;
 pub mod replay;
 pub mod store;
+pub mod web;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1,0 +1,730 @@
+//! The browser pages: HTML, CSS, JavaScript modules, dictionaries and the icon of `web/`, embedded in the binary
+//! (read from disk in debug builds, so that a page edit shows on reload).
+//!
+//! Every answer carries an ETag (the file's SHA-256) and `Cache-Control: no-cache`: the file names carry no
+//! version, so a browser must ask again each time, and a matching `If-None-Match` costs a 304 only. The pages
+//! also get a Content-Security-Policy that admits our own scripts, styles and sockets only.
+
+use axum::Router;
+use axum::extract::Path;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rust_embed::EmbeddedFile;
+
+#[derive(rust_embed::Embed)]
+#[folder = "web/"]
+// Node tests and its package file are for development only.
+#[exclude = "tests/*"]
+#[exclude = "package.json"]
+struct Assets;
+
+/// Each page's route and file. `/game/{id}` and `/player/{id}` serve the same HTML for every id: the scripts
+/// read the id from the address.
+pub const PAGES: &[(&str, &str)] = &[
+    ("/", "index.html"),
+    ("/game/{id}", "game.html"),
+    ("/player/{id}", "player.html"),
+    ("/replay", "replay.html"),
+    ("/login", "login.html"),
+];
+
+const CACHE_CONTROL: &str = "no-cache";
+
+/// Scripts, styles and images from this server only; sockets to it (`ws:`/`wss:`, since not every browser
+/// counts them as 'self'); no framing, no plugins, no `<base>` tricks.
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
+     img-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; \
+     form-action 'self'; frame-ancestors 'none'";
+
+/// The pages and `/static/{*path}` (the assets of `web/`: CSS, JavaScript modules, dictionaries, the icon).
+pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+    let mut router = Router::new();
+    for &(route, file) in PAGES {
+        router = router.route(
+            route,
+            get(move |headers: HeaderMap| async move { page(file, &headers) }),
+        );
+    }
+    router.route("/static/{*path}", get(asset))
+}
+
+/// The Content-Type of an asset by its extension; `None` for files that are not served.
+fn content_type(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1;
+    Some(match ext {
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" | "mjs" => "text/javascript; charset=utf-8",
+        "json" => "application/json",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "woff2" => "font/woff2",
+        "txt" => "text/plain; charset=utf-8",
+        _ => return None,
+    })
+}
+
+/// Whether `/static/{path}` serves this file of `web/`: not the node tests, the notes or node's package file,
+/// not the pages (they have their own routes), nothing outside the folder.
+fn is_public(path: &str) -> bool {
+    !path.is_empty()
+        && !path.starts_with('/')
+        && !path.contains('\\')
+        && !path
+            .split('/')
+            .any(|seg| seg.is_empty() || seg == "." || seg == "..")
+        && !path.starts_with("tests/")
+        && path != "package.json"
+        && !path.ends_with(".html")
+        && content_type(path).is_some()
+}
+
+fn etag(file: &EmbeddedFile) -> String {
+    let hash = file.metadata.sha256_hash();
+    let hex: String = hash[..16].iter().map(|b| format!("{b:02x}")).collect();
+    format!("\"{hex}\"")
+}
+
+/// Whether `If-None-Match` names this ETag (or `*`); weak tags compare equal too, as RFC 9110 wants for GET.
+fn not_modified(headers: &HeaderMap, tag: &str) -> bool {
+    headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim())
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == tag)
+}
+
+fn not_found() -> Response {
+    (
+        StatusCode::NOT_FOUND,
+        [
+            (header::CONTENT_TYPE, "text/plain; charset=utf-8"),
+            (header::CACHE_CONTROL, CACHE_CONTROL),
+        ],
+        "not found\n",
+    )
+        .into_response()
+}
+
+/// A file of the embed with its headers, or a 304 when the browser's copy is current.
+fn serve(path: &str, content_type: &'static str, headers: &HeaderMap, is_page: bool) -> Response {
+    let Some(file) = Assets::get(path) else {
+        return not_found();
+    };
+    let tag = etag(&file);
+    let mut response = if not_modified(headers, &tag) {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut r = file.data.into_owned().into_response();
+        r.headers_mut()
+            .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+        r
+    };
+    let h = response.headers_mut();
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(CACHE_CONTROL),
+    );
+    if let Ok(tag) = HeaderValue::from_str(&tag) {
+        h.insert(header::ETAG, tag);
+    }
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    if is_page {
+        h.insert(
+            header::CONTENT_SECURITY_POLICY,
+            HeaderValue::from_static(CONTENT_SECURITY_POLICY),
+        );
+        // Invite tokens travel in page addresses; keep them off other sites' logs.
+        h.insert(
+            header::REFERRER_POLICY,
+            HeaderValue::from_static("same-origin"),
+        );
+        h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    }
+    response
+}
+
+fn page(file: &'static str, headers: &HeaderMap) -> Response {
+    serve(file, "text/html; charset=utf-8", headers, true)
+}
+
+async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
+    match content_type(&path) {
+        Some(ct) if is_public(&path) => serve(&path, ct, &headers, false),
+        _ => not_found(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::net::SocketAddr;
+
+    fn text(path: &str) -> String {
+        let file = Assets::get(path).unwrap_or_else(|| panic!("{path} is not in the embed"));
+        String::from_utf8(file.data.into_owned()).unwrap_or_else(|_| panic!("{path} is not UTF-8"))
+    }
+
+    fn files_with(ext: &str) -> Vec<String> {
+        Assets::iter()
+            .map(|p| p.into_owned())
+            .filter(|p| p.ends_with(ext) && !p.starts_with("tests/"))
+            .collect()
+    }
+
+    fn dictionary(lang: &str) -> BTreeMap<String, String> {
+        let path = format!("i18n/{lang}.json");
+        serde_json::from_str(&text(&path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+    }
+
+    /// Values of `name="..."` attributes in an HTML text.
+    fn attribute_values(html: &str, name: &str) -> Vec<String> {
+        let needle = format!(" {name}=\"");
+        let mut out = Vec::new();
+        let mut rest = html;
+        while let Some(at) = rest.find(&needle) {
+            rest = &rest[at + needle.len()..];
+            let end = rest.find('"').expect("unclosed attribute");
+            out.push(rest[..end].to_string());
+            rest = &rest[end..];
+        }
+        out
+    }
+
+    /// The quoted string literals of a JavaScript text, those inside `${...}` of template literals included
+    /// (a template's own text is not a literal). Enough for our modules: no quotes inside regular expressions.
+    fn string_literals(js: &str) -> Vec<String> {
+        let chars: Vec<char> = js.chars().collect();
+        let mut out = Vec::new();
+        let mut in_template = false;
+        let mut depths: Vec<u32> = Vec::new(); // brace depth inside each open `${`
+        let mut i = 0;
+        while i < chars.len() {
+            let c = chars[i];
+            let next = chars.get(i + 1).copied();
+            i += 1;
+            if in_template {
+                match c {
+                    '\\' => i += 1,
+                    '`' => in_template = false,
+                    '$' if next == Some('{') => {
+                        depths.push(0);
+                        in_template = false;
+                        i += 1;
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' | '\'' => {
+                    let mut s = String::new();
+                    while i < chars.len() {
+                        let d = chars[i];
+                        i += 1;
+                        match d {
+                            '\\' => i += 1,
+                            d if d == c => break,
+                            d => s.push(d),
+                        }
+                    }
+                    out.push(s);
+                }
+                '`' => in_template = true,
+                '/' if next == Some('/') => {
+                    while i < chars.len() && chars[i] != '\n' {
+                        i += 1;
+                    }
+                }
+                '/' if next == Some('*') => {
+                    i += 1;
+                    while i + 1 < chars.len() && !(chars[i] == '*' && chars[i + 1] == '/') {
+                        i += 1;
+                    }
+                    i += 2;
+                }
+                '{' => {
+                    if let Some(d) = depths.last_mut() {
+                        *d += 1;
+                    }
+                }
+                '}' => match depths.last_mut() {
+                    Some(0) => {
+                        depths.pop();
+                        in_template = true;
+                    }
+                    Some(d) => *d -= 1,
+                    None => {}
+                },
+                _ => {}
+            }
+        }
+        out
+    }
+
+    /// The module specifiers of `import ... from "x"` and `import("x")`.
+    fn imports(js: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for needle in ["from \"", "import(\"", "import \""] {
+            let mut rest = js;
+            while let Some(at) = rest.find(needle) {
+                rest = &rest[at + needle.len()..];
+                let end = rest.find('"').expect("unclosed import");
+                out.push(rest[..end].to_string());
+            }
+        }
+        out
+    }
+
+    /// `js/game.js` + `./board.js` → `js/board.js`.
+    fn resolve(from: &str, spec: &str) -> String {
+        let mut parts: Vec<&str> = from.split('/').collect();
+        parts.pop();
+        for seg in spec.split('/') {
+            match seg {
+                "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                s => parts.push(s),
+            }
+        }
+        parts.join("/")
+    }
+
+    #[test]
+    fn every_page_file_is_embedded() {
+        for &(_, file) in PAGES {
+            let html = text(file);
+            assert!(html.starts_with("<!doctype html>"), "{file}");
+            assert!(html.contains("<script type=\"module\""), "{file}");
+            assert!(html.contains("id=\"lang\""), "{file}: no language selector");
+        }
+    }
+
+    #[test]
+    fn every_reference_of_a_page_or_module_exists() {
+        for file in files_with(".html") {
+            let html = text(&file);
+            let refs = attribute_values(&html, "src")
+                .into_iter()
+                .chain(attribute_values(&html, "href"));
+            for r in refs.filter(|r| r.starts_with("/static/")) {
+                let path = &r["/static/".len()..];
+                assert!(is_public(path), "{file}: {r} would not be served");
+                assert!(Assets::get(path).is_some(), "{file}: {r} is missing");
+            }
+        }
+        let modules = files_with(".js");
+        assert!(modules.len() >= 10, "{modules:?}");
+        for module in modules {
+            for spec in imports(&text(&module)) {
+                assert!(
+                    spec.starts_with("./") || spec.starts_with("../"),
+                    "{module}: import {spec:?} must be relative (no build step, no CDN)"
+                );
+                let target = resolve(&module, &spec);
+                assert!(is_public(&target), "{module}: {spec} would not be served");
+                assert!(
+                    Assets::get(&target).is_some(),
+                    "{module}: {spec} is missing"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn dictionaries_have_the_same_keys_and_placeholders() {
+        let en = dictionary("en");
+        let zh = dictionary("zh-Hans");
+        let en_keys: BTreeSet<&String> = en.keys().collect();
+        let zh_keys: BTreeSet<&String> = zh.keys().collect();
+        assert_eq!(
+            en_keys.symmetric_difference(&zh_keys).collect::<Vec<_>>(),
+            Vec::<&&String>::new(),
+            "keys in one dictionary only"
+        );
+        let placeholders = |s: &str| -> BTreeSet<String> {
+            s.split('{')
+                .skip(1)
+                .filter_map(|p| p.split_once('}').map(|(name, _)| name.to_string()))
+                .collect()
+        };
+        for (key, value) in &en {
+            assert!(!value.trim().is_empty(), "en {key} is empty");
+            assert!(!zh[key].trim().is_empty(), "zh-Hans {key} is empty");
+            assert_eq!(placeholders(value), placeholders(&zh[key]), "{key}");
+        }
+    }
+
+    #[test]
+    fn every_key_the_pages_use_is_in_the_dictionary() {
+        let en = dictionary("en");
+        let prefixes: BTreeSet<&str> = en.keys().filter_map(|k| k.split('.').next()).collect();
+        for file in files_with(".html") {
+            let html = text(&file);
+            for attr in [
+                "data-i18n",
+                "data-i18n-placeholder",
+                "data-i18n-title",
+                "data-i18n-aria-label",
+            ] {
+                for key in attribute_values(&html, attr) {
+                    assert!(
+                        en.contains_key(&key),
+                        "{file}: {attr}={key:?} is not in en.json"
+                    );
+                }
+            }
+        }
+        // Every literal that looks like a key of ours ("lobby.watch") must be one.
+        for module in files_with(".js") {
+            for s in string_literals(&text(&module)) {
+                let Some((prefix, rest)) = s.split_once('.') else {
+                    continue;
+                };
+                let looks_like_key = prefixes.contains(prefix)
+                    && !rest.is_empty()
+                    && !rest.ends_with('.')
+                    && s.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c));
+                if looks_like_key {
+                    assert!(en.contains_key(&s), "{module}: {s:?} is not in en.json");
+                }
+            }
+        }
+        // Keys built at run time: each family complete.
+        let families: &[(&str, &[&str])] = &[
+            ("color", &["black", "white", "random"]),
+            (
+                "preset",
+                &[
+                    "bga",
+                    "tromp-taylor",
+                    "ideal",
+                    "aga",
+                    "chinese",
+                    "japanese",
+                    "korean",
+                    "new-zealand",
+                ],
+            ),
+            ("counting", &["japanese", "chinese"]),
+            (
+                "bga.komi",
+                &[
+                    "none", "normal", "big", "h1", "h2", "h3", "h4", "h5", "h6", "h7", "h8", "h9",
+                ],
+            ),
+            ("rules.aga", &["on", "off"]),
+            ("rules.counting", &["japanese", "chinese"]),
+            ("rules.bga-komi", &["none", "normal", "big", "h1"]),
+            ("live", &["connecting", "open", "closed"]),
+            ("status", &["open", "playing", "marking", "over"]),
+            (
+                "move",
+                &["pass", "resign", "accept", "dispute", "mark", "mark-none"],
+            ),
+            (
+                "result",
+                &[
+                    "points", "resign", "time", "forfeit", "win", "tiebreak", "draw", "void",
+                ],
+            ),
+            ("scoring", &["area", "territory", "area-reach"]),
+            (
+                "score",
+                &[
+                    "stones",
+                    "territory",
+                    "shared",
+                    "captures",
+                    "dead",
+                    "pass_stones",
+                    "komi",
+                    "handicap_bonus",
+                    "total",
+                    "dame",
+                    "margin",
+                ],
+            ),
+            // The refusals of docs/API.md that a page can meet.
+            (
+                "reason",
+                &[
+                    "occupied",
+                    "suicide",
+                    "ko",
+                    "forced_pass",
+                    "handicap_placement",
+                    "not_your_turn",
+                    "game_over",
+                    "not_seated",
+                    "not_started",
+                    "not_playing",
+                    "not_marking",
+                    "off_board",
+                    "stale_version",
+                    "seat_taken",
+                    "bad_invite",
+                    "already_seated",
+                    "csrf",
+                    "not_signed_in",
+                    "bad_name",
+                    "bad_password",
+                    "name_taken",
+                    "wrong_login",
+                    "rate_limited",
+                    "too_large",
+                    "bad_sgf",
+                    "too_many_moves",
+                ],
+            ),
+        ];
+        for (family, members) in families {
+            for m in *members {
+                let key = format!("{family}.{m}");
+                assert!(en.contains_key(&key), "{key} is not in en.json");
+            }
+        }
+    }
+
+    /// The ids and data attributes that browser tests rely on (web/README.md).
+    #[test]
+    fn pages_carry_the_test_ids() {
+        let expect: &[(&str, &[&str])] = &[
+            (
+                "index.html",
+                &[
+                    "open-tables",
+                    "games-playing",
+                    "create",
+                    "size",
+                    "counting",
+                    "komi",
+                    "aga",
+                    "preset",
+                    "handicap",
+                    "komi-text",
+                    "spec",
+                    "color",
+                    "opponent",
+                    "create-submit",
+                    "create-error",
+                    "invite-link",
+                    "me",
+                    "lang",
+                ],
+            ),
+            (
+                "game.html",
+                &[
+                    "board",
+                    "pass",
+                    "resign",
+                    "accept",
+                    "dispute",
+                    "join",
+                    "message",
+                    "result",
+                    "turn",
+                    "moves",
+                    "score",
+                    "sgf",
+                    "confirm",
+                    "confirm-yes",
+                    "replay-link",
+                ],
+            ),
+            ("player.html", &["games", "player-name"]),
+            (
+                "replay.html",
+                &[
+                    "board",
+                    "first",
+                    "prev",
+                    "next",
+                    "last",
+                    "slider",
+                    "move-number",
+                    "sgf-file",
+                    "message",
+                    "game-info",
+                    "moves",
+                ],
+            ),
+            ("login.html", &["signup", "login", "guest"]),
+        ];
+        for (file, ids) in expect {
+            let found: BTreeSet<String> = attribute_values(&text(file), "id").into_iter().collect();
+            for id in *ids {
+                assert!(found.contains(*id), "{file} has no #{id}");
+            }
+        }
+        let login = text("login.html");
+        assert_eq!(
+            attribute_values(&login, "name")
+                .iter()
+                .filter(|n| *n == "name")
+                .count(),
+            3
+        );
+        assert_eq!(
+            attribute_values(&login, "name")
+                .iter()
+                .filter(|n| *n == "password")
+                .count(),
+            2
+        );
+        let board = text("js/board.js");
+        for attr in ["data-point", "data-stone"] {
+            assert!(board.contains(attr), "board.js sets no {attr}");
+        }
+    }
+
+    #[test]
+    fn literals_inside_templates_are_found() {
+        let js = "// it's\nx = `a ${t(\"k.one\")} b ${f({ a: `c ${t('k.two')}` })} d`; /* \"no\" */ y = \"k.three\";";
+        assert_eq!(string_literals(js), ["k.one", "k.two", "k.three"]);
+    }
+
+    #[test]
+    fn static_paths() {
+        assert!(is_public("css/style.css"));
+        assert!(is_public("js/game.js"));
+        assert!(is_public("i18n/zh-Hans.json"));
+        assert!(is_public("favicon.svg"));
+        for private in [
+            "",
+            "tests/spec.test.mjs",
+            "package.json",
+            "README.md",
+            "index.html",
+            "../Cargo.toml",
+            "js/../../src/web.rs",
+            "/etc/passwd",
+            "js//game.js",
+            "js\\game.js",
+        ] {
+            assert!(!is_public(private), "{private:?}");
+        }
+        assert_eq!(content_type("a.js"), Some("text/javascript; charset=utf-8"));
+        assert_eq!(content_type("noext"), None);
+    }
+
+    async fn start() -> SocketAddr {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let address = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, routes::<()>()).await });
+        address
+    }
+
+    #[tokio::test]
+    async fn serves_pages_and_assets_with_their_headers() {
+        let base = format!("http://{}", start().await);
+        let http = reqwest::Client::new();
+        for path in [
+            "/",
+            "/game/7",
+            "/game/12345",
+            "/player/3",
+            "/replay",
+            "/replay?game=4",
+            "/login?next=%2F",
+        ] {
+            let r = http.get(format!("{base}{path}")).send().await.unwrap();
+            assert_eq!(r.status(), 200, "{path}");
+            let h = r.headers();
+            assert_eq!(
+                h[header::CONTENT_TYPE],
+                "text/html; charset=utf-8",
+                "{path}"
+            );
+            assert_eq!(h[header::CACHE_CONTROL], "no-cache", "{path}");
+            assert!(h.contains_key(header::CONTENT_SECURITY_POLICY), "{path}");
+            assert!(h.contains_key(header::ETAG), "{path}");
+            assert!(
+                r.text().await.unwrap().contains("<script type=\"module\""),
+                "{path}"
+            );
+        }
+        let game = http
+            .get(format!("{base}/game/1"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        let other = http
+            .get(format!("{base}/game/2"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(game, other, "one HTML for every game");
+
+        for (path, ct) in [
+            ("/static/css/style.css", "text/css; charset=utf-8"),
+            ("/static/js/game.js", "text/javascript; charset=utf-8"),
+            ("/static/i18n/en.json", "application/json"),
+            ("/static/i18n/zh-Hans.json", "application/json"),
+            ("/static/favicon.svg", "image/svg+xml"),
+        ] {
+            let r = http.get(format!("{base}{path}")).send().await.unwrap();
+            assert_eq!(r.status(), 200, "{path}");
+            assert_eq!(r.headers()[header::CONTENT_TYPE], ct, "{path}");
+            assert_eq!(r.headers()[header::CACHE_CONTROL], "no-cache", "{path}");
+            assert_eq!(
+                r.headers()[header::X_CONTENT_TYPE_OPTIONS],
+                "nosniff",
+                "{path}"
+            );
+            let tag = r.headers()[header::ETAG].clone();
+            assert!(!r.bytes().await.unwrap().is_empty(), "{path}");
+            // The browser's copy is current: 304, no body.
+            let again = http
+                .get(format!("{base}{path}"))
+                .header(header::IF_NONE_MATCH, tag.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(again.status(), 304, "{path}");
+            assert_eq!(again.headers()[header::ETAG], tag, "{path}");
+            assert!(again.bytes().await.unwrap().is_empty(), "{path}");
+            let stale = http
+                .get(format!("{base}{path}"))
+                .header(header::IF_NONE_MATCH, "\"0000\"")
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(stale.status(), 200, "{path}");
+        }
+
+        for path in [
+            "/static/nope.js",
+            "/static/js/nope.js",
+            "/static/",
+            "/static/README.md",
+            "/static/package.json",
+            "/static/tests/spec.test.mjs",
+            "/static/index.html",
+            "/static/js/%2e%2e/%2e%2e/src/web.rs",
+            "/static/..%2F..%2FCargo.toml",
+            "/nowhere",
+        ] {
+            let r = http.get(format!("{base}{path}")).send().await.unwrap();
+            assert_eq!(r.status(), 404, "{path}");
+        }
+    }
+}

@@ -1,0 +1,66 @@
+// Numbers and results as the pages show them. Pure functions.
+
+/** Half-points (the API's komi, totals and margins: 15 = 7.5) as text: `7.5`, `-3`, `0.5`. */
+export function halfPoints(n) {
+  const v = Number(n);
+  if (!Number.isFinite(v)) return "";
+  const sign = v < 0 ? "-" : "";
+  const abs = Math.abs(Math.trunc(v));
+  return `${sign}${Math.floor(abs / 2)}${abs % 2 === 1 ? ".5" : ""}`;
+}
+
+/**
+ * An SGF `RE` value → {kind, winner, margin}: kind is `points` (margin as text), `resign`, `time`, `forfeit`,
+ * `win` (no margin given), `draw`, `void` or `unknown`; winner `black`/`white` or null.
+ */
+export function parseResult(re) {
+  const text = String(re ?? "").trim();
+  if (text === "0" || /^(draw|jigo)$/i.test(text)) return { kind: "draw", winner: null, margin: null };
+  if (/^void$/i.test(text)) return { kind: "void", winner: null, margin: null };
+  const m = /^([BW])\+(.*)$/i.exec(text);
+  if (!m) return { kind: "unknown", winner: null, margin: null };
+  const winner = m[1].toUpperCase() === "B" ? "black" : "white";
+  const rest = m[2].trim();
+  if (rest === "") return { kind: "win", winner, margin: null };
+  if (/^(r|resign)$/i.test(rest)) return { kind: "resign", winner, margin: null };
+  if (/^(t|time)$/i.test(rest)) return { kind: "time", winner, margin: null };
+  if (/^(f|forfeit)$/i.test(rest)) return { kind: "forfeit", winner, margin: null };
+  if (/^\d+(\.\d+)?$/.test(rest)) {
+    return Number(rest) === 0
+      ? { kind: "tiebreak", winner, margin: rest }
+      : { kind: "points", winner, margin: rest };
+  }
+  return { kind: "unknown", winner, margin: null };
+}
+
+/** A result sentence through `t`, e.g. "Black wins by 3.5 points" / "黑胜 3.5 目". */
+export function formatResult(re, t) {
+  const r = parseResult(re);
+  const winner = r.winner ? t(`color.${r.winner}`) : "";
+  switch (r.kind) {
+    case "draw":
+    case "void":
+      return t(`result.${r.kind}`);
+    case "unknown":
+      return String(re ?? "");
+    default:
+      return t(`result.${r.kind}`, { winner, margin: r.margin ?? "" });
+  }
+}
+
+/** Which colour a user id has among the `players` of a state or summary, or null. */
+export function colorOf(players, userId) {
+  if (!players || userId == null) return null;
+  for (const color of ["black", "white"]) {
+    const p = players[color];
+    if (p && p.id != null && p.id === userId) return color;
+  }
+  return null;
+}
+
+/** The number of moves of a summary, whether the server sends a count or the list. */
+export function moveCount(moves) {
+  if (Array.isArray(moves)) return moves.length;
+  const n = Number(moves);
+  return Number.isFinite(n) ? n : 0;
+}

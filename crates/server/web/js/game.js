@@ -1,0 +1,485 @@
+// The game page: the board and panel of one game, live over its WebSocket, actions over the socket (HTTP when it
+// is down), the dead-stone marking and the result.
+
+import { ApiError, get, post, socketUrl } from "./api.js";
+import { Board } from "./board.js";
+import { parsePoint } from "./coords.js";
+import { colorOf, formatResult, halfPoints } from "./format.js";
+import { onLanguageChange, t } from "./i18n.js";
+import { boot, el, loginHref, playerName, playerNode, showError } from "./page.js";
+import { idFromPath, inviteUrl } from "./paths.js";
+import { LiveSocket } from "./socket.js";
+import { summarizeSpec } from "./spec.js";
+
+/** Socket actions unanswered after this long are sent again over HTTP (safe: they carry the version). */
+const ACK_TIMEOUT_MS = 8000;
+/** While the socket is down the state is fetched this often, so that the board never goes stale for long. */
+const POLL_MS = 5000;
+
+const $ = (id) => document.getElementById(id);
+const gameId = idFromPath("game", location.pathname);
+const invite = new URLSearchParams(location.search).get("invite");
+const session = await boot();
+const me = session.user;
+
+const message = $("message");
+let game = null; // the current GameState
+let hovered = null; // the point under the mouse
+let tapped = null; // on touch screens the first tap previews, the second plays
+let socket = null;
+let nextRef = 1;
+const pending = new Map(); // ref → {type, fields, version, timer}
+
+const board = new Board($("board"), { onPoint: clickPoint, onHover: hoverPoint });
+
+// ---- what I may do ----
+
+function myColor() {
+  return game ? colorOf(game.players, me?.id) : null;
+}
+
+function isPlaying() {
+  return game?.status === "playing" && game.phase === "playing";
+}
+
+function myTurn() {
+  return isPlaying() && myColor() === game.to_move;
+}
+
+function isMarking() {
+  return game?.phase === "marking" && game.status !== "over";
+}
+
+function stoneAt(point) {
+  const at = parsePoint(point, game.width, game.height);
+  const ch = at ? (game.board[at.row] ?? "")[at.col] : undefined;
+  return ch === "X" || ch === "O";
+}
+
+// ---- messages ----
+
+function clearMessage() {
+  message.hidden = true;
+  message.replaceChildren();
+  delete message.dataset.reason;
+}
+
+function info(text) {
+  message.className = "alert";
+  message.hidden = false;
+  message.replaceChildren(text);
+  delete message.dataset.reason;
+}
+
+function refusal(e) {
+  message.className = "alert";
+  showError(message, e);
+}
+
+// ---- rendering ----
+
+function moveText(m) {
+  const text = String(m.move ?? "");
+  if (text === "pass" || text === "resign" || text === "accept" || text === "dispute") return t(`move.${text}`);
+  if (text === "mark" || text.startsWith("mark ")) {
+    const points = text.slice(4).trim();
+    return points ? t("move.mark", { points }) : t("move.mark-none");
+  }
+  return text;
+}
+
+function renderPlayers() {
+  const mine = myColor();
+  for (const color of ["black", "white"]) {
+    const box = $(`player-${color}`);
+    const p = game.players?.[color] ?? null;
+    const who = box.querySelector(".who");
+    who.replaceChildren(playerNode(p));
+    if (color === mine) who.append(el("span", { class: "muted" }, ` ${t("game.you")}`));
+    box.querySelector(".stats").textContent = t("game.stats", {
+      captures: game.captures?.[color] ?? 0,
+      pass: game.pass_stones?.[color] ?? 0,
+    });
+    box.classList.toggle("to-move", isPlaying() && game.to_move === color);
+    box.querySelector(".accepted").hidden = !(isMarking() && game.accepted?.[color]);
+  }
+}
+
+function renderTurn() {
+  const turn = $("turn");
+  const mine = myColor();
+  let text;
+  if (game.status === "open") text = t("turn.waiting");
+  else if (game.status === "over" || game.phase === "over") text = t("turn.over");
+  else if (isMarking()) text = t("turn.marking");
+  else if (mine && mine === game.to_move) text = t("turn.yours", { color: t(`color.${game.to_move}`) });
+  else text = t("turn.to-move", { color: t(`color.${game.to_move}`) });
+  turn.textContent = text;
+  turn.dataset.color = game.to_move ?? "";
+  turn.dataset.phase = game.phase ?? "";
+  turn.dataset.status = game.status ?? "";
+  turn.classList.toggle("mine", myTurn());
+  const status = $("status");
+  status.hidden = Boolean(mine);
+  status.textContent = mine ? "" : t("game.spectating");
+  $("rules").textContent = summarizeSpec(game.rules, t).join(" · ");
+  $("rules").title = game.rules;
+}
+
+function renderButtons() {
+  const mine = myColor();
+  const open = game.status === "open";
+  const emptySeat = !game.players?.black || !game.players?.white;
+  $("join").hidden = !(open && !mine && emptySeat);
+  $("pass").hidden = !(mine && isPlaying());
+  $("pass").disabled = !myTurn();
+  $("play-form").hidden = !(mine && isPlaying());
+  $("play-submit").disabled = !myTurn();
+  $("resign").hidden = !(mine && !open && (isPlaying() || isMarking()));
+  $("accept").hidden = !(mine && isMarking());
+  $("accept").disabled = Boolean(game.accepted?.[mine]);
+  $("dispute").hidden = !(mine && isMarking());
+  $("marking-hint").hidden = !(mine && isMarking());
+
+  let token = null;
+  try {
+    token = sessionStorage.getItem(`tesuji.invite.${game.id}`);
+  } catch {
+    token = null;
+  }
+  const showInvite = Boolean(open && mine && token);
+  $("invite-box").hidden = !showInvite;
+  if (showInvite) $("invite-link").value = inviteUrl(location.origin, game.id, token);
+}
+
+function renderMoves() {
+  const list = $("moves");
+  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+  list.replaceChildren(
+    ...(game.moves ?? []).map((m) =>
+      el(
+        "li",
+        { value: m.number, "data-number": m.number, "data-color": m.color, "data-move": m.move },
+        el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }),
+        el("span", { class: "visually-hidden" }, `${t(`color.${m.color}`)} `),
+        moveText(m),
+      ),
+    ),
+  );
+  if (atBottom) list.scrollTop = list.scrollHeight;
+}
+
+function scoreRows(score) {
+  const whole = (n) => String(n ?? 0);
+  const half = (n) => halfPoints(n ?? 0);
+  return [
+    ["stones", whole],
+    ["territory", whole],
+    ["shared", whole],
+    ["captures", whole],
+    ["dead", whole],
+    ["pass_stones", whole],
+    ["komi", half],
+    ["handicap_bonus", half],
+    ["total", half],
+  ].map(([key, show]) =>
+    el(
+      "tr",
+      { "data-row": key, class: key === "total" ? "total" : null },
+      el("th", { scope: "row" }, t(`score.${key}`)),
+      el("td", { class: "num", "data-color": "black" }, show(score.black?.[key])),
+      el("td", { class: "num", "data-color": "white" }, show(score.white?.[key])),
+    ),
+  );
+}
+
+function renderOver() {
+  const over = game.status === "over" || game.phase === "over";
+  $("over").hidden = !over;
+  $("replay-link").hidden = !over;
+  $("replay-link").href = `/replay?game=${game.id}`;
+  const result = $("result");
+  if (over && game.result) {
+    result.textContent = `${formatResult(game.result, t)} (${game.result})`;
+    result.dataset.result = game.result;
+  } else {
+    result.textContent = over ? t("result.none") : "";
+    delete result.dataset.result;
+  }
+  const table = $("score");
+  const score = over ? game.score : null;
+  table.hidden = !score;
+  if (!score) return;
+  $("score-caption").textContent = t(`scoring.${score.scoring}`);
+  table.dataset.scoring = score.scoring;
+  table.tBodies[0].replaceChildren(...scoreRows(score));
+  table.tFoot.replaceChildren(
+    el("tr", { "data-row": "dame" }, el("th", { scope: "row" }, t("score.dame")), el("td", { class: "num", colspan: 2 }, String(score.dame ?? 0))),
+    el(
+      "tr",
+      { "data-row": "margin" },
+      el("th", { scope: "row" }, t("score.margin")),
+      el("td", { class: "num", colspan: 2 }, halfPoints(score.margin ?? 0)),
+    ),
+  );
+}
+
+function renderBoard() {
+  const mine = myColor();
+  const showDead = game.phase === "marking" || game.phase === "over" || game.status === "over";
+  const point = hovered ?? tapped;
+  board.setSize(game.width, game.height);
+  board.render({
+    rows: game.board,
+    lastMove: game.last_move,
+    dead: new Set(showDead ? (game.dead ?? []) : []),
+    preview: myTurn() && point ? { point, color: mine } : null,
+    interactive: myTurn() || Boolean(mine && isMarking()),
+  });
+}
+
+function render() {
+  if (!game) return;
+  renderBoard();
+  renderPlayers();
+  renderTurn();
+  renderButtons();
+  renderMoves();
+  renderOver();
+  const names = `${playerName(game.players?.black)} – ${playerName(game.players?.white)}`;
+  document.title = `${myTurn() ? "● " : ""}${names} · tesuji`;
+}
+
+/** Takes a state unless an equal or newer one is already shown (HTTP answers may come after the socket's event). */
+function takeNewer(state) {
+  if (!state || typeof state.version !== "number") return;
+  if (game && state.version <= game.version) return;
+  take(state);
+}
+
+function take(state) {
+  const { type: _type, ...rest } = state;
+  const changedSize = !game || game.width !== rest.width || game.height !== rest.height;
+  game = rest;
+  if (changedSize) hovered = null;
+  tapped = null;
+  render();
+}
+
+// ---- actions ----
+
+const HTTP_ACTIONS = {
+  play: (f) => ["moves", { move: f.move }],
+  resign: () => ["resign", {}],
+  dead: (f) => ["dead", { point: f.point }],
+  accept: () => ["accept", {}],
+  dispute: () => ["dispute", {}],
+};
+
+async function viaHttp(type, fields, version, { retry = false } = {}) {
+  const [path, body] = HTTP_ACTIONS[type](fields);
+  try {
+    takeNewer(await post(`/api/games/${gameId}/${path}`, { json: { ...body, version } }));
+  } catch (e) {
+    actionFailed(e, { retry });
+  }
+}
+
+/** A refusal: stale versions mean the game moved on (a retry after a lost answer often finds its own action
+ * applied), so the state is fetched again; anything else is shown. */
+function actionFailed(e, { retry = false } = {}) {
+  if (e instanceof ApiError && e.reason === "stale_version") {
+    resync();
+    if (retry) return;
+  }
+  refusal(e);
+}
+
+function act(type, fields = {}) {
+  if (!game) return;
+  clearMessage();
+  const version = game.version;
+  const ref = nextRef++;
+  if (socket?.send({ type, ...fields, version, ref })) {
+    const timer = setTimeout(() => fallBack(ref), ACK_TIMEOUT_MS);
+    pending.set(ref, { type, fields, version, timer });
+  } else {
+    viaHttp(type, fields, version);
+  }
+}
+
+function fallBack(ref) {
+  const p = pending.get(ref);
+  if (!p) return;
+  pending.delete(ref);
+  clearTimeout(p.timer);
+  viaHttp(p.type, p.fields, p.version, { retry: true });
+}
+
+function resync() {
+  if (!socket?.send({ resync: true })) {
+    get(`/api/games/${gameId}`)
+      .then((state) => take(state))
+      .catch((e) => refusal(e));
+  }
+}
+
+function clickPoint(point, pointerType) {
+  if (!game) return;
+  const mine = myColor();
+  if (!mine) return;
+  if (isMarking()) {
+    if (stoneAt(point)) act("dead", { point });
+    return;
+  }
+  if (!isPlaying()) return;
+  if (pointerType === "touch" && myTurn() && !stoneAt(point) && tapped !== point) {
+    tapped = point;
+    renderBoard();
+    info(t("game.tap-again", { point }));
+    return;
+  }
+  tapped = null;
+  act("play", { move: point });
+}
+
+function hoverPoint(point) {
+  hovered = point;
+  if (game && myTurn()) renderBoard();
+}
+
+$("pass").addEventListener("click", () => act("play", { move: "pass" }));
+$("accept").addEventListener("click", () => act("accept"));
+$("dispute").addEventListener("click", () => act("dispute"));
+
+$("resign").addEventListener("click", () => {
+  const dialog = $("confirm");
+  dialog.returnValue = "";
+  dialog.showModal();
+});
+$("confirm").addEventListener("close", () => {
+  if ($("confirm").returnValue === "yes") act("resign");
+});
+
+$("play-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = $("move-input");
+  const text = input.value.trim().toUpperCase();
+  if (!text) return;
+  if (text !== "PASS" && !parsePoint(text, game.width, game.height)) {
+    info(t("game.bad-point", { point: input.value.trim() }));
+    return;
+  }
+  input.value = "";
+  act("play", { move: text === "PASS" ? "pass" : text });
+});
+
+$("join").addEventListener("click", async () => {
+  if (!me) {
+    location.href = loginHref();
+    return;
+  }
+  const button = $("join");
+  button.disabled = true;
+  clearMessage();
+  try {
+    takeNewer(await post(`/api/games/${gameId}/join`, { json: invite ? { invite } : {} }));
+  } catch (e) {
+    refusal(e);
+  } finally {
+    button.disabled = false;
+  }
+});
+
+$("copy-invite").addEventListener("click", async () => {
+  const input = $("invite-link");
+  try {
+    await navigator.clipboard.writeText(input.value);
+    $("copy-invite").textContent = t("invite.copied");
+    setTimeout(() => ($("copy-invite").textContent = t("invite.copy")), 2000);
+  } catch {
+    input.select();
+  }
+});
+
+// ---- live updates ----
+
+function onSocketMessage(m) {
+  if (m.type === "state") {
+    take(m);
+    return;
+  }
+  if (m.type === "ack") {
+    const p = pending.get(m.ref);
+    if (p) {
+      clearTimeout(p.timer);
+      pending.delete(m.ref);
+    }
+    return;
+  }
+  if (m.type === "error") {
+    const p = pending.get(m.ref);
+    if (p) {
+      clearTimeout(p.timer);
+      pending.delete(m.ref);
+    }
+    actionFailed(new ApiError(0, m.error ?? null, m.reason ?? null));
+    return;
+  }
+  if (typeof m.version === "number" && m.state) {
+    if (!game) take(m.state);
+    else if (m.version === game.version + 1) take(m.state);
+    else if (m.version > game.version + 1) socket.send({ resync: true }); // a gap: events were missed
+    // older versions are already shown (an HTTP answer came first)
+  }
+}
+
+let poll = null;
+
+function setLive(status) {
+  const live = $("game-live");
+  live.dataset.status = status;
+  live.textContent = t(`live.${status}`);
+  if (status === "open") {
+    clearInterval(poll);
+    poll = null;
+  } else if (!poll) {
+    poll = setInterval(() => {
+      get(`/api/games/${gameId}`)
+        .then(takeNewer)
+        .catch(() => {}); // the server is away too; the socket's backoff keeps trying
+    }, POLL_MS);
+  }
+}
+
+onLanguageChange(() => {
+  render();
+  setLive($("game-live").dataset.status);
+});
+
+async function start() {
+  if (!gameId) {
+    refusal(new ApiError(404, t("game.not-found"), "not_found"));
+    return;
+  }
+  $("sgf").href = `/api/games/${gameId}/sgf`;
+  try {
+    takeNewer(await get(`/api/games/${gameId}`));
+  } catch (e) {
+    refusal(e);
+    if (e instanceof ApiError && e.status === 404) return; // no such game: nothing to watch
+  }
+  socket = new LiveSocket(socketUrl(`/api/games/${gameId}/ws`), {
+    onMessage: onSocketMessage,
+    onStatus: setLive,
+    onOpen(again) {
+      if (again) socket.send({ resync: true });
+    },
+    onClose() {
+      // Unanswered actions go again over HTTP; their version makes a repeat harmless.
+      for (const ref of [...pending.keys()]) fallBack(ref);
+    },
+  });
+}
+
+start();

@@ -1,0 +1,217 @@
+// The lobby: who I am (header), the live lists of open tables and games in progress, and the create-table form.
+
+import { get, post, socketUrl } from "./api.js";
+import { onLanguageChange, t } from "./i18n.js";
+import { colorOf, moveCount } from "./format.js";
+import { boot, el, playerNode, showError } from "./page.js";
+import { inviteUrl } from "./paths.js";
+import { LiveSocket } from "./socket.js";
+import { BGA_SIZES, composeSpec, summarizeSpec } from "./spec.js";
+
+const session = await boot();
+const me = session.user;
+
+const openList = document.getElementById("open-tables");
+const playingList = document.getElementById("games-playing");
+const joinError = document.getElementById("join-error");
+const liveStatus = document.getElementById("lobby-status");
+let lobby = null; // {open, playing} once known
+
+function seatLine(players) {
+  return [
+    el("span", { class: "dot black", "aria-hidden": "true" }),
+    playerNode(players?.black),
+    el("span", { class: "muted" }, ` ${t("lobby.vs")} `),
+    el("span", { class: "dot white", "aria-hidden": "true" }),
+    playerNode(players?.white),
+  ];
+}
+
+function rulesLine(summary, extra = []) {
+  return el("span", { class: "rules", title: summary.rules }, [...summarizeSpec(summary.rules, t), ...extra].join(" · "));
+}
+
+function openEntry(game) {
+  const mine = colorOf(game.players, me?.id) !== null;
+  const free = game.players?.black ? "white" : "black";
+  let action;
+  if (mine) {
+    action = el("a", { class: "button small secondary", href: `/game/${game.id}` }, t("lobby.your-table"));
+  } else {
+    action = el(
+      "button",
+      { type: "button", class: "small", "data-join": game.id, "data-color": free },
+      t("lobby.join-as", { color: t(`color.${free}`) }),
+    );
+    action.addEventListener("click", () => join(game.id, action));
+  }
+  return el(
+    "li",
+    { "data-game-id": game.id, "data-status": game.status },
+    el("div", { class: "who" }, seatLine(game.players), rulesLine(game)),
+    action,
+  );
+}
+
+function playingEntry(game) {
+  const mine = colorOf(game.players, me?.id) !== null;
+  const moves = t("lobby.moves", { n: moveCount(game.moves) });
+  return el(
+    "li",
+    { "data-game-id": game.id, "data-status": game.status },
+    el("div", { class: "who" }, seatLine(game.players), rulesLine(game, [moves])),
+    el(
+      "a",
+      { class: `button small ${mine ? "" : "secondary"}`, href: `/game/${game.id}`, "data-watch": game.id },
+      t(mine ? "lobby.continue" : "lobby.watch"),
+    ),
+  );
+}
+
+function fill(list, games, entry, emptyKey) {
+  if (!lobby) return;
+  if (!games.length) list.replaceChildren(el("li", { class: "empty" }, t(emptyKey)));
+  else list.replaceChildren(...games.map(entry));
+}
+
+function render() {
+  fill(openList, lobby?.open ?? [], openEntry, "lobby.no-open");
+  fill(playingList, lobby?.playing ?? [], playingEntry, "lobby.no-playing");
+}
+
+async function join(id, button) {
+  if (!me) {
+    location.href = `/login?next=${encodeURIComponent(`/game/${id}`)}`;
+    return;
+  }
+  button.disabled = true;
+  showError(joinError, null);
+  try {
+    await post(`/api/games/${id}/join`, { json: {} });
+    location.href = `/game/${id}`;
+  } catch (e) {
+    showError(joinError, e);
+    button.disabled = false;
+  }
+}
+
+function setLive(status) {
+  liveStatus.dataset.status = status;
+  liveStatus.textContent = t(`live.${status}`);
+}
+
+// ---- the create-table form ----
+
+const form = document.getElementById("create");
+const field = (id) => document.getElementById(id);
+const preview = field("spec-preview");
+const submit = field("create-submit");
+const createError = field("create-error");
+
+function formValues() {
+  return {
+    preset: field("preset").value,
+    size: field("size").value,
+    counting: field("counting").value,
+    komi: field("komi").value,
+    aga: field("aga").value,
+    handicap: field("handicap").value,
+    komiText: field("komi-text").value,
+    spec: field("spec").value,
+  };
+}
+
+function updateForm() {
+  const bga = field("preset").value === "bga";
+  field("bga-options").hidden = !bga;
+  field("preset-options").hidden = bga;
+  // Board Game Arena offers 9, 13 and 19 only; the other presets take any size.
+  const size = field("size");
+  for (const option of size.options) {
+    const allowed = !bga || BGA_SIZES.includes(Number(option.value));
+    option.hidden = !allowed;
+    option.disabled = !allowed;
+  }
+  if (size.selectedOptions[0]?.disabled) size.value = "19";
+  preview.textContent = composeSpec(formValues());
+}
+
+form.addEventListener("input", updateForm);
+form.addEventListener("change", updateForm);
+updateForm();
+
+if (!me) {
+  field("create-signin").hidden = false;
+  submit.disabled = true;
+}
+
+form.addEventListener("submit", async (event) => {
+  event.preventDefault();
+  if (!me) return;
+  showError(createError, null);
+  const opponent = field("opponent").value;
+  const body = { rules: composeSpec(formValues()), color: field("color").value, opponent };
+  if (opponent === "bot") body.bot = "simple";
+  submit.disabled = true;
+  try {
+    const created = await post("/api/games", { json: body });
+    if (created.invite) {
+      try {
+        sessionStorage.setItem(`tesuji.invite.${created.id}`, created.invite);
+      } catch {
+        // the link is shown here anyway
+      }
+      const link = inviteUrl(location.origin, created.id, created.invite);
+      field("invite-link").value = link;
+      field("invite-go").href = `/game/${created.id}`;
+      field("invite-box").hidden = false;
+      field("invite-link").select();
+      submit.disabled = false;
+    } else {
+      location.href = `/game/${created.id}`;
+    }
+  } catch (e) {
+    showError(createError, e);
+    submit.disabled = false;
+  }
+});
+
+field("copy-invite").addEventListener("click", async () => {
+  const input = field("invite-link");
+  const button = field("copy-invite");
+  try {
+    await navigator.clipboard.writeText(input.value);
+  } catch {
+    // Clipboard API refused (plain http, old browser): select it for a manual copy.
+    input.select();
+    document.execCommand?.("copy");
+  }
+  button.textContent = t("invite.copied");
+  setTimeout(() => (button.textContent = t("invite.copy")), 2000);
+});
+
+// ---- live data ----
+
+onLanguageChange(() => {
+  render();
+  setLive(liveStatus.dataset.status);
+  updateForm();
+});
+
+get("/api/lobby")
+  .then((answer) => {
+    if (!lobby) {
+      lobby = answer;
+      render();
+    }
+  })
+  .catch((e) => console.warn("lobby", e));
+
+new LiveSocket(socketUrl("/api/lobby/ws"), {
+  onStatus: setLive,
+  onMessage(message) {
+    if (message.type !== "lobby") return;
+    lobby = { open: message.open ?? [], playing: message.playing ?? [] };
+    render();
+  },
+});

@@ -1,0 +1,107 @@
+// What every page shares: the language, the header's "who am I", DOM helpers and the display of refusals.
+
+import { ApiError, getSession, post, setSession } from "./api.js";
+import { has, initI18n, onLanguageChange, t } from "./i18n.js";
+
+/** `el("a", {href: "/", class: "x"}, "text", child)`; attributes with null/false values are left out. */
+export function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name === "dataset") Object.assign(node.dataset, value);
+    else if (name.startsWith("on") && typeof value === "function") node.addEventListener(name.slice(2), value);
+    else node.setAttribute(name, value === true ? "" : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+/** A seat's occupant as text: a user (guests marked), the computer, or an empty seat. */
+export function playerName(p) {
+  if (!p) return t("player.empty");
+  if (p.bot) return t("player.bot", { name: p.bot });
+  return p.guest ? t("player.guest", { name: p.name }) : p.name;
+}
+
+/** A seat's occupant as a node: users link to their page. */
+export function playerNode(p) {
+  if (p && !p.bot && p.id != null) return el("a", { href: `/player/${p.id}` }, playerName(p));
+  return el("span", { class: p ? "" : "muted" }, playerName(p));
+}
+
+/** The translated headline of a refusal's reason, when we know it, and the server's sentence. */
+export function describeError(e) {
+  if (!(e instanceof ApiError)) return { headline: t("error.unexpected"), detail: String(e?.message ?? e) };
+  const key = `reason.${e.reason}`;
+  const headline = e.reason && has(key) ? t(key) : null;
+  const detail = e.message || (e.reason === "network" ? t("error.network") : t("error.status", { status: e.status }));
+  return { headline, detail };
+}
+
+/** Shows a refusal (or clears the box with `null`) in an element with role="alert"/"status". */
+export function showError(box, e) {
+  box.replaceChildren();
+  box.hidden = !e;
+  if (!e) return;
+  const { headline, detail } = describeError(e);
+  box.classList.add("error");
+  if (headline) box.append(el("strong", { class: "headline" }, headline), " ");
+  if (!headline || detail !== headline) box.append(el("span", { class: "detail" }, detail));
+  if (e instanceof ApiError && e.reason) box.dataset.reason = e.reason;
+  else delete box.dataset.reason;
+}
+
+/** `/login?next=<this page>`. */
+export function loginHref() {
+  return `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+}
+
+let session = { user: null, csrf: null };
+
+export function currentUser() {
+  return session.user;
+}
+
+function renderMe() {
+  const box = document.getElementById("me");
+  if (!box) return;
+  const user = session.user;
+  if (user) {
+    const logout = el("button", { id: "logout", type: "button", class: "link-button" }, t("nav.logout"));
+    logout.addEventListener("click", async () => {
+      try {
+        await post("/api/logout");
+      } catch (e) {
+        console.warn(e);
+      }
+      setSession(null);
+      location.reload();
+    });
+    box.replaceChildren(
+      el("a", { id: "me-name", href: `/player/${user.id}`, class: "me-name" }, playerName(user)),
+      logout,
+    );
+  } else if (location.pathname !== "/login") {
+    box.replaceChildren(el("a", { id: "login-link", href: loginHref(), class: "button small" }, t("nav.login")));
+  } else {
+    box.replaceChildren();
+  }
+}
+
+/** Translates the page and fills the header; answers the session ({user, csrf}). */
+export async function boot() {
+  const [, s] = await Promise.all([
+    initI18n(),
+    getSession().catch((e) => {
+      console.warn("session", e);
+      return { user: null, csrf: null };
+    }),
+  ]);
+  session = s;
+  renderMe();
+  onLanguageChange(renderMe);
+  return session;
+}

@@ -1,0 +1,159 @@
+// The replay viewer: a stored game (/replay?game=ID) or a local SGF file read by the server, stepped through with
+// buttons, a slider, the move list and the arrow keys.
+
+import { ApiError, get, post } from "./api.js";
+import { Board } from "./board.js";
+import { parsePoint } from "./coords.js";
+import { formatResult, halfPoints } from "./format.js";
+import { onLanguageChange, t } from "./i18n.js";
+import { boot, el, showError } from "./page.js";
+import { summarizeSpec } from "./spec.js";
+
+const MAX_SGF_BYTES = 1024 * 1024; // the server's limit for /api/replay
+
+const $ = (id) => document.getElementById(id);
+const params = new URLSearchParams(location.search);
+const gameId = /^\d+$/.test(params.get("game") ?? "") ? params.get("game") : null;
+await boot();
+
+const board = new Board($("board"));
+let replay = null; // the server's answer
+let current = 0; // the number of moves shown
+
+function moveLabel(move) {
+  return move === "pass" ? t("move.pass") : move;
+}
+
+function show(k) {
+  if (!replay) return;
+  const last = replay.boards.length - 1;
+  current = Math.max(0, Math.min(last, k));
+  const move = current > 0 ? replay.moves[current - 1] : null;
+  board.render({
+    rows: replay.boards[current],
+    lastMove: move && parsePoint(move, replay.width, replay.height) ? move : null,
+  });
+  const slider = $("slider");
+  slider.max = String(last);
+  slider.value = String(current);
+  $("move-number").textContent =
+    current === 0
+      ? t("replay.start", { n: last })
+      : t("replay.move", { k: current, n: last, move: moveLabel(move) });
+  $("move-number").dataset.move = String(current);
+  $("first").disabled = $("prev").disabled = current === 0;
+  $("next").disabled = $("last").disabled = current === last;
+  for (const li of $("moves").children) li.classList.toggle("current", Number(li.dataset.number) === current);
+  $("moves").querySelector("li.current")?.scrollIntoView({ block: "nearest" });
+  // Keep the position in the address, so that a reload or a shared link shows the same move.
+  const url = new URL(location.href);
+  if (gameId) {
+    url.searchParams.set("move", String(current));
+    history.replaceState(null, "", url);
+  }
+}
+
+/** The colour of each move: as the server says (`colors`), else the stone on its point afterwards, else (passes)
+ * the other colour than the move before. */
+function moveColors(r) {
+  if (Array.isArray(r.colors) && r.colors.length === r.moves.length) return r.colors;
+  let previous = "white";
+  return r.moves.map((move, i) => {
+    const at = parsePoint(move, r.width, r.height);
+    const ch = at ? (r.boards[i + 1]?.[at.row] ?? "")[at.col] : undefined;
+    const color = ch === "X" ? "black" : ch === "O" ? "white" : previous === "black" ? "white" : "black";
+    previous = color;
+    return color;
+  });
+}
+
+function renderInfo() {
+  if (!replay) return;
+  const info = replay.info ?? {};
+  $("game-info").hidden = false;
+  $("info-black").textContent = info.black || t("replay.unknown");
+  $("info-white").textContent = info.white || t("replay.unknown");
+  $("info-rules").textContent = replay.rules ? summarizeSpec(replay.rules, t).join(" · ") : t("replay.unknown");
+  $("info-rules").title = replay.rules ?? "";
+  // The server gives komi in half-points (11 = 5.5), White's minus Black's.
+  $("info-komi").textContent =
+    typeof info.komi === "number" ? halfPoints(info.komi) : info.komi ? String(info.komi) : t("replay.unknown");
+  $("info-result").textContent = info.result ? `${formatResult(info.result, t)} (${info.result})` : t("replay.unknown");
+  const colors = moveColors(replay);
+  $("moves").replaceChildren(
+    ...replay.moves.map((move, i) =>
+      el(
+        "li",
+        { value: i + 1, "data-number": i + 1, "data-move": move, "data-color": colors[i] },
+        el("span", { class: `dot ${colors[i]}`, "aria-hidden": "true" }),
+        el("span", { class: "visually-hidden" }, `${t(`color.${colors[i]}`)} `),
+        el("button", { type: "button", class: "link-button", onclick: () => show(i + 1) }, moveLabel(move)),
+      ),
+    ),
+  );
+  $("moves-card").hidden = replay.moves.length === 0;
+}
+
+function load(answer, start = 0) {
+  if (!answer || !Array.isArray(answer.boards) || answer.boards.length === 0) {
+    showError($("message"), new ApiError(0, t("replay.empty"), null));
+    return;
+  }
+  replay = { ...answer, moves: answer.moves ?? [] };
+  showError($("message"), null);
+  board.setSize(replay.width, replay.height);
+  $("controls").hidden = false;
+  renderInfo();
+  show(start);
+}
+
+$("first").addEventListener("click", () => show(0));
+$("prev").addEventListener("click", () => show(current - 1));
+$("next").addEventListener("click", () => show(current + 1));
+$("last").addEventListener("click", () => show(Infinity));
+$("slider").addEventListener("input", () => show(Number($("slider").value)));
+
+document.addEventListener("keydown", (event) => {
+  if (!replay || event.altKey || event.ctrlKey || event.metaKey) return;
+  const tag = event.target?.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return; // the slider has its own keys
+  const to = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: Infinity }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  show(to);
+});
+
+$("sgf-file").addEventListener("change", async () => {
+  const file = $("sgf-file").files?.[0];
+  if (!file) return;
+  if (file.size > MAX_SGF_BYTES) {
+    showError($("message"), new ApiError(413, t("replay.too-large"), "too_large"));
+    return;
+  }
+  try {
+    const bytes = await file.arrayBuffer();
+    load(await post("/api/replay", { bytes }));
+    document.title = `${file.name} · tesuji`;
+  } catch (e) {
+    showError($("message"), e);
+  }
+});
+
+onLanguageChange(() => {
+  renderInfo();
+  show(current);
+});
+
+if (gameId) {
+  $("game-link").href = `/game/${gameId}`;
+  $("game-link").hidden = false;
+  $("sgf").href = `/api/games/${gameId}/sgf`;
+  $("sgf").hidden = false;
+  document.title = `${t("replay.title")} ${gameId} · tesuji`;
+  try {
+    const start = Number(params.get("move") ?? 0);
+    load(await get(`/api/games/${gameId}/replay`), Number.isFinite(start) ? start : 0);
+  } catch (e) {
+    showError($("message"), e);
+  }
+}

@@ -1,0 +1,149 @@
+// The pure modules of the pages. Run: node --test crates/server/web/tests/ (CI checks the same contract in Rust).
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { test } from "node:test";
+
+import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
+import { colorOf, formatResult, halfPoints, moveCount, parseResult } from "../js/format.js";
+import { interpolate, pickLanguage } from "../js/i18n.js";
+import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
+import { backoffDelay } from "../js/socket.js";
+import { composeSpec, parseSpec, summarizeSpec } from "../js/spec.js";
+
+const names = (points, h) => points.map((p) => pointName(p.col, p.row, h)).sort();
+
+test("coordinates skip I and count rows from the bottom", () => {
+  assert.equal(COLUMNS.length, 25);
+  assert.ok(!COLUMNS.includes("I"));
+  assert.equal(pointName(0, 18, 19), "A1");
+  assert.equal(pointName(8, 0, 19), "J19");
+  assert.equal(pointName(3, 15, 19), "D4");
+  assert.deepEqual(parsePoint("D4", 19, 19), { col: 3, row: 15 });
+  assert.deepEqual(parsePoint("j19", 19, 19), { col: 8, row: 0 });
+  assert.deepEqual(parsePoint("Z25", 25, 25), { col: 24, row: 0 });
+  assert.deepEqual(parsePoint("T1", 19, 19), { col: 18, row: 18 });
+  for (const bad of ["I5", "U1", "A20", "A0", "pass", "", "D"]) assert.equal(parsePoint(bad, 19, 19), null, bad);
+  // rectangular: 9 wide, 13 high
+  assert.deepEqual(parsePoint("J13", 9, 13), { col: 8, row: 0 });
+  assert.equal(parsePoint("K1", 9, 13), null);
+});
+
+test("star points of 9, 13 and 19", () => {
+  assert.deepEqual(names(starPoints(9, 9), 9), ["C3", "C7", "E5", "G3", "G7"]);
+  assert.deepEqual(names(starPoints(13, 13), 13), ["D10", "D4", "G7", "K10", "K4"]);
+  assert.deepEqual(names(starPoints(19, 19), 19), ["D10", "D16", "D4", "K10", "K16", "K4", "Q10", "Q16", "Q4"]);
+  assert.deepEqual(starPoints(5, 5), []);
+});
+
+test("spec strings from the create form", () => {
+  const bga = { preset: "bga", size: "9", counting: "japanese", komi: "normal", aga: "on" };
+  assert.equal(composeSpec(bga), "bga:size=9,counting=japanese,komi=normal,aga=on");
+  assert.equal(
+    composeSpec({ ...bga, size: "13", counting: "chinese", komi: "h3", aga: "off" }),
+    "bga:size=13,counting=chinese,komi=h3,aga=off",
+  );
+  // bga only knows 9, 13, 19
+  assert.equal(composeSpec({ ...bga, size: "7" }), "bga:size=19,counting=japanese,komi=normal,aga=on");
+  assert.equal(composeSpec({ preset: "japanese", size: "13" }), "japanese:size=13");
+  assert.equal(composeSpec({ preset: "tromp-taylor", size: "19" }), "tromp-taylor");
+  assert.equal(composeSpec({ preset: "ideal", size: "19", handicap: "3" }), "ideal:handicap=3");
+  assert.equal(composeSpec({ preset: "ideal", size: "19", handicap: "0", komiText: " B0 / W7 " }), "ideal:komi=B0/W7");
+  assert.equal(composeSpec({ preset: "chinese", size: "9", handicap: "2", komiText: "0.5" }), "chinese:size=9,handicap=2,komi=0.5");
+  // the advanced field wins
+  assert.equal(composeSpec({ ...bga, spec: "  new-zealand:size=9x13 " }), "new-zealand:size=9x13");
+});
+
+test("reading specs back", () => {
+  assert.deepEqual(parseSpec("japanese:size=9x13,komi=6.5"), {
+    preset: "japanese",
+    settings: { size: "9x13", komi: "6.5" },
+    width: 9,
+    height: 13,
+  });
+  assert.equal(parseSpec("tromp-taylor").width, 19);
+  const t = (key, p) => (p ? `${key}${JSON.stringify(p)}` : key);
+  assert.deepEqual(summarizeSpec("bga:size=9,counting=japanese,komi=h2,aga=on", t), [
+    "preset.bga",
+    'rules.size{"w":9,"h":9}',
+    "rules.counting.japanese",
+    'rules.handicap{"n":"2"}',
+    "rules.aga.on",
+  ]);
+  assert.deepEqual(summarizeSpec("chinese:ko=situational", t), ["preset.chinese", 'rules.size{"w":19,"h":19}', "ko=situational"]);
+});
+
+test("half-points and results", () => {
+  assert.equal(halfPoints(15), "7.5");
+  assert.equal(halfPoints(14), "7");
+  assert.equal(halfPoints(1), "0.5");
+  assert.equal(halfPoints(0), "0");
+  assert.equal(halfPoints(-7), "-3.5");
+  assert.deepEqual(parseResult("B+3.5"), { kind: "points", winner: "black", margin: "3.5" });
+  assert.deepEqual(parseResult("W+R"), { kind: "resign", winner: "white", margin: null });
+  assert.equal(parseResult("W+T").kind, "time");
+  assert.equal(parseResult("B+F").kind, "forfeit");
+  assert.equal(parseResult("B+0").kind, "tiebreak");
+  assert.equal(parseResult("0").kind, "draw");
+  assert.equal(parseResult("Void").kind, "void");
+  assert.equal(parseResult("?").kind, "unknown");
+  const t = (key, p) => interpolate({ "color.black": "Black", "result.points": "{winner} wins by {margin}" }[key] ?? key, p);
+  assert.equal(formatResult("B+3.5", t), "Black wins by 3.5");
+  assert.equal(formatResult("odd", t), "odd");
+});
+
+test("seats and summaries", () => {
+  const players = { black: { id: 3, name: "ann", guest: false }, white: { bot: "simple" } };
+  assert.equal(colorOf(players, 3), "black");
+  assert.equal(colorOf(players, 4), null);
+  assert.equal(colorOf(players, null), null);
+  assert.equal(colorOf({ black: null, white: null }, 3), null);
+  assert.equal(moveCount(12), 12);
+  assert.equal(moveCount([1, 2]), 2);
+  assert.equal(moveCount(undefined), 0);
+});
+
+test("languages and interpolation", () => {
+  assert.equal(pickLanguage("zh-Hans", ["en-US"]), "zh-Hans");
+  assert.equal(pickLanguage("fr", ["zh-CN", "en"]), "zh-Hans");
+  assert.equal(pickLanguage(null, ["de-DE", "en-GB"]), "en");
+  assert.equal(pickLanguage(null, ["de-DE"]), "en");
+  assert.equal(pickLanguage(null, []), "en");
+  assert.equal(interpolate("{a} and {b} and {c}", { a: 1, b: "x" }), "1 and x and {c}");
+});
+
+test("dictionaries: same keys, no duplicates, same placeholders", () => {
+  const read = (lang) => readFileSync(new URL(`../i18n/${lang}.json`, import.meta.url), "utf8");
+  const placeholders = (s) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+  const dicts = {};
+  for (const lang of ["en", "zh-Hans"]) {
+    const text = read(lang);
+    const keys = [...text.matchAll(/^\s*"([^"]+)":/gm)].map((m) => m[1]);
+    assert.equal(new Set(keys).size, keys.length, `${lang}: a key appears twice`);
+    dicts[lang] = JSON.parse(text);
+  }
+  assert.deepEqual(Object.keys(dicts.en).sort(), Object.keys(dicts["zh-Hans"]).sort());
+  for (const [key, value] of Object.entries(dicts.en)) {
+    assert.deepEqual(placeholders(value), placeholders(dicts["zh-Hans"][key]), key);
+  }
+});
+
+test("paths", () => {
+  assert.equal(safeNext("?next=%2Fgame%2F7%3Finvite%3Dab"), "/game/7?invite=ab");
+  for (const bad of ["", "?next=", "?next=https://evil.example/", "?next=//evil.example", "?next=/\\evil", "?next=javascript:alert(1)"]) {
+    assert.equal(safeNext(bad), "/", bad);
+  }
+  assert.equal(idFromPath("game", "/game/12"), "12");
+  assert.equal(idFromPath("game", "/game/12/"), "12");
+  assert.equal(idFromPath("game", "/game/x"), null);
+  assert.equal(idFromPath("player", "/game/12"), null);
+  assert.equal(inviteUrl("http://h:1", 7, "a b"), "http://h:1/game/7?invite=a%20b");
+});
+
+test("reconnection backoff", () => {
+  assert.equal(backoffDelay(0, () => 0.5), 500);
+  assert.equal(backoffDelay(1, () => 0.5), 1000);
+  assert.equal(backoffDelay(3, () => 0.5), 4000);
+  assert.equal(backoffDelay(50, () => 0.5), 30000);
+  assert.equal(backoffDelay(0, () => 0), 375);
+  assert.equal(backoffDelay(0, () => 1), 625);
+});
