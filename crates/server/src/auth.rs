@@ -285,28 +285,29 @@ impl Accounts {
         let hash = token_hash(token);
         let cached = self.sessions.read().await.get(&hash).cloned();
         let cached = match cached {
-            Some(c) => Some(c),
-            None => self
-                .store
-                .find_session(&hash)
-                .await?
-                .map(|s| CachedSession {
+            Some(c) => c,
+            // Not in memory: a session from before a restart, read once and cached.
+            None => {
+                let Some(s) = self.store.find_session(&hash).await? else {
+                    return Ok(None);
+                };
+                let c = CachedSession {
                     user_id: s.user_id,
                     csrf: s.csrf,
                     expires: s.expires,
-                }),
-        };
-        let Some(cached) = cached else {
-            return Ok(None);
+                };
+                if c.expires >= now() {
+                    self.sessions.write().await.insert(hash, c.clone());
+                }
+                c
+            }
         };
         if cached.expires < now() {
-            self.sessions.write().await.remove(&hash);
             return Ok(None);
         }
         let Some(user) = self.user(cached.user_id).await else {
             return Ok(None);
         };
-        self.sessions.write().await.insert(hash, cached.clone());
         Ok(Some(Session {
             user,
             csrf: cached.csrf,
@@ -331,6 +332,12 @@ impl Accounts {
             return Err(ApiError::Csrf);
         }
         Ok(session)
+    }
+
+    /// Forgets expired sessions kept in memory (the store sweeps its own when new sessions are made).
+    pub async fn sweep(&self) {
+        let t = now();
+        self.sessions.write().await.retain(|_, s| s.expires >= t);
     }
 
     /// Ends a session.

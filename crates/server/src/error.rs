@@ -6,7 +6,6 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use tesuji_rules::Illegal;
 
-use crate::games::ReplayError;
 use crate::store::StoreError;
 
 /// Why the server could not start or stopped.
@@ -14,8 +13,6 @@ use crate::store::StoreError;
 pub enum ServerError {
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error("rebuilding the stored games: {0}")]
-    Replay(#[from] ReplayError),
     #[error("cannot listen on {address}: {source}")]
     Bind {
         address: std::net::SocketAddr,

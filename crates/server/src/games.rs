@@ -497,7 +497,15 @@ impl Games {
         let mut summaries = HashMap::new();
         for stored in store.load_games().await? {
             let players = Self::players_of(&accounts, &stored.seats).await;
-            let live = LiveGame::replay(stored, players)?;
+            // One game that no longer replays (say, after a rules change) must not keep every other game
+            // offline: it is left out, loudly, and its rows stay in the database for a later fix.
+            let live = match LiveGame::replay(stored, players) {
+                Ok(live) => live,
+                Err(e) => {
+                    tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
+                    continue;
+                }
+            };
             summaries.insert(live.id, live.summary());
             games.insert(live.id, Arc::new(Mutex::new(live)));
         }

@@ -94,6 +94,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
             loop {
                 every.tick().await;
                 app.limits.sweep();
+                app.games.accounts.sweep().await;
             }
         })
     };

@@ -1086,3 +1086,34 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     );
     running.stop().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
+    use tesuji_server::store::Store;
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (broken, black, _white) = seated(&running, "chinese:size=9").await;
+    assert_eq!(black.play(broken, "E5").await.0, 200);
+    let (fine, black2, _white2) = seated(&running, "chinese:size=9").await;
+    assert_eq!(black2.play(fine, "E5").await.0, 200);
+    running.stop().await.unwrap();
+
+    // A second play on an occupied point, as if a rules change had made a stored move illegal.
+    let store = tesuji_server::store::sqlite::SqliteStore::open(dir.path())
+        .await
+        .unwrap();
+    let bad = tesuji_server::store::StoredMove {
+        number: 2,
+        color: "white".into(),
+        text: "E5".into(),
+    };
+    store.append_move(broken, &bad, "playing").await.unwrap();
+    store.close().await.unwrap();
+
+    let running = server(dir.path()).await;
+    let c = Client::new(&running);
+    assert_eq!(c.get(&format!("/api/games/{broken}")).await.0, 404);
+    let (status, state) = c.get(&format!("/api/games/{fine}")).await;
+    assert_eq!((status, state["moves"].as_array().unwrap().len()), (200, 1));
+    running.stop().await.unwrap();
+}

@@ -5,16 +5,9 @@ import { onLanguageChange, t } from "./i18n.js";
 import { boot, playerName, showError } from "./page.js";
 import { safeNext } from "./paths.js";
 
-const session = await boot();
+// The forms are wired before anything is awaited, so that a quick submit never falls through to a plain form
+// submission.
 const next = safeNext(location.search);
-
-function renderSignedIn() {
-  const box = document.getElementById("signed-in");
-  box.hidden = !session.user;
-  if (session.user) box.textContent = t("login.signed-in", { name: playerName(session.user) });
-}
-renderSignedIn();
-onLanguageChange(renderSignedIn);
 
 for (const [id, path] of [
   ["signup", "/api/signup"],
@@ -39,3 +32,15 @@ for (const [id, path] of [
     }
   });
 }
+
+const session = await boot();
+
+function renderSignedIn() {
+  const box = document.getElementById("signed-in");
+  box.hidden = !session.user;
+  if (session.user) box.textContent = t("login.signed-in", { name: playerName(session.user) });
+}
+renderSignedIn();
+onLanguageChange(renderSignedIn);
+
+document.body.dataset.ready = "true";

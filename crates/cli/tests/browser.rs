@@ -1,0 +1,845 @@
+//! End to end in a real headless Chromium, driven over WebDriver by Debian's `chromedriver`: two players sign up
+//! through the login page, one creates a 9×9 `bga` table in the lobby and the other joins it from the live
+//! lobby list; they play a game with a capture and a refused ko retake by clicking the board, pass, mark a dead
+//! stone, accept, and both see the same result and count, which a spectator's page shows too; the downloaded
+//! SGF gives the same result under `tesuji score`.
+//!
+//! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with the
+//! reqwest client the other tests use, so no TLS stack or driver download comes in.
+//!
+//! With `TESUJI_SCREENSHOTS=1` the test also saves `docs/screenshots/lobby.png` and `docs/screenshots/game.png`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+use tesuji_server::{Limits, ServerConfig, start};
+
+/// How long any one thing may take to show on a page.
+const WAIT: Duration = Duration::from_secs(5);
+/// How often a wait looks again.
+const POLL: Duration = Duration::from_millis(40);
+/// The key of an element reference in WebDriver answers.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+const INSTALL: &str = "install them with `apt-get install chromium chromium-driver`";
+const CHROMIUM: &str = "/usr/bin/chromium";
+
+type Res<T> = Result<T, String>;
+
+// ---- chromedriver ----
+
+/// A `chromedriver` child in a process group of its own; dropping it kills the group (the driver and the
+/// browsers it started), so a failing test leaves nothing running.
+struct ChromeDriver {
+    child: Child,
+    url: String,
+}
+
+impl ChromeDriver {
+    async fn start() -> ChromeDriver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let mut command = Command::new("chromedriver");
+        command
+            .arg(format!("--port={port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                panic!(
+                    "this test needs Chromium and ChromeDriver: `chromedriver` is not on the PATH; {INSTALL}"
+                )
+            }
+            Err(e) => panic!("cannot start chromedriver: {e}"),
+        };
+        let mut driver = ChromeDriver {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+        };
+        let http = reqwest::Client::new();
+        let started = Instant::now();
+        loop {
+            if let Ok(Some(status)) = driver.child.try_wait() {
+                panic!("chromedriver exited at start ({status}); is it installed? {INSTALL}");
+            }
+            let ready = match http
+                .get(format!("{}/status", driver.url))
+                .timeout(Duration::from_secs(1))
+                .send()
+                .await
+            {
+                Ok(r) => r
+                    .json::<Value>()
+                    .await
+                    .ok()
+                    .map(|v| v["value"]["ready"] == true),
+                Err(_) => None,
+            };
+            if ready == Some(true) {
+                return driver;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "chromedriver did not answer on {} within 10 s",
+                driver.url
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+impl Drop for ChromeDriver {
+    fn drop(&mut self) {
+        // The whole group: chromedriver and the Chromium processes it started.
+        let group = format!("-{}", self.child.id());
+        let _ = Command::new("kill")
+            .args(["-s", "KILL", "--", &group])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---- one browser ----
+
+/// One WebDriver session: a headless Chromium with its own profile (so its own cookies).
+struct Browser {
+    name: &'static str,
+    http: reqwest::Client,
+    /// `http://127.0.0.1:PORT/session/ID`
+    session: String,
+    /// The tesuji server, `http://127.0.0.1:PORT`.
+    base: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Browser {
+    async fn open(driver: &ChromeDriver, base: &str, name: &'static str) -> Res<Browser> {
+        let profile = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let mut options = json!({
+            "args": [
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-dev-shm-usage",
+                "--window-size=1280,900",
+                "--lang=en-US",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-quic",
+                format!("--user-data-dir={}", profile.path().display()),
+            ],
+        });
+        if Path::new(CHROMIUM).exists() {
+            options["binary"] = json!(CHROMIUM);
+        }
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs(30))
+            .build()
+            .map_err(|e| e.to_string())?;
+        let capabilities = json!({
+            "capabilities": {"alwaysMatch": {
+                "browserName": "chrome",
+                "pageLoadStrategy": "normal",
+                "timeouts": {"pageLoad": 10_000, "script": 5_000, "implicit": 0},
+                "goog:chromeOptions": options,
+            }}
+        });
+        let answer = http
+            .post(format!("{}/session", driver.url))
+            .json(&capabilities)
+            .send()
+            .await
+            .map_err(|e| format!("{name}: new session: {e}"))?;
+        let body: Value = answer.json().await.map_err(|e| e.to_string())?;
+        let Some(id) = body["value"]["sessionId"].as_str() else {
+            return Err(format!(
+                "{name}: chromedriver could not start Chromium ({INSTALL}): {}",
+                body["value"]["message"]
+            ));
+        };
+        let browser = Browser {
+            name,
+            session: format!("{}/session/{id}", driver.url),
+            http,
+            base: base.to_owned(),
+            _profile: profile,
+        };
+        browser.fit_viewport(1280, 900).await?;
+        Ok(browser)
+    }
+
+    /// Sizes the window so that the page itself gets `width` × `height` (headless windows count a frame too).
+    async fn fit_viewport(&self, width: i64, height: i64) -> Res<()> {
+        let frame = self
+            .js(
+                "return [outerWidth - innerWidth, outerHeight - innerHeight]",
+                json!([]),
+            )
+            .await?;
+        let (dw, dh) = (
+            frame[0].as_i64().unwrap_or(0),
+            frame[1].as_i64().unwrap_or(0),
+        );
+        self.post(
+            "/window/rect",
+            json!({"width": width + dw, "height": height + dh}),
+        )
+        .await?;
+        let inner = self
+            .js("return [innerWidth, innerHeight]", json!([]))
+            .await?;
+        same(
+            &format!("{}'s viewport", self.name),
+            inner,
+            json!([width, height]),
+        )
+    }
+
+    /// One WebDriver command; answers its `value`.
+    async fn cmd(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Res<Value> {
+        let mut request = self
+            .http
+            .request(method.clone(), format!("{}{path}", self.session));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        let answer = request
+            .send()
+            .await
+            .map_err(|e| format!("{}: {method} {path}: {e}", self.name))?;
+        let ok = answer.status().is_success();
+        let body: Value = answer
+            .json()
+            .await
+            .map_err(|e| format!("{}: {method} {path}: {e}", self.name))?;
+        if !ok {
+            return Err(format!(
+                "{}: {method} {path}: {} ({})",
+                self.name, body["value"]["error"], body["value"]["message"]
+            ));
+        }
+        Ok(body["value"].clone())
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Res<Value> {
+        self.cmd(reqwest::Method::POST, path, Some(body)).await
+    }
+
+    /// Opens a page of the server and waits until its module script has run to its end (listeners attached).
+    async fn goto(&self, path: &str) -> Res<()> {
+        self.post("/url", json!({"url": format!("{}{path}", self.base)}))
+            .await?;
+        self.ready().await
+    }
+
+    /// Waits until the page's module script has finished (its top-level `await boot()` included): importing the
+    /// module again resolves only then. The pages set no ready marker of their own.
+    async fn ready(&self) -> Res<()> {
+        let script = "const done = arguments[arguments.length - 1];
+            const s = document.querySelector('script[type=module]');
+            if (!s) { done('no module script'); return; }
+            import(s.src).then(() => done(true), (e) => done(String(e)));";
+        let v = self
+            .post("/execute/async", json!({"script": script, "args": []}))
+            .await?;
+        if v == true {
+            Ok(())
+        } else {
+            Err(format!("{}: the page's script failed: {v}", self.name))
+        }
+    }
+
+    async fn js(&self, script: &str, args: Value) -> Res<Value> {
+        self.post("/execute/sync", json!({"script": script, "args": args}))
+            .await
+    }
+
+    async fn find(&self, css: &str) -> Res<String> {
+        let v = self
+            .post("/element", json!({"using": "css selector", "value": css}))
+            .await?;
+        v[ELEMENT]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| format!("{}: no element id for {css}: {v}", self.name))
+    }
+
+    /// A real click (WebDriver moves the pointer to the element's centre and presses there).
+    async fn click(&self, css: &str) -> Res<()> {
+        let id = self.find(css).await?;
+        self.post(&format!("/element/{id}/click"), json!({}))
+            .await
+            .map(drop)
+    }
+
+    async fn type_into(&self, css: &str, text: &str) -> Res<()> {
+        let id = self.find(css).await?;
+        self.post(&format!("/element/{id}/clear"), json!({}))
+            .await?;
+        self.post(&format!("/element/{id}/value"), json!({"text": text}))
+            .await
+            .map(drop)
+    }
+
+    /// Chooses an option of a `<select>` by clicking it, as a user would.
+    async fn choose(&self, select: &str, value: &str) -> Res<()> {
+        self.click(&format!("{select} option[value=\"{value}\"]"))
+            .await?;
+        let now = self
+            .js(
+                "return document.querySelector(arguments[0]).value",
+                json!([select]),
+            )
+            .await?;
+        if now == value {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: {select} is {now} after choosing {value}",
+                self.name
+            ))
+        }
+    }
+
+    /// Polls `script` until it answers something other than null, false or "" (answered), for at most [`WAIT`].
+    async fn wait_js(&self, what: &str, script: &str, args: Value) -> Res<Value> {
+        let started = Instant::now();
+        loop {
+            let v = self.js(script, args.clone()).await?;
+            if !(v.is_null() || v == false || v == "") {
+                return Ok(v);
+            }
+            if started.elapsed() > WAIT {
+                return Err(format!(
+                    "{}: waited {WAIT:?} for {what} (last answer {v})",
+                    self.name
+                ));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    async fn wait_for(&self, css: &str) -> Res<()> {
+        self.wait_js(
+            css,
+            "return document.querySelector(arguments[0]) !== null",
+            json!([css]),
+        )
+        .await
+        .map(drop)
+    }
+
+    async fn wait_path(&self, pattern: &str) -> Res<String> {
+        let v = self
+            .wait_js(
+                &format!("the address {pattern}"),
+                "return new RegExp(arguments[0]).test(location.pathname) && location.pathname",
+                json!([pattern]),
+            )
+            .await?;
+        Ok(v.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// The text of the first element matching `css` (None when there is none).
+    async fn text(&self, css: &str) -> Res<Option<String>> {
+        let v = self
+            .js(
+                "const e = document.querySelector(arguments[0]); return e ? e.textContent.trim() : null",
+                json!([css]),
+            )
+            .await?;
+        Ok(v.as_str().map(str::to_owned))
+    }
+
+    async fn exists(&self, css: &str) -> Res<bool> {
+        Ok(self
+            .js(
+                "return document.querySelector(arguments[0]) !== null",
+                json!([css]),
+            )
+            .await?
+            == true)
+    }
+
+    /// The game page once its state and live socket are there.
+    async fn game_ready(&self) -> Res<()> {
+        self.wait_for("#game-live[data-status=\"open\"]").await?;
+        self.wait_for("#turn[data-status]").await
+    }
+
+    /// Waits until the move list ends with move `number` `mv` (a point or `pass`), and for a point until the
+    /// stone is drawn there.
+    async fn wait_move(&self, number: usize, color: &str, mv: &str) -> Res<()> {
+        self.wait_js(
+            &format!("move {number} {color} {mv}"),
+            "const [n, color, mv] = arguments;
+             const last = document.querySelector('#moves li:last-child');
+             if (!last || last.dataset.number !== String(n) || last.dataset.move !== mv) return false;
+             return mv === 'pass'
+               || document.querySelector(`#board [data-stone=\"${color}\"][data-point=\"${mv}\"]`) !== null;",
+            json!([number, color, mv]),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// The count as the page shows it: each row of `#score` as [row, cells...].
+    async fn score_table(&self) -> Res<Value> {
+        self.js(
+            "const t = document.getElementById('score');
+             if (!t || t.hidden) return null;
+             return [...t.querySelectorAll('tr[data-row]')].map((tr) =>
+               [tr.dataset.row, ...[...tr.querySelectorAll('td')].map((td) => td.textContent.trim())]);",
+            json!([]),
+        )
+        .await
+    }
+
+    async fn screenshot(&self, path: &Path) -> Res<()> {
+        let v = self.cmd(reqwest::Method::GET, "/screenshot", None).await?;
+        let png = base64_decode(v.as_str().unwrap_or_default());
+        if !png.starts_with(b"\x89PNG") {
+            return Err(format!("{}: the screenshot is no PNG", self.name));
+        }
+        std::fs::write(path, png).map_err(|e| format!("{}: {}: {e}", self.name, path.display()))
+    }
+
+    /// What helps after a failure: the address, `#message`, and a screenshot in the temp folder.
+    async fn diagnose(&self) -> String {
+        let url = self
+            .cmd(reqwest::Method::GET, "/url", None)
+            .await
+            .unwrap_or_else(|e| json!(e));
+        // #message of the game page, and any refusal box on display (lobby, login forms).
+        let message = self
+            .js(
+                "const shown = [...document.querySelectorAll('#message, [role=alert]')].filter((e) => !e.hidden);
+                 return shown.length
+                   ? shown.map((e) => `${e.id ? '#' + e.id : e.className}`
+                       + `${e.dataset.reason ? ' [' + e.dataset.reason + ']' : ''}: ${e.textContent.trim()}`).join('; ')
+                   : '#message hidden, no refusal shown';",
+                json!([]),
+            )
+            .await
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .unwrap_or_else(|e| e);
+        let shot = std::env::temp_dir().join(format!(
+            "tesuji-browser-{}-{}.png",
+            self.name,
+            std::process::id()
+        ));
+        let shot = match self.screenshot(&shot).await {
+            Ok(()) => shot.display().to_string(),
+            Err(e) => e,
+        };
+        format!("  {}: at {url}; {message}; screenshot {shot}", self.name)
+    }
+
+    async fn quit(&self) {
+        let _ = self.cmd(reqwest::Method::DELETE, "", None).await;
+    }
+
+    // ---- what a person does ----
+
+    async fn sign_up(&self, name: &str, password: &str) -> Res<()> {
+        self.goto("/login").await?;
+        self.type_into("#signup input[name=name]", name).await?;
+        self.type_into("#signup input[name=password]", password)
+            .await?;
+        self.click("#signup button[type=submit]").await?;
+        self.wait_path("^/$").await?;
+        self.ready().await?;
+        let shown = self
+            .wait_js(
+                "#me-name",
+                "const e = document.getElementById('me-name'); return e && e.textContent.trim()",
+                json!([]),
+            )
+            .await?;
+        if shown == name {
+            Ok(())
+        } else {
+            Err(format!(
+                "{}: signed up as {name}, the header shows {shown}",
+                self.name
+            ))
+        }
+    }
+}
+
+fn base64_decode(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in text.bytes() {
+        let v = match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => continue,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    out
+}
+
+/// `Err(msg)` unless `a == b`.
+fn same<T: PartialEq + std::fmt::Debug>(what: &str, a: T, b: T) -> Res<()> {
+    if a == b {
+        Ok(())
+    } else {
+        Err(format!("{what}: {a:?} != {b:?}"))
+    }
+}
+
+// ---- the game ----
+
+const PASSWORD: &str = "correct horse 9";
+
+/// The game, Black (Ann) first: Black walls off columns A–E, White F–J. Black's F4 takes White's E4 (the capture);
+/// White's retake at E4 at once is refused (the ko), so White plays F6 and Black connects at E4. Black's lone H7
+/// is left inside White's area, to be marked dead.
+const GAME: &[(&str, &str)] = &[
+    ("black", "D4"),
+    ("white", "E4"),
+    ("black", "E5"),
+    ("white", "F5"),
+    ("black", "E3"),
+    ("white", "F3"),
+    ("black", "H7"),
+    ("white", "G4"),
+    ("black", "F4"), // takes E4
+    ("white", "F6"), // after the refused retake at E4
+    ("black", "E4"), // connects the ko
+    ("white", "F7"),
+    ("black", "E6"),
+    ("white", "F8"),
+    ("black", "E7"),
+    ("white", "F9"),
+    ("black", "E8"),
+    ("white", "F2"),
+    ("black", "E9"),
+    ("white", "F1"),
+    ("black", "E2"),
+    ("white", "G7"),
+    ("black", "E1"),
+    ("white", "pass"),
+    ("black", "pass"),
+];
+/// After this many moves White tries the ko retake.
+const CAPTURE_AT: usize = 9;
+const DEAD: &str = "H7";
+/// Territory counting: Black 35 points (A–D less D4) + 1 prisoner = 36; White 25 points (G, H, J less G4 and G7;
+/// H7 once removed) + 1 dead stone + komi 5 and the half point White gets for equal totals = 31.5.
+const RESULT: &str = "B+4.5";
+
+/// On a player's page: that player is to move.
+fn my_turn(color: &str) -> String {
+    format!("#turn[data-status=\"playing\"][data-phase=\"playing\"][data-color=\"{color}\"]")
+}
+
+async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Path>) -> Res<()> {
+    // Ann and Bob sign up through the login page's form.
+    tokio::try_join!(ann.sign_up("Ann", PASSWORD), bob.sign_up("Bob", PASSWORD))?;
+
+    // Both are on the lobby now; Bob's list is live.
+    bob.wait_for("#lobby-status[data-status=\"open\"]").await?;
+    ann.wait_for("#lobby-status[data-status=\"open\"]").await?;
+
+    // No table yet: whatever Bob's list shows next comes live.
+    same(
+        "Bob's open tables at first",
+        bob.exists("#open-tables li[data-game-id]").await?,
+        false,
+    )?;
+
+    // Ann creates the table through the form's fields.
+    ann.choose("#preset", "bga").await?;
+    ann.choose("#size", "9").await?;
+    ann.choose("#counting", "japanese").await?;
+    ann.choose("#komi", "normal").await?;
+    ann.choose("#aga", "off").await?;
+    ann.choose("#color", "black").await?;
+    ann.choose("#opponent", "anyone").await?;
+    let spec = "bga:size=9,counting=japanese,komi=normal,aga=off";
+    same(
+        "#spec-preview",
+        ann.text("#spec-preview").await?.as_deref(),
+        Some(spec),
+    )?;
+    ann.click("#create-submit").await?;
+    let path = ann.wait_path("^/game/\\d+$").await?;
+    let id: u64 = path["/game/".len()..]
+        .parse()
+        .map_err(|e| format!("{path}: {e}"))?;
+    ann.ready().await?;
+    ann.game_ready().await?;
+
+    // Bob sees it appear in his lobby without reloading, and joins it there.
+    let join = format!(
+        "#open-tables li[data-game-id=\"{id}\"] button[data-join=\"{id}\"][data-color=\"white\"]"
+    );
+    bob.wait_for(&join).await?;
+    if let Some(dir) = shots {
+        bob.screenshot(&dir.join("lobby.png")).await?;
+    }
+    bob.click(&join).await?;
+    bob.wait_path(&format!("^/game/{id}$")).await?;
+    bob.ready().await?;
+    bob.game_ready().await?;
+    for b in [ann, bob] {
+        b.wait_for("#turn[data-status=\"playing\"]").await?;
+    }
+
+    // Cat, not signed in, watches.
+    cat.goto(&format!("/game/{id}")).await?;
+    cat.game_ready().await?;
+    cat.wait_for("#turn[data-status=\"playing\"]").await?;
+    same(
+        "Cat is not signed in",
+        cat.exists("#login-link").await?,
+        true,
+    )?;
+    same(
+        "Cat has no pass button",
+        cat.exists("#pass[hidden]").await?,
+        true,
+    )?;
+    same(
+        "Cat has no join button",
+        cat.exists("#join[hidden]").await?,
+        true,
+    )?;
+
+    for (k, &(color, mv)) in GAME.iter().enumerate() {
+        let number = k + 1;
+        let player = if color == "black" { ann } else { bob };
+        player.wait_for(&my_turn(color)).await?;
+        if mv == "pass" {
+            player.click("#pass").await?;
+        } else {
+            player
+                .click(&format!("#board rect[data-point=\"{mv}\"]"))
+                .await?;
+        }
+        for b in [ann, bob, cat] {
+            b.wait_move(number, color, mv).await?;
+        }
+        if number == CAPTURE_AT {
+            // Black's F4 took E4: gone from every page.
+            for b in [ann, bob, cat] {
+                b.wait_js(
+                    "E4 taken off",
+                    "return document.querySelector('#board [data-stone][data-point=\"E4\"]') === null",
+                    json!([]),
+                )
+                .await?;
+            }
+            // The retake at once is refused, and the page says why.
+            bob.wait_for(&my_turn("white")).await?;
+            bob.click("#board rect[data-point=\"E4\"]").await?;
+            let refusal = bob
+                .wait_js(
+                    "the ko refusal in #message",
+                    "const m = document.getElementById('message');
+                     return !m.hidden && m.dataset.reason === 'ko' && m.textContent.trim();",
+                    json!([]),
+                )
+                .await?;
+            // The headline, then the server's sentence naming the ko rule (bga: situational superko).
+            let refusal = refusal.as_str().unwrap_or_default();
+            if !(refusal.starts_with("Ko") && refusal.contains("situational superko")) {
+                return Err(format!("the ko refusal says {refusal:?}"));
+            }
+            // Nothing was played.
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            for b in [ann, bob, cat] {
+                b.wait_move(number, color, mv).await?;
+                same(
+                    "E4 after the refused retake",
+                    b.exists("#board [data-stone][data-point=\"E4\"]").await?,
+                    false,
+                )?;
+            }
+        }
+    }
+
+    // Two passes: the marking phase. Bob marks Ann's lone stone dead.
+    for b in [ann, bob, cat] {
+        b.wait_for("#turn[data-phase=\"marking\"]").await?;
+    }
+    for b in [ann, bob] {
+        b.wait_for("#accept:not([hidden]):not([disabled])").await?;
+    }
+    bob.click(&format!("#board rect[data-point=\"{DEAD}\"]"))
+        .await?;
+    let dead = format!("#board [data-stone=\"black\"][data-point=\"{DEAD}\"][data-dead=\"true\"]");
+    for b in [ann, bob, cat] {
+        b.wait_for(&dead).await?;
+    }
+    // Both accept, Bob once he sees Ann's acceptance.
+    ann.click("#accept").await?;
+    bob.wait_for("#player-black .accepted:not([hidden])")
+        .await?;
+    bob.click("#accept").await?;
+
+    let mut results = Vec::new();
+    let mut tables = Vec::new();
+    for b in [ann, bob, cat] {
+        let result = b
+            .wait_js(
+                "#result",
+                "const r = document.getElementById('result');
+                 return !document.getElementById('over').hidden && r.dataset.result && [r.dataset.result, r.textContent.trim()];",
+                json!([]),
+            )
+            .await?;
+        b.wait_for("#score:not([hidden])").await?;
+        results.push(result);
+        tables.push(b.score_table().await?);
+    }
+    same("Ann's and Bob's result", &results[0], &results[1])?;
+    same("Ann's and Cat's result", &results[0], &results[2])?;
+    same("Ann's and Bob's count", &tables[0], &tables[1])?;
+    same("Ann's and Cat's count", &tables[0], &tables[2])?;
+    same("the result", results[0][0].as_str(), Some(RESULT))?;
+    same(
+        "the result in words",
+        results[0][1].as_str(),
+        Some("Black wins by 4.5 (B+4.5)"),
+    )?;
+    let row = |name: &str| {
+        tables[0]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r[0] == name))
+            .cloned()
+            .unwrap_or(Value::Null)
+    };
+    for (name, black, white) in [
+        ("stones", "11", "10"),
+        ("territory", "35", "25"),
+        ("captures", "1", "0"),
+        ("dead", "0", "1"),
+        ("komi", "0", "5.5"),
+        ("total", "36", "31.5"),
+    ] {
+        same(
+            &format!("the {name} row"),
+            row(name),
+            json!([name, black, white]),
+        )?;
+    }
+    same("the margin row", row("margin"), json!(["margin", "4.5"]))?;
+    if let Some(dir) = shots {
+        ann.screenshot(&dir.join("game.png")).await?;
+    }
+
+    // The record, downloaded through the page's link, counts the same under `tesuji score`.
+    let href = ann
+        .js("return document.getElementById('sgf').href", json!([]))
+        .await?;
+    let href = href.as_str().unwrap_or_default();
+    same(
+        "the SGF link",
+        href.to_owned(),
+        format!("{}/api/games/{id}/sgf", ann.base),
+    )?;
+    let sgf = reqwest::get(href)
+        .await
+        .map_err(|e| e.to_string())?
+        .text()
+        .await
+        .map_err(|e| e.to_string())?;
+    if !(sgf.contains("PB[Ann]")
+        && sgf.contains("PW[Bob]")
+        && sgf.contains(&format!("RE[{RESULT}]")))
+    {
+        return Err(format!("the SGF lacks names or result: {sgf}"));
+    }
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = dir.path().join(format!("tesuji-{id}.sgf"));
+    std::fs::write(&file, &sgf).map_err(|e| e.to_string())?;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tesuji"))
+        .arg("score")
+        .arg(&file)
+        .output()
+        .await
+        .map_err(|e| format!("tesuji score: {e}"))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        return Err(format!(
+            "tesuji score failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    same(
+        "`tesuji score` of the SGF",
+        stdout.lines().next(),
+        results[0][0].as_str(),
+    )
+    .map_err(|e| format!("{e}\n{stdout}\n{sgf}"))?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_and_a_spectator_play_a_game_in_chromium() {
+    let started = Instant::now();
+    let data = tempfile::tempdir().unwrap();
+    let running = start(ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        data_dir: data.path().to_path_buf(),
+        limits: Limits::default(),
+    })
+    .await
+    .expect("server starts");
+    let base = format!("http://{}", running.address);
+    let driver = ChromeDriver::start().await;
+    let (ann, bob, cat) = tokio::join!(
+        Browser::open(&driver, &base, "ann"),
+        Browser::open(&driver, &base, "bob"),
+        Browser::open(&driver, &base, "cat"),
+    );
+    let browsers: Vec<Browser> = [ann, bob, cat]
+        .into_iter()
+        .collect::<Res<_>>()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let shots: Option<PathBuf> = (std::env::var("TESUJI_SCREENSHOTS").as_deref() == Ok("1"))
+        .then(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/screenshots"));
+    if let Some(dir) = &shots {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    let outcome = scenario(&browsers[0], &browsers[1], &browsers[2], shots.as_deref()).await;
+    let mut report = String::new();
+    if outcome.is_err() {
+        for b in &browsers {
+            report.push('\n');
+            report.push_str(&b.diagnose().await);
+        }
+    }
+    for b in &browsers {
+        b.quit().await;
+    }
+    drop(driver);
+    running.stop().await.unwrap();
+    if let Err(e) = outcome {
+        panic!("{e}{report}");
+    }
+    eprintln!("browser test: {:.1} s", started.elapsed().as_secs_f64());
+}
