@@ -107,6 +107,10 @@ enum Command {
         /// Keep the same colours in every game (by default they alternate).
         #[arg(long)]
         no_alternate: bool,
+        /// Real clocks instead of a deadline per move: `absolute:10m`, `fischer:5m+10s`, `byoyomi:10m+5x30s`,
+        /// `canadian:10m+25/5m`, `simple:30s`, or a preset (blitz, rapid, classical). Running out loses (B+T/W+T).
+        #[arg(long)]
+        time: Option<String>,
         /// Write every game as SGF into this folder.
         #[arg(long)]
         sgf_dir: Option<PathBuf>,
@@ -268,6 +272,7 @@ fn run(cli: Cli) -> Result<()> {
             parallel,
             no_alternate,
             sgf_dir,
+            time,
         } => matches::run(
             black,
             white,
@@ -279,6 +284,7 @@ fn run(cli: Cli) -> Result<()> {
             parallel,
             !no_alternate,
             sgf_dir,
+            time.as_deref(),
         ),
         Command::Sgf {
             what: SgfCommand::Fmt { file },

@@ -20,6 +20,7 @@ pub fn run(
     parallel: usize,
     alternate: bool,
     sgf_dir: Option<PathBuf>,
+    time: Option<&str>,
 ) -> Result<()> {
     let mut rules: Rules = spec
         .parse()
@@ -37,6 +38,12 @@ pub fn run(
     if !(setup_time.is_finite() && setup_time > 0.0 && setup_time <= 3600.0) {
         bail!("bad --setup-time {setup_time}: use seconds, more than 0 and at most 3600");
     }
+    let time = time
+        .map(|t| {
+            t.parse::<tesuji_clock::TimeControl>()
+                .with_context(|| format!("bad --time {t:?}"))
+        })
+        .transpose()?;
     if let Some(dir) = &sgf_dir {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create --sgf-dir {}", dir.display()))?;
@@ -50,6 +57,7 @@ pub fn run(
         time_per_move: Duration::from_secs_f64(time_per_move),
         setup_time: Duration::from_secs_f64(setup_time),
         parallel: parallel.max(1),
+        time,
     };
     let bar = ProgressBar::new(games as u64);
     bar.set_style(

@@ -286,3 +286,54 @@ fn score_takes_dead_stones_marked_in_the_record() {
     assert_eq!(v["white"]["dead"], 0, "{v}");
     assert_ne!(v["result"], "0", "{v}");
 }
+
+#[test]
+fn match_clocks_make_a_slow_engine_lose_on_time() {
+    // A GTP engine that takes 0.7 s over every genmove (and passes): with 2 s of absolute time it runs out on
+    // its third move, while tesuji's own engine answers in milliseconds.
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("slow.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nwhile read -r line; do\n  case \"$line\" in\n    genmove*) sleep 0.7; printf '= pass\\n\\n' ;;\n    quit*) printf '=\\n\\n'; exit 0 ;;\n    *) printf '=\\n\\n' ;;\n  esac\ndone\n",
+    )
+    .unwrap();
+    let slow = format!("sh {}", script.display());
+    let ours = format!("{} gtp", env!("CARGO_BIN_EXE_tesuji"));
+    let sgf_dir = dir.path().join("games");
+    let o = tesuji(&[
+        "match",
+        "--black",
+        &slow,
+        "--white",
+        &ours,
+        "--size",
+        "9",
+        "--games",
+        "2",
+        "--time",
+        "absolute:2s",
+        "--sgf-dir",
+        sgf_dir.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("A wins 0  B wins 2"), "{out}");
+    // Lost on time, as Black (W+T) and as White (B+T), with the control in the records.
+    for (game, result) in [("game-0001.sgf", "RE[W+T]"), ("game-0002.sgf", "RE[B+T]")] {
+        let text = std::fs::read_to_string(sgf_dir.join(game)).unwrap();
+        assert!(text.contains(result), "{game}: {text}");
+        assert!(text.contains("TM[2]"), "{game}: {text}");
+    }
+    let o = tesuji(&[
+        "match",
+        "--black",
+        &slow,
+        "--white",
+        &ours,
+        "--time",
+        "fischer:5m",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad --time"), "{}", stderr(&o));
+}

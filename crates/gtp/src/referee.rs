@@ -5,10 +5,18 @@
 //! a legal move of its opponent, crashes, or misses the deadline of a move. After two passes under rules with
 //! a dead-stone phase, the stones both engines call dead (`final_status_list dead`) are removed; an engine
 //! that cannot say contributes nothing, so only stones both agree on are taken off.
+//!
+//! With a time control (`tesuji match --time SPEC`) each engine has a real clock instead of a deadline per move:
+//! it hears the control (`time_settings`, or `kgs-time_settings` for what plain GTP cannot say) and its time
+//! before every `genmove` (`time_left`); its clock runs from the `genmove` being sent to the answer being read,
+//! and an engine whose time runs out loses on time (`B+T`/`W+T`).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tesuji_clock::gtp::{GtpTimeLeft, GtpTimeSettings, KgsTimeSettings};
+use tesuji_clock::{Clock, TimeControl};
 
 use tesuji_rules::handicap::fixed_handicap_points;
 use tesuji_rules::result::GameResult;
@@ -33,6 +41,25 @@ pub struct MatchConfig {
     pub setup_time: Duration,
     /// Games played at once.
     pub parallel: usize,
+    /// Real clocks (`None`: the deadline per move only).
+    pub time: Option<TimeControl>,
+}
+
+/// Slack for process scheduling when waiting for an answer past a clock's time: the answer decides, the wait
+/// only keeps a silent engine from hanging the match.
+const CLOCK_SLACK: Duration = Duration::from_millis(500);
+
+/// Tells an engine the time control: plain GTP when it can say it, else KGS's extension. An engine that knows
+/// neither command plays on without knowing its time.
+fn send_time_settings(engine: &mut Engine, control: &TimeControl, t: Duration) {
+    if let Ok(s) = GtpTimeSettings::from_control(control)
+        && engine.send(&format!("time_settings {s}"), t).is_ok()
+    {
+        return;
+    }
+    if let Ok(k) = KgsTimeSettings::from_control(control) {
+        let _ = engine.send(&format!("kgs-time_settings {k}"), t);
+    }
 }
 
 /// How one game ended, from the referee's view.
@@ -161,7 +188,17 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
             }
         }
         send_rules(engine, &rules, setup_time);
+        if let Some(control) = &config.time {
+            send_time_settings(engine, control, setup_time);
+        }
     }
+    // The clocks count milliseconds from the start of play.
+    let mut clock = match config.time.map(|c| Clock::new(c, 0)).transpose() {
+        Ok(c) => c,
+        Err(e) => return failed(index, a_color, format!("bad time control: {e}")),
+    };
+    let epoch = Instant::now();
+    let now_ms = || u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX);
     // Fixed handicap stones are on our board already; tell the engines.
     if rules.has_handicap() && rules.placement == Placement::Fixed {
         let points = fixed_handicap_points(size, rules.handicap).unwrap_or_default();
@@ -186,11 +223,36 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         let mv = if mover == Color::White && game.forced_passes_left() > 0 {
             Move::Pass
         } else {
-            let answer =
-                match engines[me].send(&format!("genmove {}", color_word(mover)), move_time) {
-                    Ok(a) => a,
-                    Err(e) => return forfeit(config, index, a_color, game, mover, e.to_string()),
-                };
+            let mut deadline = move_time;
+            if let Some(clock) = clock.as_mut() {
+                let now = now_ms();
+                if let Some(left) = GtpTimeLeft::from_remaining(&clock.remaining(mover, now)) {
+                    let _ = engines[me].send(
+                        &format!("time_left {} {left}", color_word(mover)),
+                        setup_time,
+                    );
+                }
+                let now = now_ms();
+                if clock.start_turn(mover, now).is_err() {
+                    let _ = game.timeout(mover);
+                    break;
+                }
+                deadline = clock
+                    .until_flag_ms(mover, now)
+                    .map_or(deadline, |ms| Duration::from_millis(ms) + CLOCK_SLACK);
+            }
+            let sent = engines[me].send(&format!("genmove {}", color_word(mover)), deadline);
+            if let Some(clock) = clock.as_mut() {
+                let late = clock.end_turn(mover, now_ms(), 0).is_err();
+                if late {
+                    let _ = game.timeout(mover);
+                    break;
+                }
+            }
+            let answer = match sent {
+                Ok(a) => a,
+                Err(e) => return forfeit(config, index, a_color, game, mover, e.to_string()),
+            };
             let word = answer.trim().to_ascii_lowercase();
             if word == "resign" {
                 let _ = game.resign(mover);
@@ -271,7 +333,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         let _ = game.accept(Color::Black);
         let _ = game.accept(Color::White);
     }
-    finish(index, a_color, game, None, &config.black, &config.white)
+    finish(index, a_color, game, None, config)
 }
 
 fn failed(index: usize, a_color: Color, fault: String) -> GameRecord {
@@ -300,8 +362,7 @@ fn forfeit(
         a_color,
         game,
         Some(format!("{loser}: {fault}")),
-        &config.black,
-        &config.white,
+        config,
     )
 }
 
@@ -310,18 +371,21 @@ fn finish(
     a_color: Color,
     game: Game,
     fault: Option<String>,
-    a_name: &str,
-    b_name: &str,
+    config: &MatchConfig,
 ) -> GameRecord {
+    let (a_name, b_name) = (config.black.as_str(), config.white.as_str());
     let (black, white) = if a_color == Color::Black {
         (a_name, b_name)
     } else {
         (b_name, a_name)
     };
+    let time = config.time.as_ref().map(tesuji_clock::sgf::control_to_sgf);
     let info = tesuji_sgf::record::GameInfo {
         black: (!black.is_empty()).then(|| black.to_string()),
         white: (!white.is_empty()).then(|| white.to_string()),
         comment: fault.clone(),
+        time_limit: time.as_ref().and_then(|t| t.tm.clone()),
+        overtime: time.and_then(|t| t.ot),
         ..Default::default()
     };
     let tree = tesuji_sgf::record::to_tree(&game, &info);
