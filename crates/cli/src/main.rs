@@ -168,6 +168,29 @@ enum Bench {
         #[arg(long, default_value_t = 20)]
         rounds: u32,
     },
+    /// Load the server over loopback WebSockets: N games at once, each with two players and a spectator;
+    /// moves/s, acknowledgement times, and memory per idle socket.
+    Server {
+        /// Games played at once.
+        #[arg(long, default_value_t = 100)]
+        games: usize,
+        /// How long to play.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Idle sockets to hold open besides (watching a table nobody joins).
+        #[arg(long, default_value_t = 0)]
+        idle: usize,
+        /// A running server to load, e.g. http://127.0.0.1:8080 (its rate limits apply); by default a server
+        /// is started in this process on a fresh temporary data directory, with rate limits raised.
+        #[arg(long)]
+        url: Option<String>,
+        /// Rules spec of the games.
+        #[arg(long, default_value = "chinese:size=19")]
+        rules: String,
+        /// Moves per second in all, spread over the games (by default each move as soon as it may be played).
+        #[arg(long)]
+        rate: Option<f64>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -233,6 +256,28 @@ fn run(cli: Cli) -> Result<()> {
         Command::Bench {
             what: Bench::Replay { files, rounds },
         } => records::bench_replay(&files, rounds),
+        Command::Bench {
+            what:
+                Bench::Server {
+                    games,
+                    seconds,
+                    idle,
+                    url,
+                    rules,
+                    rate,
+                },
+        } => {
+            let config = tesuji_server::bench::BenchConfig {
+                games,
+                seconds,
+                idle,
+                url,
+                rules,
+                rate,
+            };
+            print!("{}", tesuji_server::bench::run(&config)?);
+            Ok(())
+        }
         Command::Score {
             file,
             rules,

@@ -6,11 +6,13 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tesuji_bot::simple::SimpleBot;
+use tesuji_clock::TimeControl;
 use tesuji_rules::result::{PlayerScore, Score};
 use tesuji_rules::{Color, EndRule, Game, Illegal, Move, Phase, Point, Rules, ScoringRule, Size};
 use tokio::sync::{Mutex, RwLock, broadcast};
 
 use crate::auth::{Accounts, User};
+use crate::clocks::{ClockView, GameClock, TurnTime};
 use crate::error::ApiError;
 use crate::store::{Seats, Store, StoreError, StoredGame, StoredMove};
 
@@ -45,7 +47,8 @@ pub struct GameState {
     /// Rows from the top: `.`, `X` black, `O` white.
     pub board: Vec<String>,
     pub last_move: Option<String>,
-    pub moves: Vec<MoveView>,
+    /// Shared with the live game, so that taking a state does not copy every move.
+    pub moves: Arc<Vec<MoveView>>,
     pub to_move: &'static str,
     pub phase: &'static str,
     /// SGF's `RE` (`B+R`, `W+3.5`) once the game is over.
@@ -57,6 +60,8 @@ pub struct GameState {
     /// The dead stones of the current proposal.
     pub dead: Vec<String>,
     pub accepted: Pair<bool>,
+    /// Both clocks, in a timed game.
+    pub clock: Option<ClockView>,
     pub version: u64,
 }
 
@@ -225,6 +230,8 @@ pub enum Request {
     Dead(Point),
     Accept,
     Dispute,
+    /// The player's clock ran out (from the server's timer, never from a client).
+    Timeout,
 }
 
 /// Who acts: a signed-in user, or the computer in its seat.
@@ -232,6 +239,8 @@ pub enum Request {
 pub enum Actor {
     User(i64),
     Bot,
+    /// The server itself, acting for a colour (a loss on time).
+    Referee(Color),
 }
 
 /// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`) to a game.
@@ -241,6 +250,7 @@ fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<(), String> {
         "resign" => game.resign(color),
         "accept" => game.accept(color),
         "dispute" => game.dispute(color),
+        "timeout" => game.timeout(color),
         _ => {
             if let Some(points) = text.strip_prefix("mark") {
                 let points = points
@@ -274,6 +284,10 @@ pub struct LiveGame {
     pub version: u64,
     /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
     pub events: broadcast::Sender<Arc<str>>,
+    /// `moves` as the API shows them, shared by the states taken (see [`LiveGame::push_move`]).
+    views: Arc<Vec<MoveView>>,
+    /// The clocks of a timed game.
+    pub clock: Option<GameClock>,
 }
 
 impl LiveGame {
@@ -294,7 +308,48 @@ impl LiveGame {
             created,
             players,
             events,
+            views: Arc::default(),
+            clock: None,
         }
+    }
+
+    /// Moves the clock after an action that was applied: the next turn starts when play goes on, the clock
+    /// stops for good when the game is over. The marking phase runs no clock.
+    fn clock_after(&mut self) {
+        let Some(clock) = self.clock.as_mut() else {
+            return;
+        };
+        match self.game.phase() {
+            Phase::Playing => {
+                let _ = clock.start(self.game.to_move());
+            }
+            Phase::Over => clock.stop(),
+            Phase::Marking => {}
+        }
+    }
+
+    /// Ends the running turn of `color` for a turn action (a play or a pass): the time it took, and whether it
+    /// came in time. `replayed` is the stored time when replaying.
+    fn clock_turn(
+        &mut self,
+        color: Color,
+        lag_ms: u64,
+        replayed: Option<u64>,
+    ) -> Option<(TurnTime, bool)> {
+        let clock = self.clock.as_mut()?;
+        let (time, on_time) = clock.end(color, lag_ms, replayed);
+        Some((time, on_time.is_ok()))
+    }
+
+    /// Records an accepted action: in `moves`, and in the list the states share.
+    fn push_move(&mut self, m: StoredMove) {
+        // Copies the list only while an older state still holds it.
+        Arc::make_mut(&mut self.views).push(MoveView {
+            number: m.number,
+            color: m.color.clone(),
+            text: m.text.clone(),
+        });
+        self.moves.push(m);
     }
 
     /// Rebuilds a stored game by replaying its actions through the rules.
@@ -312,7 +367,21 @@ impl LiveGame {
             .parse()
             .map_err(|e: tesuji_rules::spec::SpecError| rules_error(e.to_string()))?;
         let game = Game::new(rules).map_err(|e| rules_error(e.to_string()))?;
+        let clock = match &stored.time_control {
+            Some(spec) => Some(
+                spec.parse::<TimeControl>()
+                    .map_err(|e| rules_error(format!("time control {spec:?}: {e}")))
+                    .and_then(|c| {
+                        GameClock::new(c, true).map_err(|e| rules_error(e.to_string()))
+                    })?,
+            ),
+            None => None,
+        };
         let mut live = LiveGame::new(stored.id, game, stored.seats, stored.created, players);
+        live.clock = clock;
+        if live.started() {
+            live.clock_after();
+        }
         for m in stored.moves {
             let fail = |reason: String| ReplayError::Move {
                 id: stored.id,
@@ -322,9 +391,17 @@ impl LiveGame {
                 reason,
             };
             let color = parse_color(&m.color).ok_or_else(|| fail("unknown colour".into()))?;
+            if let Some(spent) = m.spent_ms {
+                let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
+                live.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
+            }
             apply_text(&mut live.game, color, &m.text).map_err(fail)?;
-            live.moves.push(m);
+            live.clock_after();
+            live.push_move(m);
             live.version += 1;
+        }
+        if let Some(clock) = live.clock.as_mut() {
+            clock.go_live();
         }
         Ok(live)
     }
@@ -345,6 +422,7 @@ impl LiveGame {
     /// The colour of a user's seat.
     pub fn seat_of(&self, actor: Actor) -> Option<Color> {
         match actor {
+            Actor::Referee(c) => Some(c),
             Actor::Bot => self.seats.bot.as_ref().and_then(|(_, c)| parse_color(c)),
             Actor::User(id) => [Color::Black, Color::White]
                 .into_iter()
@@ -406,15 +484,21 @@ impl LiveGame {
             invite_only: self.seats.invite.is_some(),
             board,
             last_move,
-            moves: self
-                .moves
-                .iter()
-                .map(|m| MoveView {
-                    number: m.number,
-                    color: m.color.clone(),
-                    text: m.text.clone(),
-                })
-                .collect(),
+            moves: if self.views.len() == self.moves.len() {
+                Arc::clone(&self.views)
+            } else {
+                // `moves` was changed without `push_move`.
+                Arc::new(
+                    self.moves
+                        .iter()
+                        .map(|m| MoveView {
+                            number: m.number,
+                            color: m.color.clone(),
+                            text: m.text.clone(),
+                        })
+                        .collect(),
+                )
+            },
             to_move: color_name(self.game.to_move()),
             phase: phase_name(self.game.phase()),
             result: result.map(|r| r.to_string()),
@@ -423,6 +507,7 @@ impl LiveGame {
             pass_stones: Pair::of(self.game.pass_stones()),
             dead: point_names(self.game.dead_stones(), size),
             accepted: Pair::of(self.game.acceptances()),
+            clock: self.clock.as_ref().map(GameClock::view),
             version: self.version,
         }
     }
@@ -473,6 +558,8 @@ pub struct NewTable {
     /// `None`: drawn at random.
     pub color: Option<Color>,
     pub opponent: Opponent,
+    /// The time control's spec; `None`: untimed.
+    pub time: Option<String>,
 }
 
 /// The bots a table may choose.
@@ -519,7 +606,7 @@ impl Games {
         });
         let ids: Vec<i64> = games.games.read().await.keys().copied().collect();
         for id in ids {
-            games.wake_bot(id);
+            games.wake(id);
         }
         Ok(games)
     }
@@ -592,8 +679,33 @@ impl Games {
             .rules
             .parse()
             .map_err(|e: tesuji_rules::spec::SpecError| ApiError::BadRules(e.to_string()))?;
+        let control = table
+            .time
+            .as_deref()
+            .map(|t| {
+                t.parse::<TimeControl>()
+                    .map_err(|e| ApiError::BadRequest(format!("bad time control: {e}")))
+            })
+            .transpose()?
+            .filter(TimeControl::is_timed);
+        let mut rules = rules;
+        if control.is_none() && rules.self_fill.is_some() {
+            return Err(ApiError::BadRules(
+                "self-fill needs a clock (RULES.md §5): choose a time control or self-fill=off"
+                    .into(),
+            ));
+        }
+        // The ideal rules' self-fill rule holds in every timed game under them, with our automatic referee.
+        if control.is_some() && rules.self_fill.is_none() && table.rules.trim().starts_with("ideal")
+        {
+            rules.self_fill = Some(10);
+        }
         let game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
         let canonical = game.rules().to_string();
+        let clock = control
+            .map(|c| GameClock::new(c, false))
+            .transpose()
+            .map_err(|e| ApiError::BadRequest(format!("bad time control: {e}")))?;
         let color = table.color.unwrap_or_else(|| {
             if rand::random::<bool>() {
                 Color::Black
@@ -632,18 +744,27 @@ impl Games {
         }
         let id = self
             .store
-            .create_game(&canonical, phase_name(game.phase()), &seats)
+            .create_game(
+                &canonical,
+                phase_name(game.phase()),
+                &seats,
+                control.map(|c| c.to_string()).as_deref(),
+            )
             .await?;
         let invite = seats.invite.clone();
         let players = Self::players_of(&self.accounts, &seats).await;
-        let live = LiveGame::new(id, game, seats, crate::store::sqlite::now(), players);
+        let mut live = LiveGame::new(id, game, seats, crate::store::sqlite::now(), players);
+        live.clock = clock;
+        if live.started() {
+            live.clock_after();
+        }
         let state = live.state();
         self.set_summary(&live);
         self.games
             .write()
             .await
             .insert(id, Arc::new(Mutex::new(live)));
-        self.wake_bot(id);
+        self.wake(id);
         Ok((state, invite))
     }
 
@@ -681,6 +802,8 @@ impl Games {
         live.seats.joined = true;
         live.players[color.index()] = Some(Player::User(user.clone()));
         live.version += 1;
+        // The game starts now, and with it the first player's clock.
+        live.clock_after();
         let state = live.state();
         live.broadcast(
             "join",
@@ -692,6 +815,8 @@ impl Games {
             &state,
         );
         self.set_summary(&live);
+        drop(live);
+        self.wake(id);
         Ok(state)
     }
 
@@ -703,14 +828,81 @@ impl Games {
         actor: Actor,
         request: Request,
         expected_version: Option<u64>,
+        lag_ms: u64,
     ) -> Result<GameState, ApiError> {
         let games = Arc::clone(self);
-        let state =
-            tokio::spawn(async move { games.act_now(id, actor, request, expected_version).await })
+        let state = tokio::spawn(async move {
+            games
+                .act_now(id, actor, request, expected_version, lag_ms)
                 .await
-                .map_err(|e| ApiError::Internal(e.to_string()))??;
-        self.wake_bot(id);
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+        self.wake(id);
         Ok(state)
+    }
+
+    /// After a change to game `id`: the computer's turn, and the timer of the running clock.
+    pub fn wake(self: &Arc<Self>, id: i64) {
+        self.wake_bot(id);
+        self.watch_clock(id);
+    }
+
+    /// Waits for the running clock of game `id` to run out, then records the loss on time. Every action starts
+    /// a new watch; an older one sees the version move and ends.
+    pub fn watch_clock(self: &Arc<Self>, id: i64) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                let Ok(entry) = games.get(id).await else {
+                    return;
+                };
+                let (wait, version) = {
+                    let live = entry.lock().await;
+                    if live.game.phase() != Phase::Playing || !live.started() {
+                        return;
+                    }
+                    match live.clock.as_ref().and_then(GameClock::until_flag_ms) {
+                        Some(ms) => (ms, live.version),
+                        None => return,
+                    }
+                };
+                // A little past the flag, so that the check below finds it down.
+                tokio::time::sleep(std::time::Duration::from_millis(wait + 5)).await;
+                let color = {
+                    let live = entry.lock().await;
+                    if live.version != version {
+                        return;
+                    }
+                    match live
+                        .clock
+                        .as_ref()
+                        .map(|c| (c.until_flag_ms(), c.running()))
+                    {
+                        Some((Some(0), Some(color))) => color,
+                        // Not yet (a paused or adjusted clock): wait again.
+                        Some((Some(_), _)) => continue,
+                        _ => return,
+                    }
+                };
+                let done = games
+                    .act_now(
+                        id,
+                        Actor::Referee(color),
+                        Request::Timeout,
+                        Some(version),
+                        0,
+                    )
+                    .await;
+                if let Err(e) = done
+                    && !matches!(e, ApiError::StaleVersion { .. })
+                {
+                    tracing::warn!(game = id, error = %e, "recording a loss on time failed");
+                }
+                games.wake_bot(id);
+                return;
+            }
+        });
     }
 
     /// The body of [`Games::act`]. The game's lock is held throughout, so actions on one game are serialized
@@ -721,6 +913,7 @@ impl Games {
         actor: Actor,
         request: Request,
         expected_version: Option<u64>,
+        lag_ms: u64,
     ) -> Result<GameState, ApiError> {
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
@@ -748,7 +941,34 @@ impl Games {
             }
             Request::Accept => ("accept", "accept".to_owned()),
             Request::Dispute => ("dispute", "dispute".to_owned()),
+            Request::Timeout => ("timeout", "timeout".to_owned()),
         };
+        // A turn (play or pass) ends its player's clock; legality first, so that a refused move changes no clock.
+        // A turn that came too late is a loss on time instead of a move.
+        let clock_before = live.clock.clone();
+        let mut turn_time = None;
+        let mut request = request;
+        let (mut kind, mut text) = (kind, text);
+        if let Request::Play(mv) = &request
+            && live.game.phase() == Phase::Playing
+            && live.clock.is_some()
+        {
+            live.game.check(color, *mv)?;
+            if let Some((time, on_time)) = live.clock_turn(color, lag_ms, None) {
+                turn_time = Some(time);
+                if !on_time {
+                    request = Request::Timeout;
+                    (kind, text) = ("timeout", "timeout".to_owned());
+                }
+            }
+        }
+        if request == Request::Timeout
+            && turn_time.is_none()
+            && let Some(clock) = live.clock.as_ref()
+        {
+            // From the timer: the time the turn had run when the flag fell.
+            turn_time = Some(clock.turn_time());
+        }
         // Applied before the commit so the stored state column is the new one; a failed commit undoes it, so
         // the live game never runs ahead of the database (undo replays the log: slow, but only on failure).
         match &request {
@@ -757,7 +977,14 @@ impl Games {
             Request::Dead(p) => live.game.toggle_dead(color, *p)?,
             Request::Accept => live.game.accept(color)?,
             Request::Dispute => live.game.dispute(color)?,
+            Request::Timeout => {
+                if let Err(e) = live.game.timeout(color) {
+                    live.clock = clock_before;
+                    return Err(e.into());
+                }
+            }
         }
+        live.clock_after();
         let text = if kind == "mark" {
             let mut t = "mark".to_owned();
             for p in live.game.dead_stones() {
@@ -772,23 +999,28 @@ impl Games {
             Ok(n) => n,
             Err(_) => {
                 live.game.undo();
+                live.clock = clock_before;
                 return Err(ApiError::TooManyMoves);
             }
         };
+        let as_i64 = |ms: u64| i64::try_from(ms).unwrap_or(i64::MAX);
         let stored = StoredMove {
             number,
             color: color_name(color).to_owned(),
             text,
+            spent_ms: turn_time.map(|t| as_i64(t.spent_ms)),
+            lag_ms: turn_time.map(|t| as_i64(t.lag_ms)),
         };
         let phase = phase_name(live.game.phase());
         if let Err(e) = self.store.append_move(id, &stored, phase).await {
             live.game.undo();
+            live.clock = clock_before;
             return Err(match e {
                 StoreError::Conflict { .. } => ApiError::Internal(e.to_string()),
                 other => other.into(),
             });
         }
-        live.moves.push(stored.clone());
+        live.push_move(stored.clone());
         live.version += 1;
         let state = live.state();
         live.broadcast(
@@ -838,7 +1070,10 @@ impl Games {
                     }
                 };
                 // The version pins the position the move was chosen for; a stale one means someone else acted.
-                match games.act_now(id, Actor::Bot, request, Some(version)).await {
+                match games
+                    .act_now(id, Actor::Bot, request, Some(version), 0)
+                    .await
+                {
                     Ok(_) => {}
                     Err(e) => {
                         if !matches!(e, ApiError::StaleVersion { .. }) {

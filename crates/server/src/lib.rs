@@ -4,6 +4,8 @@
 
 pub mod api;
 pub mod auth;
+pub mod bench;
+pub mod clocks;
 pub mod error;
 pub mod games;
 pub mod limit;
@@ -100,6 +102,11 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     };
     let router = api::router(app);
     let task = tokio::spawn(async move {
+        // No Nagle delay: an ack or an event is a small write that must leave at once, not wait for the peer's
+        // (delayed) ACK of the previous one.
+        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         let served = axum::serve(
             listener,
             router.into_make_service_with_connect_info::<SocketAddr>(),

@@ -40,6 +40,9 @@ pub struct StoredMove {
     /// `black` or `white`.
     pub color: String,
     pub text: String,
+    /// In a timed game, the time the turn took and the lag its client reported (milliseconds).
+    pub spent_ms: Option<i64>,
+    pub lag_ms: Option<i64>,
 }
 
 /// Who sits in a game's seats and how an empty seat is filled.
@@ -68,6 +71,8 @@ pub struct StoredGame {
     /// `playing`, `marking` or `over`, for listings; the moves are the truth.
     pub state: String,
     pub seats: Seats,
+    /// The time control's spec; `None` for an untimed game.
+    pub time_control: Option<String>,
     pub moves: Vec<StoredMove>,
 }
 
@@ -99,6 +104,7 @@ pub trait Store: Send + Sync {
         rules: &'a str,
         state: &'a str,
         seats: &'a Seats,
+        time_control: Option<&'a str>,
     ) -> StoreFuture<'a, i64>;
 
     /// Seats `user` in the empty seat of colour `color` (`black`/`white`); `SeatTaken` if it is not empty.

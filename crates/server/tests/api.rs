@@ -1106,6 +1106,8 @@ async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
         number: 2,
         color: "white".into(),
         text: "E5".into(),
+        spent_ms: None,
+        lag_ms: None,
     };
     store.append_move(broken, &bad, "playing").await.unwrap();
     store.close().await.unwrap();
@@ -1115,5 +1117,131 @@ async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
     assert_eq!(c.get(&format!("/api/games/{broken}")).await.0, 404);
     let (status, state) = c.get(&format!("/api/games/{fine}")).await;
     assert_eq!((status, state["moves"].as_array().unwrap().len()), (200, 1));
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn clocks_run_survive_a_restart_and_flag_a_late_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let black = Client::guest(&running, "black").await;
+    let white = Client::guest(&running, "white").await;
+    let table = black
+        .post(
+            "/api/games",
+            json!({"rules": "chinese:size=9", "color": "black", "time": "fischer:1m+10s"}),
+        )
+        .await;
+    assert_eq!(table.0, 201, "{}", table.1);
+    let id = table.1["id"].as_i64().unwrap();
+    // No clock runs before the second player sits down.
+    assert_eq!(table.1["state"]["clock"]["running"], Value::Null);
+    assert_eq!(table.1["state"]["clock"]["control"], "fischer:1m+10s");
+    let (_, state) = white
+        .post(&format!("/api/games/{id}/join"), json!({}))
+        .await;
+    assert_eq!(state["clock"]["running"], "black");
+    let (status, state) = black
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"move": "E5", "lag_ms": 50}),
+        )
+        .await;
+    assert_eq!(status, 200, "{state}");
+    let clock = &state["clock"];
+    assert_eq!(clock["running"], "white");
+    let black_ms = clock["black"]["main_ms"].as_u64().unwrap();
+    assert!((65_000..=70_000).contains(&black_ms), "{clock}");
+    assert_eq!(clock["black"]["overtime"], "sudden-death");
+    running.stop().await.unwrap();
+
+    // After a restart the clock is rebuilt from the stored turn times: Black's exactly, White's turn starts
+    // again from where it began (no time runs while the server is down).
+    let running = server(dir.path()).await;
+    let c = Client::new(&running);
+    let (_, after) = c.get(&format!("/api/games/{id}")).await;
+    assert_eq!(after["clock"]["black"]["main_ms"], black_ms);
+    assert_eq!(after["clock"]["running"], "white");
+    assert!(after["clock"]["white"]["main_ms"].as_u64().unwrap() > 59_000);
+
+    // Bad controls are refused with a clear sentence; self-fill needs a clock.
+    let ann = Client::guest(&running, "ann").await;
+    let (status, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese", "time": "fischer:soon"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    assert!(
+        body["error"].as_str().unwrap().contains("time control"),
+        "{body}"
+    );
+    let (status, body) = ann
+        .post("/api/games", json!({"rules": "ideal:self-fill=10"}))
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_rules")),
+        "{body}"
+    );
+    // A timed game under the ideal rules has the self-fill rule.
+    let (status, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "ideal:size=9", "time": "absolute:10m"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{body}");
+    assert!(
+        body["state"]["rules"]
+            .as_str()
+            .unwrap()
+            .contains("self-fill=10"),
+        "{body}"
+    );
+
+    // A player who does not move loses on time when the flag falls (1 s, plus the 1 s lag allowance).
+    let (id, _black, _white) = {
+        let black = Client::guest(&running, "slow").await;
+        let white = Client::guest(&running, "quick").await;
+        let t = black
+            .post(
+                "/api/games",
+                json!({"rules": "japanese:size=9", "color": "black", "time": "absolute:1s"}),
+            )
+            .await;
+        let id = t.1["id"].as_i64().unwrap();
+        white
+            .post(&format!("/api/games/{id}/join"), json!({}))
+            .await;
+        (id, black, white)
+    };
+    let mut ws = game_socket(&running, id, None).await;
+    let mut result = Value::Null;
+    for _ in 0..5 {
+        let m = next_json(&mut ws).await;
+        if m["type"] == "timeout" {
+            result = m["state"]["result"].clone();
+            assert_eq!(m["action"]["color"], "black");
+            assert!(
+                m["state"]["clock"]["black"]["flagged"].as_bool().unwrap(),
+                "{m}"
+            );
+            break;
+        }
+    }
+    assert_eq!(result, "W+T");
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let c = Client::new(&running);
+    let (_, state) = c.get(&format!("/api/games/{id}")).await;
+    assert_eq!(
+        (state["result"].as_str(), state["phase"].as_str()),
+        (Some("W+T"), Some("over"))
+    );
     running.stop().await.unwrap();
 }

@@ -8,6 +8,8 @@ fn mv(number: i64, color: &str, text: &str) -> StoredMove {
         number,
         color: color.into(),
         text: text.into(),
+        spent_ms: None,
+        lag_ms: None,
     }
 }
 
@@ -33,7 +35,7 @@ async fn appends_are_unique_and_load_in_order() {
         ..Seats::default()
     };
     let a = store
-        .create_game("japanese:size=9", "playing", &seats)
+        .create_game("japanese:size=9", "playing", &seats, None)
         .await
         .unwrap();
     let bot_seats = Seats {
@@ -43,7 +45,7 @@ async fn appends_are_unique_and_load_in_order() {
         ..Seats::default()
     };
     let b = store
-        .create_game("chinese", "playing", &bot_seats)
+        .create_game("chinese", "playing", &bot_seats, Some("fischer:5m+10s"))
         .await
         .unwrap();
     assert!(b > a);
@@ -131,5 +133,93 @@ async fn appends_are_unique_and_load_in_order() {
     // Reopening runs the migrations again without harm.
     let store = SqliteStore::open(&data).await.unwrap();
     assert_eq!(store.load_games().await.unwrap().len(), 2);
+    store.close().await.unwrap();
+}
+
+/// Appends are group-committed: many in one transaction. Every one lands, each game's in order, and a taken
+/// number or a missing game fails that append alone.
+#[tokio::test]
+async fn concurrent_appends_all_land_and_a_duplicate_fails_alone() {
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(SqliteStore::open(dir.path()).await.unwrap());
+    let ann = store.create_user("ann", None, None).await.unwrap();
+    let seats = Seats {
+        black: Some(ann),
+        opponent: "anyone".into(),
+        ..Seats::default()
+    };
+    let mut games = Vec::new();
+    for _ in 0..20 {
+        games.push(
+            store
+                .create_game("chinese:size=9", "playing", &seats, None)
+                .await
+                .unwrap(),
+        );
+    }
+    let color = |n: i64| if n % 2 == 1 { "black" } else { "white" };
+    let point =
+        |game: i64, n: i64| format!("{}{}", ["A", "B", "C", "D", "E"][(game % 5) as usize], n);
+
+    // 200 appends at once (20 games, moves 1 to 10), a second move 5 in the first game, and a move of a game
+    // that does not exist. On this single-threaded runtime all are queued before the writer runs: one batch.
+    let mut wanted = Vec::new();
+    for n in 1..=10 {
+        for &g in &games {
+            let state = if n == 10 { "marking" } else { "playing" };
+            wanted.push((g, mv(n, color(n), &point(g, n)), state));
+        }
+    }
+    let duplicate = wanted.len();
+    wanted.push((games[0], mv(5, "black", "T19"), "over"));
+    let missing = wanted.len();
+    wanted.push((999_999, mv(1, "black", "D4"), "playing"));
+    let results = futures_util::future::join_all(
+        wanted
+            .iter()
+            .map(|(g, m, state)| store.append_move(*g, m, state)),
+    )
+    .await;
+    for (k, r) in results.iter().enumerate() {
+        match k {
+            k if k == duplicate => assert!(
+                matches!(r, Err(StoreError::Conflict { number: 5, .. })),
+                "{r:?}"
+            ),
+            k if k == missing => assert!(matches!(r, Err(StoreError::Database(_))), "{r:?}"),
+            _ => assert!(r.is_ok(), "append {k}: {r:?}"),
+        }
+    }
+
+    // Then each game's next ten moves one after another, the games at once, as the server appends them.
+    let tasks: Vec<_> = games
+        .iter()
+        .map(|&g| {
+            let store = Arc::clone(&store);
+            tokio::spawn(async move {
+                for n in 11..=20 {
+                    let state = if n == 20 { "over" } else { "playing" };
+                    store
+                        .append_move(g, &mv(n, color(n), &point(g, n)), state)
+                        .await
+                        .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in tasks {
+        t.await.unwrap();
+    }
+
+    let loaded = store.load_games().await.unwrap();
+    assert_eq!(loaded.len(), 20);
+    for game in &loaded {
+        let expected: Vec<StoredMove> = (1..=20)
+            .map(|n| mv(n, color(n), &point(game.id, n)))
+            .collect();
+        assert_eq!(game.moves, expected, "game {}", game.id);
+        assert_eq!(game.state, "over", "game {}", game.id);
+    }
     store.close().await.unwrap();
 }

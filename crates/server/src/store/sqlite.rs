@@ -1,14 +1,24 @@
 //! The SQLite store: one file in the data directory, WAL mode, all writes through one connection (SQLite allows
 //! one writer at a time; a single connection avoids `SQLITE_BUSY` between our own writers), reads from a pool.
+//!
+//! Moves are group-committed: one task takes every append queued while the previous commit was on disk, writes
+//! them in one transaction, commits it (one fsync for all), and only then answers each caller. An acknowledged
+//! move is as durable as before; many games share each fsync instead of queueing for one each.
 
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use sqlx::Row;
+use sqlx::error::ErrorKind;
 use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+    SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
+    SqliteSynchronous,
 };
+use sqlx::{QueryBuilder, Row, Sqlite};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
 
 use super::{
     Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
@@ -19,11 +29,199 @@ pub const DATABASE_FILE: &str = "tesuji.db";
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
+/// At most this many appends share a transaction.
+const MAX_BATCH: usize = 512;
+
 /// SQLite storage.
 #[derive(Clone, Debug)]
 pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
+    appends: Arc<Appends>,
+}
+
+/// One queued append and where its answer goes.
+struct Append {
+    game: i64,
+    mv: StoredMove,
+    state: String,
+    done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// The queue of appends and the task that commits them; both taken by `close`.
+struct Appends {
+    queue: Mutex<Option<mpsc::UnboundedSender<Append>>>,
+    task: Mutex<Option<JoinHandle<()>>>,
+}
+
+impl std::fmt::Debug for Appends {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Appends").finish_non_exhaustive()
+    }
+}
+
+/// The group-commit task: every append queued by now goes into one transaction, then each caller is answered.
+async fn commit_appends(writer: SqlitePool, mut queue: mpsc::UnboundedReceiver<Append>) {
+    let mut batch = Vec::with_capacity(MAX_BATCH);
+    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        match write_batch(&writer, &batch).await {
+            Ok(results) => {
+                for (append, result) in batch.drain(..).zip(results) {
+                    let _ = append.done.send(result);
+                }
+            }
+            // Nothing of the batch was committed: every caller hears of it.
+            Err(e) => {
+                let text = e.to_string();
+                for append in batch.drain(..) {
+                    let copy = sqlx::Error::Io(std::io::Error::other(text.clone()));
+                    let _ = append.done.send(Err(copy.into()));
+                }
+            }
+        }
+    }
+}
+
+/// Writes a batch in one transaction and commits it: one statement inserts every move, one records the games'
+/// states. A move number already taken (in the database, or earlier in the same batch) fails that append alone;
+/// so does another constraint (then the moves are inserted one by one: SQLite undoes only the failing
+/// statement and the transaction goes on). Any other error fails the whole batch, and nothing is committed.
+async fn write_batch(
+    writer: &SqlitePool,
+    batch: &[Append],
+) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
+    let conflict = |a: &Append| StoreError::Conflict {
+        game: a.game,
+        number: a.mv.number,
+    };
+    let mut keys = HashSet::with_capacity(batch.len());
+    let mut outcomes: Vec<Option<Result<(), StoreError>>> = batch
+        .iter()
+        .map(|a| (!keys.insert((a.game, a.mv.number))).then(|| Err(conflict(a))))
+        .collect();
+    let fresh: Vec<usize> = (0..batch.len())
+        .filter(|&k| outcomes[k].is_none())
+        .collect();
+    let mut tx = writer.begin().await?;
+    match insert_moves(&mut tx, batch, &fresh).await {
+        Ok(inserted) => {
+            for &k in &fresh {
+                let a = &batch[k];
+                outcomes[k] = Some(if inserted.contains(&(a.game, a.mv.number)) {
+                    Ok(())
+                } else {
+                    Err(conflict(a))
+                });
+            }
+        }
+        Err(e) if is_constraint(&e) => {
+            for &k in &fresh {
+                outcomes[k] = Some(insert_move(&mut tx, &batch[k]).await?);
+            }
+        }
+        Err(e) => return Err(e),
+    }
+    // Each game's state after its last move of the batch.
+    let mut states: HashMap<i64, &str> = HashMap::new();
+    for (a, outcome) in batch.iter().zip(&outcomes) {
+        if matches!(outcome, Some(Ok(()))) {
+            states.insert(a.game, &a.state);
+        }
+    }
+    if !states.is_empty() {
+        let mut update = QueryBuilder::<Sqlite>::new("UPDATE games SET state = CASE id");
+        for (game, state) in &states {
+            update.push(" WHEN ").push_bind(*game);
+            update.push(" THEN ").push_bind(*state);
+        }
+        update.push(" END WHERE id IN (");
+        let mut ids = update.separated(", ");
+        for game in states.keys() {
+            ids.push_bind(*game);
+        }
+        update.push(")");
+        // Not cached: the text differs with the batch.
+        let update = update.build().persistent(false);
+        update.execute(&mut *tx).await?;
+    }
+    tx.commit().await?;
+    Ok(outcomes
+        .into_iter()
+        .map(|o| o.unwrap_or_else(|| Err(sqlx::Error::WorkerCrashed.into())))
+        .collect())
+}
+
+fn is_constraint(e: &sqlx::Error) -> bool {
+    e.as_database_error().is_some_and(|d| {
+        matches!(
+            d.kind(),
+            ErrorKind::UniqueViolation
+                | ErrorKind::ForeignKeyViolation
+                | ErrorKind::NotNullViolation
+                | ErrorKind::CheckViolation
+        )
+    })
+}
+
+/// Inserts the moves `rows` of a batch in one statement; answers the keys inserted (a key already taken is
+/// skipped).
+async fn insert_moves(
+    tx: &mut SqliteConnection,
+    batch: &[Append],
+    rows: &[usize],
+) -> Result<HashSet<(i64, i64)>, sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let mut insert = QueryBuilder::<Sqlite>::new(
+        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) ",
+    );
+    insert.push_values(rows, |mut row, &k| {
+        let a = &batch[k];
+        row.push_bind(a.game)
+            .push_bind(a.mv.number)
+            .push_bind(a.mv.color.as_str())
+            .push_bind(a.mv.text.as_str())
+            .push_bind(a.mv.spent_ms)
+            .push_bind(a.mv.lag_ms);
+    });
+    insert.push(" ON CONFLICT DO NOTHING RETURNING game_id, number");
+    // Not cached: the text differs with the batch's size.
+    let insert = insert.build().persistent(false);
+    insert
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .collect()
+}
+
+/// Inserts one move, when a batch's insert broke a constraint: that append's outcome, or an error for the batch.
+async fn insert_move(
+    tx: &mut SqliteConnection,
+    a: &Append,
+) -> Result<Result<(), StoreError>, sqlx::Error> {
+    let inserted = sqlx::query(
+        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) VALUES (?, ?, ?, ?, ?, ?) \
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(a.game)
+    .bind(a.mv.number)
+    .bind(&a.mv.color)
+    .bind(&a.mv.text)
+    .bind(a.mv.spent_ms)
+    .bind(a.mv.lag_ms)
+    .execute(&mut *tx)
+    .await;
+    match inserted {
+        Ok(done) if done.rows_affected() == 0 => Ok(Err(StoreError::Conflict {
+            game: a.game,
+            number: a.mv.number,
+        })),
+        Ok(_) => Ok(Ok(())),
+        Err(e) if is_constraint(&e) => Ok(Err(e.into())),
+        Err(e) => Err(e),
+    }
 }
 
 impl SqliteStore {
@@ -52,7 +250,16 @@ impl SqliteStore {
             .max_connections(4)
             .connect_with(options.read_only(true))
             .await?;
-        Ok(SqliteStore { writer, reader })
+        let (queue, queued) = mpsc::unbounded_channel();
+        let task = tokio::spawn(commit_appends(writer.clone(), queued));
+        Ok(SqliteStore {
+            writer,
+            reader,
+            appends: Arc::new(Appends {
+                queue: Mutex::new(Some(queue)),
+                task: Mutex::new(Some(task)),
+            }),
+        })
     }
 }
 
@@ -83,6 +290,7 @@ impl Store for SqliteStore {
         rules: &'a str,
         state: &'a str,
         seats: &'a Seats,
+        time_control: Option<&'a str>,
     ) -> StoreFuture<'a, i64> {
         Box::pin(async move {
             let (bot, bot_color) = match &seats.bot {
@@ -91,7 +299,7 @@ impl Store for SqliteStore {
             };
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                 invite, joined) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                 invite, joined, time_control) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             )
             .bind(rules)
             .bind(now())
@@ -103,6 +311,7 @@ impl Store for SqliteStore {
             .bind(&seats.opponent)
             .bind(&seats.invite)
             .bind(seats.joined)
+            .bind(time_control)
             .fetch_one(&self.writer)
             .await?;
             Ok(row.try_get::<i64, _>(0)?)
@@ -244,35 +453,24 @@ impl Store for SqliteStore {
         state: &'a str,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            let mut tx = self.writer.begin().await?;
-            let inserted =
-                sqlx::query("INSERT INTO moves (game_id, number, color, move) VALUES (?, ?, ?, ?)")
-                    .bind(game)
-                    .bind(mv.number)
-                    .bind(&mv.color)
-                    .bind(&mv.text)
-                    .execute(&mut *tx)
-                    .await;
-            if let Err(e) = inserted {
-                let unique = e
-                    .as_database_error()
-                    .is_some_and(|d| d.is_unique_violation());
-                return Err(if unique {
-                    StoreError::Conflict {
-                        game,
-                        number: mv.number,
-                    }
-                } else {
-                    e.into()
-                });
+            let (done, answer) = oneshot::channel();
+            let append = Append {
+                game,
+                mv: mv.clone(),
+                state: state.to_owned(),
+                done,
+            };
+            let sent = match &*self.appends.queue.lock().unwrap_or_else(|e| e.into_inner()) {
+                Some(queue) => queue.send(append).is_ok(),
+                None => false,
+            };
+            if !sent {
+                return Err(sqlx::Error::PoolClosed.into());
             }
-            sqlx::query("UPDATE games SET state = ? WHERE id = ?")
-                .bind(state)
-                .bind(game)
-                .execute(&mut *tx)
-                .await?;
-            tx.commit().await?;
-            Ok(())
+            // The answer comes after the commit; a lost answer means the task is gone, and so is the write.
+            answer
+                .await
+                .unwrap_or_else(|_| Err(sqlx::Error::WorkerCrashed.into()))
         })
     }
 
@@ -280,7 +478,7 @@ impl Store for SqliteStore {
         Box::pin(async move {
             let rows = sqlx::query(
                 "SELECT id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, \
-                 joined FROM games ORDER BY id",
+                 joined, time_control FROM games ORDER BY id",
             )
             .fetch_all(&self.reader)
             .await?;
@@ -301,12 +499,13 @@ impl Store for SqliteStore {
                         invite: row.try_get("invite")?,
                         joined: row.try_get("joined")?,
                     },
+                    time_control: row.try_get("time_control")?,
                     moves: Vec::new(),
                 });
             }
             // One pass over all moves in order; games are sorted by id, so a binary search finds each owner.
             let rows = sqlx::query(
-                "SELECT game_id, number, color, move FROM moves ORDER BY game_id, number",
+                "SELECT game_id, number, color, move, spent_ms, lag_ms FROM moves ORDER BY game_id, number",
             )
             .fetch_all(&self.reader)
             .await?;
@@ -317,6 +516,8 @@ impl Store for SqliteStore {
                         number: row.try_get("number")?,
                         color: row.try_get("color")?,
                         text: row.try_get("move")?,
+                        spent_ms: row.try_get("spent_ms")?,
+                        lag_ms: row.try_get("lag_ms")?,
                     });
                 }
             }
@@ -326,6 +527,23 @@ impl Store for SqliteStore {
 
     fn close(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
+            // Closing the queue lets the task commit what is queued and end.
+            drop(
+                self.appends
+                    .queue
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .take(),
+            );
+            let task = self
+                .appends
+                .task
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .take();
+            if let Some(task) = task {
+                let _ = task.await;
+            }
             self.reader.close().await;
             self.writer.close().await;
             Ok(())

@@ -105,6 +105,54 @@ function renderPlayers() {
   }
 }
 
+// The clocks: the state carries both players' time when it was taken; the running one is counted down here from
+// the moment the state arrived (the server's timer decides any loss on time).
+let clockTaken = 0;
+let clockTimer = null;
+
+function formatMs(ms) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}
+
+function clockText(side, elapsed) {
+  if (side.flagged) return t("clock.flagged");
+  let main = side.main_ms;
+  let period = side.period_ms ?? 0;
+  if (main >= elapsed) main -= elapsed;
+  else {
+    period = Math.max(0, period - (elapsed - main));
+    main = 0;
+  }
+  if (main > 0 || side.overtime === "sudden-death") return formatMs(main);
+  if (side.overtime === "byoyomi") return t("clock.periods", { time: formatMs(period), periods: side.periods });
+  if (side.overtime === "canadian") return t("clock.stones", { time: formatMs(period), stones: side.stones });
+  return formatMs(main);
+}
+
+function renderClocks() {
+  const clock = game.clock;
+  for (const color of ["black", "white"]) {
+    const box = $(`clock-${color}`);
+    box.hidden = !clock;
+    if (!clock) continue;
+    const running = clock.running === color && game.phase === "playing";
+    const elapsed = running ? performance.now() - clockTaken : 0;
+    box.textContent = clockText(clock[color], elapsed);
+    box.classList.toggle("running", running);
+    const left = clock[color].main_ms + (clock[color].period_ms ?? 0) - elapsed;
+    box.classList.toggle("low", running && left < 20000);
+  }
+  if (clock && clock.running && !clockTimer) clockTimer = setInterval(renderClocks, 250);
+  if ((!clock || !clock.running) && clockTimer) {
+    clearInterval(clockTimer);
+    clockTimer = null;
+  }
+}
+
 function renderTurn() {
   const turn = $("turn");
   const mine = myColor();
@@ -242,6 +290,7 @@ function render() {
   if (!game) return;
   renderBoard();
   renderPlayers();
+  renderClocks();
   renderTurn();
   renderButtons();
   renderMoves();
@@ -258,6 +307,7 @@ function takeNewer(state) {
 }
 
 function take(state) {
+  clockTaken = performance.now();
   const { type: _type, ...rest } = state;
   const changedSize = !game || game.width !== rest.width || game.height !== rest.height;
   game = rest;

@@ -152,6 +152,7 @@ form.addEventListener("submit", async (event) => {
   const opponent = field("opponent").value;
   const body = { rules: composeSpec(formValues()), color: field("color").value, opponent };
   if (opponent === "bot") body.bot = "simple";
+  if (field("time").value) body.time = field("time").value;
   submit.disabled = true;
   try {
     const created = await post("/api/games", { json: body });

@@ -1,0 +1,1231 @@
+//! `tesuji bench server`: a load tool over loopback. Each of N game slots plays games between two guests over
+//! their game WebSockets (random empty points, a pass after a few refusals, both accept at the count), with a
+//! spectator socket that counts the events and checks that versions rise by one; a slot starts a new game when
+//! one ends. Idle sockets (watching a table nobody joins) can be held open throughout, to measure the memory a
+//! connection costs. A benchmark, not a test: it measures and reports, it asserts nothing.
+
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio::net::TcpStream;
+use tokio::sync::watch;
+use tokio::time::{Instant, timeout_at};
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::tungstenite::client::IntoClientRequest;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+
+use crate::{Limits, ServerConfig};
+
+type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A socket that has had no message for this long while one was due is counted an error.
+const STALL: Duration = Duration::from_secs(10);
+/// Refused moves in one turn before the player passes.
+const REFUSALS_BEFORE_PASS: usize = 3;
+/// Sockets opened at once while connecting the idle ones.
+const CONNECT_AT_ONCE: usize = 64;
+/// Read buffers of the players' and spectators' sockets (events are a few KiB), and of the idle ones.
+const READ_BUFFER: usize = 16 * 1024;
+const IDLE_READ_BUFFER: usize = 4 * 1024;
+/// Error messages kept for the report.
+const ERROR_SAMPLES: usize = 5;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct BenchConfig {
+    /// Games played at once.
+    pub games: usize,
+    /// How long the games run.
+    pub seconds: f64,
+    /// Idle sockets held open (besides the players' and spectators').
+    pub idle: usize,
+    /// A running server (`http://127.0.0.1:8080`); `None` starts one in this process on a fresh data directory.
+    pub url: Option<String>,
+    /// The rules spec of every game.
+    pub rules: String,
+    /// Moves per second in all, spread evenly over the games; `None`: every move as soon as it is the player's
+    /// turn. With a rate the acknowledgement times are those of a server under that load, not of one saturated.
+    pub rate: Option<f64>,
+}
+
+impl Default for BenchConfig {
+    fn default() -> BenchConfig {
+        BenchConfig {
+            games: 100,
+            seconds: 10.0,
+            idle: 0,
+            url: None,
+            rules: "chinese:size=19".to_owned(),
+            rate: None,
+        }
+    }
+}
+
+/// Why the bench could not run.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BenchError(String);
+
+fn fail(what: impl fmt::Display) -> BenchError {
+    BenchError(what.to_string())
+}
+
+/// What a run measured.
+#[derive(Clone, Debug)]
+pub struct Report {
+    pub config: BenchConfig,
+    /// The in-process server's address, or the URL.
+    pub target: String,
+    pub cores: usize,
+    /// From the first move to the last answer.
+    pub elapsed: Duration,
+    /// Accepted plays and passes.
+    pub moves: u64,
+    /// Accepted accepts and resignations.
+    pub other_actions: u64,
+    pub games_finished: u64,
+    /// Acknowledgement times of moves (send to `ack`), in microseconds, sorted.
+    pub acks: Vec<u32>,
+    pub spectator_events: u64,
+    /// Events whose version was not the previous one plus one.
+    pub version_gaps: u64,
+    /// Full states a spectator received after its first (the server's answer to a spectator falling behind).
+    pub resyncs: u64,
+    /// Moves refused by the rules (occupied, suicide, ko...).
+    pub refusals: u64,
+    /// Actions refused because the version moved on.
+    pub stale: u64,
+    pub errors: u64,
+    pub error_samples: Vec<String>,
+    pub idle_held: usize,
+    /// This process's resident memory in KiB: at the start, before and after opening the idle sockets, at the end.
+    pub rss_start: Option<u64>,
+    pub rss_before_idle: Option<u64>,
+    pub rss_after_idle: Option<u64>,
+    pub rss_end: Option<u64>,
+    /// Shares of the machine's CPU time during the play (Linux): this process, the other processes, idle.
+    pub cpu: Option<CpuShares>,
+}
+
+/// Where the machine's CPU time went.
+#[derive(Clone, Copy, Debug)]
+pub struct CpuShares {
+    pub this_process: f64,
+    pub others: f64,
+    pub idle: f64,
+}
+
+/// Clock ticks so far: the machine's busy and total (all CPUs, from `/proc/stat`), and this process's.
+fn cpu_ticks() -> Option<(u64, u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    let fields: Vec<u64> = stat
+        .lines()
+        .next()?
+        .split_whitespace()
+        .skip(1)
+        .map(|f| f.parse().unwrap_or(0))
+        .collect();
+    let total: u64 = fields.iter().take(8).sum();
+    // idle and iowait
+    let idle = fields.get(3).copied().unwrap_or(0) + fields.get(4).copied().unwrap_or(0);
+    let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // After the command's name in parentheses: utime and stime are fields 14 and 15.
+    let rest = own.get(own.rfind(')')? + 2..)?;
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let own = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some((total - idle, total, own))
+}
+
+fn cpu_shares(start: Option<(u64, u64, u64)>, end: Option<(u64, u64, u64)>) -> Option<CpuShares> {
+    let ((b0, t0, o0), (b1, t1, o1)) = (start?, end?);
+    let total = t1.checked_sub(t0).filter(|&t| t > 0)? as f64;
+    let busy = b1.saturating_sub(b0) as f64;
+    let own = (o1.saturating_sub(o0) as f64).min(busy);
+    Some(CpuShares {
+        this_process: own / total,
+        others: (busy - own) / total,
+        idle: 1.0 - busy / total,
+    })
+}
+
+impl Report {
+    /// Moves accepted per second.
+    pub fn moves_per_second(&self) -> f64 {
+        self.moves as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+
+    /// The `q` quantile of the acknowledgement times, in milliseconds.
+    pub fn ack_ms(&self, q: f64) -> Option<f64> {
+        let last = self.acks.len().checked_sub(1)?;
+        let k = ((last as f64) * q).round() as usize;
+        Some(f64::from(self.acks[k.min(last)]) / 1000.0)
+    }
+}
+
+fn mib(kib: u64) -> f64 {
+    kib as f64 / 1024.0
+}
+
+impl fmt::Display for Report {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let in_process = self.config.url.is_none();
+        writeln!(
+            f,
+            "server          {} ({})",
+            self.target,
+            if in_process {
+                "in this process, fresh data directory, rate limits raised"
+            } else {
+                "already running"
+            }
+        )?;
+        writeln!(
+            f,
+            "note            the server and these load clients share this machine's {} cores{}",
+            self.cores,
+            if in_process {
+                " (and this process)"
+            } else {
+                ""
+            }
+        )?;
+        writeln!(
+            f,
+            "games           {} at once, rules {}, {:.2} s; {} games finished",
+            self.config.games,
+            self.config.rules,
+            self.elapsed.as_secs_f64(),
+            self.games_finished
+        )?;
+        if let Some(rate) = self.config.rate {
+            writeln!(
+                f,
+                "rate            {rate} moves/s asked (each game a move every {:.1} ms)",
+                1000.0 * self.config.games as f64 / rate
+            )?;
+        }
+        writeln!(
+            f,
+            "moves/s         {:.0} ({} moves accepted; {} other actions)",
+            self.moves_per_second(),
+            self.moves,
+            self.other_actions
+        )?;
+        match (
+            self.ack_ms(0.5),
+            self.ack_ms(0.9),
+            self.ack_ms(0.99),
+            self.ack_ms(1.0),
+        ) {
+            (Some(p50), Some(p90), Some(p99), Some(max)) => writeln!(
+                f,
+                "ack ms          p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  max {max:.2} ({} acks)",
+                self.acks.len()
+            )?,
+            _ => writeln!(f, "ack ms          no moves acknowledged")?,
+        }
+        writeln!(
+            f,
+            "spectators      {} events; {} version gaps; {} resyncs",
+            self.spectator_events, self.version_gaps, self.resyncs
+        )?;
+        writeln!(
+            f,
+            "refusals        {} by the rules; {} stale versions",
+            self.refusals, self.stale
+        )?;
+        if let Some(c) = self.cpu {
+            writeln!(
+                f,
+                "cpu             this process {:.0}%, other processes {:.0}%, idle {:.0}% (of all cores, while playing)",
+                100.0 * c.this_process,
+                100.0 * c.others,
+                100.0 * c.idle
+            )?;
+        }
+        writeln!(f, "errors          {}", self.errors)?;
+        for e in &self.error_samples {
+            writeln!(f, "  {e}")?;
+        }
+        writeln!(f, "idle sockets    {} held", self.idle_held)?;
+        if let (Some(start), Some(end)) = (self.rss_start, self.rss_end) {
+            write!(
+                f,
+                "memory (VmRSS)  start {:.1} MiB, end {:.1} MiB",
+                mib(start),
+                mib(end)
+            )?;
+            if let (Some(before), Some(after)) = (self.rss_before_idle, self.rss_after_idle)
+                && self.idle_held > 0
+            {
+                let grown = after.saturating_sub(before);
+                write!(
+                    f,
+                    "; idle sockets {:.1} -> {:.1} MiB (+{:.1} MiB, {:.1} KiB a socket{})",
+                    mib(before),
+                    mib(after),
+                    mib(grown),
+                    grown as f64 / self.idle_held as f64,
+                    if in_process {
+                        ", both ends in this process"
+                    } else {
+                        ", the clients' ends only"
+                    }
+                )?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
+    }
+}
+
+/// This process's resident memory in KiB (Linux).
+pub fn rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Raises the open-file limit to `needed` if it is lower (as far as allowed); answers the limit.
+#[cfg(unix)]
+fn raise_open_files(needed: u64) -> Option<u64> {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let now = getrlimit(Resource::Nofile);
+    let current = now.current?;
+    if current >= needed {
+        return Some(current);
+    }
+    // Raising the hard limit needs privileges; failing that, the soft one goes as far as the hard one.
+    let wanted = rustix::process::Rlimit {
+        current: Some(needed),
+        maximum: Some(now.maximum.map_or(needed, |m| m.max(needed))),
+    };
+    if setrlimit(Resource::Nofile, wanted).is_ok() {
+        return Some(needed);
+    }
+    let capped = rustix::process::Rlimit {
+        current: now.maximum.map(|m| m.min(needed)).or(Some(needed)),
+        maximum: now.maximum,
+    };
+    let _ = setrlimit(Resource::Nofile, capped);
+    getrlimit(Resource::Nofile).current
+}
+
+#[cfg(not(unix))]
+fn raise_open_files(_needed: u64) -> Option<u64> {
+    None
+}
+
+/// A data directory removed when dropped.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Result<TempDir, BenchError> {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        let path =
+            std::env::temp_dir().join(format!("tesuji-bench-{}-{nanos}", std::process::id()));
+        std::fs::create_dir_all(&path)
+            .map_err(|e| fail(format!("data directory {}: {e}", path.display())))?;
+        Ok(TempDir(path))
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs the bench: starts the in-process server unless a URL is given, plays, and reports.
+pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
+    if config.games == 0 && config.idle == 0 {
+        return Err(fail("nothing to do: --games and --idle are both 0"));
+    }
+    if !(config.seconds.is_finite() && config.seconds > 0.0 && config.seconds <= 86_400.0) {
+        return Err(fail(format!(
+            "bad --seconds {}: use a positive number of seconds up to a day",
+            config.seconds
+        )));
+    }
+    if let Some(rate) = config.rate
+        && !(rate.is_finite() && rate > 0.0)
+    {
+        return Err(fail(format!(
+            "bad --rate {rate}: use a positive number of moves per second"
+        )));
+    }
+    let sockets = (config.idle + 3 * config.games) as u64;
+    let ends = if config.url.is_none() { 2 } else { 1 };
+    let needed = sockets * ends + 256;
+    if let Some(limit) = raise_open_files(needed)
+        && limit < needed
+    {
+        return Err(fail(format!(
+            "{sockets} sockets need about {needed} open files here, but the limit is {limit} (ulimit -n); \
+             use fewer, or bench a server in another process with --url"
+        )));
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    // The server gets a runtime of its own, as it would in its own process; the clients another.
+    let (server, data) = match &config.url {
+        Some(_) => (None, None),
+        None => {
+            let data = TempDir::new()?;
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .thread_name("server")
+                .build()
+                .map_err(fail)?;
+            let running = runtime
+                .block_on(crate::start(ServerConfig {
+                    address: ([127, 0, 0, 1], 0).into(),
+                    data_dir: data.0.clone(),
+                    limits: Limits {
+                        auth_per_minute: 1_000_000,
+                        actions_per_second: 1_000_000,
+                    },
+                }))
+                .map_err(|e| fail(format!("starting the server: {e}")))?;
+            (Some((runtime, running)), Some(data))
+        }
+    };
+    let base = match (&config.url, &server) {
+        (Some(url), _) => url.trim_end_matches('/').to_owned(),
+        (None, Some((_, running))) => format!("http://{}", running.address),
+        (None, None) => unreachable!("an in-process server was started"),
+    };
+    let clients = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("bench")
+        .build()
+        .map_err(fail)?;
+    let report = clients.block_on(drive(config, &base, cores));
+    drop(clients);
+    if let Some((runtime, running)) = server {
+        runtime
+            .block_on(running.stop())
+            .map_err(|e| fail(format!("stopping the server: {e}")))?;
+    }
+    drop(data);
+    report
+}
+
+/// Counters every client adds to.
+#[derive(Default)]
+struct Stats {
+    moves: AtomicU64,
+    other_actions: AtomicU64,
+    games_finished: AtomicU64,
+    spectator_events: AtomicU64,
+    version_gaps: AtomicU64,
+    resyncs: AtomicU64,
+    refusals: AtomicU64,
+    stale: AtomicU64,
+    errors: AtomicU64,
+    error_samples: Mutex<Vec<String>>,
+    acks: Mutex<Vec<u32>>,
+}
+
+impl Stats {
+    fn error(&self, what: impl fmt::Display) {
+        self.errors.fetch_add(1, Ordering::Relaxed);
+        let mut samples = self.error_samples.lock().unwrap_or_else(|e| e.into_inner());
+        if samples.len() < ERROR_SAMPLES {
+            samples.push(what.to_string());
+        }
+    }
+}
+
+/// What every client shares.
+struct Ctx {
+    http: reqwest::Client,
+    base: String,
+    ws_base: String,
+    rules: String,
+    /// The least time between two moves of one player, with a rate.
+    pace: Option<Duration>,
+    stats: Stats,
+}
+
+/// A signed-in guest.
+#[derive(Clone)]
+struct Guest {
+    cookie: String,
+    csrf: String,
+}
+
+impl Ctx {
+    /// A POST, waiting out rate limits (a server started elsewhere keeps its default limits).
+    async fn post(
+        &self,
+        path: &str,
+        guest: Option<&Guest>,
+        body: &Value,
+    ) -> Result<(u16, reqwest::header::HeaderMap, Value), BenchError> {
+        for _ in 0..10 {
+            let mut request = self.http.post(format!("{}{path}", self.base)).json(body);
+            if let Some(g) = guest {
+                request = request
+                    .header("cookie", &g.cookie)
+                    .header("x-csrf-token", &g.csrf);
+            }
+            let response = request
+                .send()
+                .await
+                .map_err(|e| fail(format!("POST {path}: {e}")))?;
+            let status = response.status().as_u16();
+            let headers = response.headers().clone();
+            if status == 429 {
+                let wait = headers
+                    .get("retry-after")
+                    .and_then(|v| v.to_str().ok())
+                    .and_then(|v| v.parse::<u64>().ok())
+                    .unwrap_or(1);
+                tokio::time::sleep(Duration::from_secs(wait.clamp(1, 60))).await;
+                continue;
+            }
+            let value = response
+                .json::<Value>()
+                .await
+                .map_err(|e| fail(format!("POST {path}: {e}")))?;
+            return Ok((status, headers, value));
+        }
+        Err(fail(format!("POST {path}: rate limited again and again")))
+    }
+
+    async fn guest(&self, name: &str) -> Result<Guest, BenchError> {
+        let (status, headers, body) = self
+            .post("/api/guest", None, &json!({ "name": name }))
+            .await?;
+        if status != 201 {
+            return Err(fail(format!("POST /api/guest: {status} {body}")));
+        }
+        let cookie = headers
+            .get("set-cookie")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.split(';').next())
+            .ok_or_else(|| fail("POST /api/guest: no cookie"))?
+            .to_owned();
+        let csrf = body["csrf"]
+            .as_str()
+            .ok_or_else(|| fail("POST /api/guest: no csrf"))?
+            .to_owned();
+        Ok(Guest { cookie, csrf })
+    }
+
+    /// A table with `host` as Black; answers its id and invite token.
+    async fn table(
+        &self,
+        host: &Guest,
+        opponent: &str,
+    ) -> Result<(i64, Option<String>), BenchError> {
+        let body = json!({ "rules": self.rules, "color": "black", "opponent": opponent });
+        let (status, _, body) = self.post("/api/games", Some(host), &body).await?;
+        if status != 201 {
+            return Err(fail(format!("POST /api/games: {status} {body}")));
+        }
+        let id = body["id"]
+            .as_i64()
+            .ok_or_else(|| fail("POST /api/games: no id"))?;
+        Ok((id, body["invite"].as_str().map(str::to_owned)))
+    }
+
+    async fn join(&self, id: i64, guest: &Guest) -> Result<(), BenchError> {
+        let path = format!("/api/games/{id}/join");
+        let (status, _, body) = self.post(&path, Some(guest), &json!({})).await?;
+        if status != 200 {
+            return Err(fail(format!("POST {path}: {status} {body}")));
+        }
+        Ok(())
+    }
+
+    /// A game's socket, with a guest's session cookie or none. The read buffer is zeroed before every read (and
+    /// grows for a larger message): 128 KiB by default, too much for sockets that read little.
+    async fn socket(
+        &self,
+        id: i64,
+        guest: Option<&Guest>,
+        read_buffer: usize,
+    ) -> Result<Socket, BenchError> {
+        let url = format!("{}/api/games/{id}/ws", self.ws_base);
+        let mut request = url.into_client_request().map_err(fail)?;
+        if let Some(g) = guest {
+            let cookie = g.cookie.parse().map_err(fail)?;
+            request.headers_mut().insert("cookie", cookie);
+        }
+        let config = WebSocketConfig::default()
+            .read_buffer_size(read_buffer)
+            .write_buffer_size(0);
+        let config = Some(config);
+        let (socket, _) = tokio_tungstenite::connect_async_with_config(request, config, true)
+            .await
+            .map_err(|e| fail(format!("connecting to game {id}'s socket: {e}")))?;
+        Ok(socket)
+    }
+}
+
+/// Plays for the configured time and gathers the figures.
+async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report, BenchError> {
+    let ws_base = if let Some(rest) = base.strip_prefix("http://") {
+        format!("ws://{rest}")
+    } else {
+        return Err(fail(format!(
+            "--url {base}: only http:// URLs are supported"
+        )));
+    };
+    let ctx = Arc::new(Ctx {
+        http: reqwest::Client::new(),
+        base: base.to_owned(),
+        ws_base,
+        rules: config.rules.clone(),
+        pace: config
+            .rate
+            .map(|r| Duration::from_secs_f64(2.0 * config.games as f64 / r)),
+        stats: Stats::default(),
+    });
+    let rss_start = rss_kib();
+
+    // The idle sockets watch a table nobody can join, so they receive the state and then nothing.
+    let mut idle = Vec::with_capacity(config.idle);
+    let (mut rss_before_idle, mut rss_after_idle) = (None, None);
+    if config.idle > 0 {
+        let host = ctx.guest("idle").await?;
+        let (id, _) = ctx.table(&host, "invite").await?;
+        rss_before_idle = rss_kib();
+        let mut opening = futures_util::stream::iter(0..config.idle)
+            .map(|_| {
+                let ctx = Arc::clone(&ctx);
+                async move {
+                    let mut socket = ctx.socket(id, None, IDLE_READ_BUFFER).await?;
+                    match timeout_at(Instant::now() + STALL, socket.next()).await {
+                        Ok(Some(Ok(Message::Text(_)))) => Ok(socket),
+                        _ => Err(fail("an idle socket got no state")),
+                    }
+                }
+            })
+            .buffer_unordered(CONNECT_AT_ONCE);
+        while let Some(opened) = opening.next().await {
+            match opened {
+                Ok(s) => idle.push(s),
+                Err(e) => ctx.stats.error(e),
+            }
+        }
+        rss_after_idle = rss_kib();
+    }
+
+    // Every slot is seated and connected before the clock starts.
+    let seated: Vec<Result<(Guest, Guest, Ready), BenchError>> =
+        futures_util::stream::iter(0..config.games)
+            .map(|k| {
+                let ctx = Arc::clone(&ctx);
+                async move {
+                    let black = ctx.guest(&format!("b{k}")).await?;
+                    let white = ctx.guest(&format!("w{k}")).await?;
+                    let ready = new_game(&ctx, &black, &white).await?;
+                    Ok((black, white, ready))
+                }
+            })
+            .buffer_unordered(CONNECT_AT_ONCE)
+            .collect()
+            .await;
+    let seated = seated.into_iter().collect::<Result<Vec<_>, _>>()?;
+
+    let start = Instant::now();
+    let ticks = cpu_ticks();
+    let deadline = start + Duration::from_secs_f64(config.seconds);
+    let slots: Vec<_> = seated
+        .into_iter()
+        .enumerate()
+        .map(|(k, (black, white, ready))| {
+            let ctx = Arc::clone(&ctx);
+            tokio::spawn(run_slot(ctx, k as u64, black, white, ready, deadline))
+        })
+        .collect();
+    for slot in slots {
+        if let Err(e) = slot.await {
+            ctx.stats.error(format!("a slot failed: {e}"));
+        }
+    }
+    let elapsed = start.elapsed();
+    let cpu = cpu_shares(ticks, cpu_ticks());
+    let rss_end = rss_kib();
+    let idle_held = idle.len();
+    drop(idle);
+
+    let s = &ctx.stats;
+    let mut acks = std::mem::take(&mut *s.acks.lock().unwrap_or_else(|e| e.into_inner()));
+    acks.sort_unstable();
+    let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
+    Ok(Report {
+        config: config.clone(),
+        target: base.to_owned(),
+        cores,
+        elapsed,
+        moves: load(&s.moves),
+        other_actions: load(&s.other_actions),
+        games_finished: load(&s.games_finished),
+        acks,
+        spectator_events: load(&s.spectator_events),
+        version_gaps: load(&s.version_gaps),
+        resyncs: load(&s.resyncs),
+        refusals: load(&s.refusals),
+        stale: load(&s.stale),
+        errors: load(&s.errors),
+        error_samples: s
+            .error_samples
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone(),
+        idle_held,
+        rss_start,
+        rss_before_idle,
+        rss_after_idle,
+        rss_end,
+        cpu,
+    })
+}
+
+/// A started game with its three sockets connected.
+struct Ready {
+    id: i64,
+    black: Socket,
+    white: Socket,
+    spectator: Socket,
+    /// The version of the spectator's first state.
+    watched_from: u64,
+}
+
+async fn new_game(ctx: &Ctx, black: &Guest, white: &Guest) -> Result<Ready, BenchError> {
+    let (id, _) = ctx.table(black, "anyone").await?;
+    ctx.join(id, white).await?;
+    let (b, w, s) = tokio::join!(
+        ctx.socket(id, Some(black), READ_BUFFER),
+        ctx.socket(id, Some(white), READ_BUFFER),
+        ctx.socket(id, None, READ_BUFFER)
+    );
+    // The spectator has its state before anyone moves, so that it sees every move as an event.
+    let mut spectator = s?;
+    let first = match timeout_at(Instant::now() + STALL, spectator.next()).await {
+        Ok(Some(Ok(Message::Text(text)))) => serde_json::from_str::<Seen<'_>>(text.as_str())
+            .map(|m| m.version)
+            .map_err(|e| fail(format!("game {id}: spectator: unreadable state: {e}")))?,
+        _ => return Err(fail(format!("game {id}: the spectator got no state"))),
+    };
+    Ok(Ready {
+        id,
+        black: b?,
+        white: w?,
+        spectator,
+        watched_from: first,
+    })
+}
+
+/// One slot: games one after another until the time is up.
+async fn run_slot(
+    ctx: Arc<Ctx>,
+    slot: u64,
+    black: Guest,
+    white: Guest,
+    first: Ready,
+    deadline: Instant,
+) {
+    let mut next = Some(first);
+    let mut seed = slot.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    while Instant::now() < deadline {
+        let ready = match next.take() {
+            Some(r) => r,
+            None => match new_game(&ctx, &black, &white).await {
+                Ok(r) => r,
+                Err(e) => {
+                    ctx.stats.error(e);
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+        };
+        seed = seed.wrapping_add(ready.id as u64).rotate_left(17) | 1;
+        play_game(&ctx, ready, seed, deadline).await;
+    }
+}
+
+/// Plays one game to its end or to the deadline; the spectator then reads up to the last version.
+async fn play_game(ctx: &Arc<Ctx>, ready: Ready, seed: u64, deadline: Instant) {
+    let (last_tx, last_rx) = watch::channel(None);
+    let spectator = tokio::spawn(spectate(
+        Arc::clone(ctx),
+        ready.spectator,
+        ready.watched_from,
+        last_rx,
+    ));
+    let b = tokio::spawn(play(Arc::clone(ctx), ready.black, "black", seed, deadline));
+    let w = tokio::spawn(play(
+        Arc::clone(ctx),
+        ready.white,
+        "white",
+        seed ^ 0x5555,
+        deadline,
+    ));
+    let mut last = 0;
+    let mut over = false;
+    for player in [b, w] {
+        match player.await {
+            Ok(Ok(end)) => {
+                last = last.max(end.version);
+                over |= end.over;
+            }
+            Ok(Err(e)) => ctx.stats.error(format!("game {}: {e}", ready.id)),
+            Err(e) => ctx.stats.error(format!("game {}: {e}", ready.id)),
+        }
+    }
+    if over {
+        ctx.stats.games_finished.fetch_add(1, Ordering::Relaxed);
+    }
+    let _ = last_tx.send(Some(last));
+    if let Err(e) = spectator.await {
+        ctx.stats
+            .error(format!("game {}: spectator: {e}", ready.id));
+    }
+}
+
+/// The fields of a `GameState` a player needs.
+#[derive(Deserialize)]
+struct StateView<'a> {
+    version: u64,
+    #[serde(borrow)]
+    board: Vec<Cow<'a, str>>,
+    #[serde(borrow)]
+    to_move: Cow<'a, str>,
+    #[serde(borrow)]
+    phase: Cow<'a, str>,
+    accepted: Accepted,
+}
+
+#[derive(Deserialize)]
+struct Accepted {
+    black: bool,
+    white: bool,
+}
+
+/// Any server message, read only as far as needed: `state` (the state's fields at the top), an event (the state
+/// under `state`), `ack` or `error`.
+#[derive(Deserialize)]
+struct Incoming<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    #[serde(default)]
+    version: Option<u64>,
+    #[serde(default, rename = "ref")]
+    reference: Option<u64>,
+    #[serde(default, borrow)]
+    reason: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    error: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    state: Option<StateView<'a>>,
+}
+
+/// What a player knows of its game.
+struct Position {
+    version: u64,
+    width: usize,
+    height: usize,
+    /// `.`, `X`, `O` by rows from the top.
+    cells: Vec<u8>,
+    my_turn: bool,
+    phase: String,
+    accepted: bool,
+}
+
+impl Position {
+    fn update(&mut self, s: &StateView<'_>, me: &str) {
+        self.version = s.version;
+        self.height = s.board.len();
+        self.width = s.board.first().map_or(0, |r| r.len());
+        self.cells.clear();
+        for row in &s.board {
+            self.cells.extend_from_slice(row.as_bytes());
+        }
+        self.my_turn = s.to_move == me;
+        if self.phase != s.phase {
+            self.phase = s.phase.clone().into_owned();
+        }
+        self.accepted = if me == "black" {
+            s.accepted.black
+        } else {
+            s.accepted.white
+        };
+    }
+
+    /// A random empty point that is not an eye of `stone`'s, and not refused this turn.
+    fn choose(&self, stone: u8, refused: &HashSet<usize>, rng: &mut u64) -> Option<String> {
+        let (w, h) = (self.width, self.height);
+        let eye = |k: usize| {
+            let (x, y) = (k % w, k / w);
+            let around = [
+                (x > 0).then(|| k - 1),
+                (x + 1 < w).then(|| k + 1),
+                (y > 0).then(|| k - w),
+                (y + 1 < h).then(|| k + w),
+            ];
+            around.into_iter().flatten().all(|n| self.cells[n] == stone)
+        };
+        let candidates: Vec<usize> = (0..self.cells.len())
+            .filter(|&k| self.cells[k] == b'.' && !refused.contains(&k) && !eye(k))
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        let k = candidates[(*rng % candidates.len() as u64) as usize];
+        const COLUMNS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+        let column = char::from(*COLUMNS.get(k % w)?);
+        Some(format!("{column}{}", h - k / w))
+    }
+}
+
+/// How a player's part of a game ended.
+struct PlayerEnd {
+    version: u64,
+    over: bool,
+}
+
+/// An action in flight.
+struct Pending {
+    reference: u64,
+    sent: Instant,
+    /// The version the action was sent at.
+    version: u64,
+    /// The point played, when it was one.
+    point: Option<usize>,
+    /// A play or a pass (counted as moves), not an accept or a resignation.
+    is_move: bool,
+    is_pass: bool,
+}
+
+/// One seated player: moves on its turn, accepts at the count, until the game is over or the time is up.
+async fn play(
+    ctx: Arc<Ctx>,
+    mut ws: Socket,
+    me: &'static str,
+    seed: u64,
+    deadline: Instant,
+) -> Result<PlayerEnd, BenchError> {
+    let stone = if me == "black" { b'X' } else { b'O' };
+    let mut rng = seed | 1;
+    let mut pos = Position {
+        version: 0,
+        width: 0,
+        height: 0,
+        cells: Vec::new(),
+        my_turn: false,
+        phase: String::new(),
+        accepted: false,
+    };
+    let mut known = false;
+    // After an ack, act again only once the event of that version has come.
+    let mut wait_for = 0u64;
+    let mut pending: Option<Pending> = None;
+    let mut refused: HashSet<usize> = HashSet::new();
+    let mut pass_refused = false;
+    // The rules want a pass now (`forced_pass`).
+    let mut must_pass = false;
+    let mut reference = 0u64;
+    let mut acks = Vec::new();
+    let mut last_move: Option<Instant> = None;
+    let result = loop {
+        if known && pos.phase == "over" {
+            break Ok(true);
+        }
+        let now = Instant::now();
+        if pending.is_none() && known && pos.version >= wait_for && now < deadline {
+            let action = match pos.phase.as_str() {
+                "playing" if pos.my_turn => {
+                    let point = if must_pass || refused.len() >= REFUSALS_BEFORE_PASS {
+                        None
+                    } else {
+                        pos.choose(stone, &refused, &mut rng)
+                    };
+                    match point {
+                        Some(name) => {
+                            let k = point_index(&name, pos.width, pos.height);
+                            Some((
+                                format!(
+                                    "{{\"type\":\"play\",\"move\":\"{name}\",\"version\":{},\"ref\":{}}}",
+                                    pos.version,
+                                    reference + 1
+                                ),
+                                k,
+                                true,
+                                false,
+                            ))
+                        }
+                        None if !pass_refused => Some((
+                            format!(
+                                "{{\"type\":\"play\",\"move\":\"pass\",\"version\":{},\"ref\":{}}}",
+                                pos.version,
+                                reference + 1
+                            ),
+                            None,
+                            true,
+                            true,
+                        )),
+                        None => Some((
+                            format!(
+                                "{{\"type\":\"resign\",\"version\":{},\"ref\":{}}}",
+                                pos.version,
+                                reference + 1
+                            ),
+                            None,
+                            false,
+                            false,
+                        )),
+                    }
+                }
+                "marking" if !pos.accepted => Some((
+                    format!(
+                        "{{\"type\":\"accept\",\"version\":{},\"ref\":{}}}",
+                        pos.version,
+                        reference + 1
+                    ),
+                    None,
+                    false,
+                    false,
+                )),
+                _ => None,
+            };
+            if let Some((text, point, is_move, is_pass)) = action {
+                if let (Some(pace), Some(last), true) = (ctx.pace, last_move, is_move) {
+                    tokio::time::sleep_until(last + pace).await;
+                    if Instant::now() >= deadline {
+                        break Ok(false);
+                    }
+                }
+                reference += 1;
+                let sent = Instant::now();
+                if is_move {
+                    last_move = Some(sent);
+                }
+                if let Err(e) = ws.send(Message::Text(text.into())).await {
+                    break Err(fail(format!("{me}: sending: {e}")));
+                }
+                pending = Some(Pending {
+                    reference,
+                    sent,
+                    version: pos.version,
+                    point,
+                    is_move,
+                    is_pass,
+                });
+            }
+        }
+        if pending.is_none() && Instant::now() >= deadline {
+            break Ok(false);
+        }
+        let now = Instant::now();
+        let until = if pending.is_none() && now < deadline {
+            deadline.min(now + STALL)
+        } else {
+            now + STALL
+        };
+        let message = match timeout_at(until, ws.next()).await {
+            Err(_) if pending.is_none() && Instant::now() >= deadline => break Ok(false),
+            Err(_) => break Err(fail(format!("{me}: no message for {} s", STALL.as_secs()))),
+            Ok(None) => break Err(fail(format!("{me}: the server closed the socket"))),
+            Ok(Some(Err(e))) => break Err(fail(format!("{me}: {e}"))),
+            Ok(Some(Ok(Message::Text(text)))) => text,
+            Ok(Some(Ok(_))) => continue,
+        };
+        let m: Incoming<'_> = match serde_json::from_str(message.as_str()) {
+            Ok(m) => m,
+            Err(e) => break Err(fail(format!("{me}: unreadable message: {e}"))),
+        };
+        match m.kind.as_ref() {
+            "state" => match serde_json::from_str::<StateView<'_>>(message.as_str()) {
+                Ok(s) => {
+                    if s.version != pos.version {
+                        refused.clear();
+                        pass_refused = false;
+                        must_pass = false;
+                    }
+                    pos.update(&s, me);
+                    known = true;
+                }
+                Err(e) => break Err(fail(format!("{me}: unreadable state: {e}"))),
+            },
+            "ack" | "error" => {
+                let Some(p) = pending.take_if(|p| m.reference == Some(p.reference)) else {
+                    break Err(fail(format!(
+                        "{me}: an answer to no request: {}",
+                        message.as_str()
+                    )));
+                };
+                if m.kind == "ack" {
+                    if p.is_move {
+                        let micros =
+                            u32::try_from(p.sent.elapsed().as_micros()).unwrap_or(u32::MAX);
+                        acks.push(micros);
+                        ctx.stats.moves.fetch_add(1, Ordering::Relaxed);
+                    } else {
+                        ctx.stats.other_actions.fetch_add(1, Ordering::Relaxed);
+                    }
+                    wait_for = m.version.unwrap_or(pos.version + 1);
+                } else {
+                    match m.reason.as_deref() {
+                        Some("stale_version") => {
+                            ctx.stats.stale.fetch_add(1, Ordering::Relaxed);
+                            // The event that moved the version on may have come already.
+                            wait_for = p.version + 1;
+                        }
+                        Some(
+                            "occupied" | "suicide" | "ko" | "forced_pass" | "handicap_placement"
+                            | "not_your_turn" | "not_playing" | "not_marking",
+                        ) => {
+                            ctx.stats.refusals.fetch_add(1, Ordering::Relaxed);
+                            match p.point {
+                                Some(k) => {
+                                    refused.insert(k);
+                                }
+                                None if p.is_pass => pass_refused = true,
+                                None => {
+                                    break Err(fail(format!(
+                                        "{me}: refused: {}",
+                                        message.as_str()
+                                    )));
+                                }
+                            }
+                            // A refused move leaves the version as it was.
+                            must_pass |= m.reason.as_deref() == Some("forced_pass");
+                        }
+                        _ => {
+                            break Err(fail(format!(
+                                "{me}: {}",
+                                m.error.as_deref().unwrap_or(message.as_str())
+                            )));
+                        }
+                    }
+                }
+            }
+            _ => {
+                let Some(s) = &m.state else {
+                    break Err(fail(format!("{me}: an event without a state")));
+                };
+                if s.version != pos.version {
+                    refused.clear();
+                    pass_refused = false;
+                    must_pass = false;
+                }
+                pos.update(s, me);
+                known = true;
+            }
+        }
+    };
+    ctx.stats
+        .acks
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend_from_slice(&acks);
+    let _ = ws.close(None).await;
+    // An acknowledged action's event may not have come yet.
+    result.map(|over| PlayerEnd {
+        version: pos.version.max(wait_for),
+        over,
+    })
+}
+
+/// The cell index of a point name on a board of this size.
+fn point_index(name: &str, width: usize, height: usize) -> Option<usize> {
+    const COLUMNS: &str = "ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    let mut chars = name.chars();
+    let x = COLUMNS.find(chars.next()?)?;
+    let row: usize = chars.as_str().parse().ok()?;
+    let y = height.checked_sub(row)?;
+    (x < width).then_some(y * width + x)
+}
+
+/// The versions a spectator sees.
+#[derive(Deserialize)]
+struct Seen<'a> {
+    #[serde(rename = "type", borrow)]
+    kind: Cow<'a, str>,
+    version: u64,
+}
+
+/// A spectator: counts the events and checks that versions rise by one, until it has seen the last version
+/// the players saw.
+async fn spectate(
+    ctx: Arc<Ctx>,
+    mut ws: Socket,
+    from: u64,
+    mut last: watch::Receiver<Option<u64>>,
+) {
+    let mut seen = Some(from);
+    let mut target: Option<(u64, Instant)> = None;
+    loop {
+        if let (Some((t, _)), Some(v)) = (target, seen)
+            && v >= t
+        {
+            break;
+        }
+        let message = match target {
+            Some((t, until)) => match timeout_at(until, ws.next()).await {
+                Ok(m) => m,
+                Err(_) => {
+                    ctx.stats.error(format!(
+                        "spectator: stopped at version {seen:?}, the players reached {t}"
+                    ));
+                    break;
+                }
+            },
+            None => tokio::select! {
+                m = ws.next() => m,
+                changed = last.changed() => {
+                    let t = if changed.is_ok() { *last.borrow() } else { seen };
+                    target = Some((t.unwrap_or(0), Instant::now() + Duration::from_secs(5)));
+                    continue;
+                }
+            },
+        };
+        let text = match message {
+            Some(Ok(Message::Text(text))) => text,
+            Some(Ok(_)) => continue,
+            Some(Err(e)) => {
+                ctx.stats.error(format!("spectator: {e}"));
+                break;
+            }
+            None => {
+                ctx.stats.error("spectator: the server closed the socket");
+                break;
+            }
+        };
+        let Ok(m) = serde_json::from_str::<Seen<'_>>(text.as_str()) else {
+            ctx.stats
+                .error(format!("spectator: unreadable message {}", text.as_str()));
+            break;
+        };
+        if m.kind == "state" {
+            if seen.is_some() {
+                ctx.stats.resyncs.fetch_add(1, Ordering::Relaxed);
+            }
+        } else {
+            ctx.stats.spectator_events.fetch_add(1, Ordering::Relaxed);
+            if seen.is_some_and(|v| m.version != v + 1) {
+                ctx.stats.version_gaps.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+        seen = Some(m.version);
+    }
+    let _ = ws.close(None).await;
+}

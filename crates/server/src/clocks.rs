@@ -1,0 +1,253 @@
+//! A game's clock on the server: crates/clock's model driven by the server's monotonic time, rebuilt at start from
+//! the time each stored turn took (so a clock, like a position, is never stored, only replayed).
+//!
+//! When the clock runs (docs/API.md says the same to players): a player's turn runs from the moment the game
+//! starts or the opponent's turn is accepted until the player's turn is accepted; the marking phase has no
+//! clock, and a dispute starts the turn of the player to move. A turn's time is the time between those two
+//! moments as the server saw them, less the lag the client reports (capped, lichess-style). While the server is
+//! down no clock runs: after a restart the turn in progress starts again from the time it had at its start.
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use serde::Serialize;
+use tesuji_clock::{Clock, ClockError, Overtime, Remaining, TimeControl};
+use tesuji_rules::Color;
+
+/// The most lag credited to one move.
+pub const LAG_CAP_MS: u64 = 1000;
+
+/// Milliseconds on the server's monotonic scale.
+pub fn server_now() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = EPOCH.get_or_init(Instant::now);
+    u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// A game's clock. While a stored game is replayed it runs on virtual time (each stored turn advances it by the
+/// time that turn took); live, on the server's time from where the replay ended.
+#[derive(Clone, Debug)]
+pub struct GameClock {
+    clock: Clock,
+    /// The game time at `since` (server time); while replaying, the virtual time.
+    game_ms: u64,
+    since: u64,
+    replaying: bool,
+}
+
+/// What a turn cost, as stored with the action.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TurnTime {
+    /// The time between the turn's start and the action's arrival.
+    pub spent_ms: u64,
+    /// The lag the client reported (only the capped part is credited).
+    pub lag_ms: u64,
+}
+
+impl GameClock {
+    /// A clock for a new game (live), or for replaying a stored one; nobody's turn runs yet.
+    pub fn new(control: TimeControl, replaying: bool) -> Result<GameClock, ClockError> {
+        Ok(GameClock {
+            clock: Clock::new(control, LAG_CAP_MS)?,
+            game_ms: 0,
+            since: server_now(),
+            replaying,
+        })
+    }
+
+    /// Game time now.
+    fn now(&self) -> u64 {
+        if self.replaying {
+            self.game_ms
+        } else {
+            self.game_ms + server_now().saturating_sub(self.since)
+        }
+    }
+
+    pub fn control(&self) -> &TimeControl {
+        self.clock.control()
+    }
+
+    /// Starts `color`'s turn now.
+    pub fn start(&mut self, color: Color) -> Result<(), ClockError> {
+        let now = self.now();
+        self.clock.start_turn(color, now)
+    }
+
+    /// Ends `color`'s turn: now when live, after `replayed` when replaying a stored turn. Returns the time the
+    /// turn took (to store) and the player's time, or `TimedOut` when the turn came too late.
+    pub fn end(
+        &mut self,
+        color: Color,
+        lag_ms: u64,
+        replayed: Option<u64>,
+    ) -> (TurnTime, Result<Remaining, ClockError>) {
+        if self.replaying {
+            self.game_ms = self.game_ms.saturating_add(replayed.unwrap_or(0));
+        }
+        let now = self.now();
+        let time = TurnTime {
+            spent_ms: self.clock.spent_ms(now),
+            lag_ms,
+        };
+        (time, self.clock.end_turn(color, now, lag_ms))
+    }
+
+    /// The time the running turn has taken so far (no lag: the server's own timer, not a client, ends it).
+    pub fn turn_time(&self) -> TurnTime {
+        TurnTime {
+            spent_ms: self.clock.spent_ms(self.now()),
+            lag_ms: 0,
+        }
+    }
+
+    /// Ends the replay: the turn running at the end of the log starts again from what it had spent when stored
+    /// (no time passes while the server is down), on the live scale.
+    pub fn go_live(&mut self) {
+        self.since = server_now();
+        self.replaying = false;
+    }
+
+    /// Who has run out of time now (the lag allowance included), if anyone.
+    pub fn flag_check(&mut self) -> Option<Color> {
+        let now = self.now();
+        self.clock.flag_check(now)
+    }
+
+    /// How long until the running player's flag falls (with the lag allowance), if a turn is running.
+    pub fn until_flag_ms(&self) -> Option<u64> {
+        let at = self.clock.next_flag_at()?;
+        Some(at.saturating_sub(self.now()))
+    }
+
+    /// Whose turn runs.
+    pub fn running(&self) -> Option<Color> {
+        if self.clock.is_paused() {
+            None
+        } else {
+            self.clock.running()
+        }
+    }
+
+    /// Stops the clock for good (the game is over).
+    pub fn stop(&mut self) {
+        let now = self.now();
+        let _ = self.clock.pause(now);
+    }
+
+    /// The clocks as the pages show them, at this moment.
+    pub fn view(&self) -> ClockView {
+        let now = self.now();
+        let side = |c: Color| SideClock::from(&self.clock.remaining(c, now));
+        ClockView {
+            control: self.clock.control().to_string(),
+            black: side(Color::Black),
+            white: side(Color::White),
+            running: if self.clock.is_paused() {
+                None
+            } else {
+                self.clock.running().map(crate::games::color_name)
+            },
+        }
+    }
+}
+
+/// Both clocks at the moment a state was taken; the page counts the running one down from there.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ClockView {
+    /// The time control's spec (`fischer:5m+10s`).
+    pub control: String,
+    pub black: SideClock,
+    pub white: SideClock,
+    /// Whose clock runs.
+    pub running: Option<&'static str>,
+}
+
+/// One player's time.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct SideClock {
+    pub main_ms: u64,
+    /// `none`, `sudden-death`, `byoyomi` or `canadian`.
+    pub overtime: &'static str,
+    /// Byo-yomi periods left.
+    pub periods: Option<u32>,
+    /// Canadian stones left in the block.
+    pub stones: Option<u32>,
+    /// Time left in the byo-yomi period or the Canadian block.
+    pub period_ms: Option<u64>,
+    pub flagged: bool,
+}
+
+impl From<&Remaining> for SideClock {
+    fn from(r: &Remaining) -> SideClock {
+        let (overtime, periods, stones, period_ms) = match r.overtime {
+            Overtime::Unlimited => ("none", None, None, None),
+            Overtime::SuddenDeath => ("sudden-death", None, None, None),
+            Overtime::ByoYomi { periods, period_ms } => {
+                ("byoyomi", Some(periods), None, Some(period_ms))
+            }
+            Overtime::Canadian { stones, block_ms } => {
+                ("canadian", None, Some(stones), Some(block_ms))
+            }
+        };
+        SideClock {
+            main_ms: r.main_ms,
+            overtime,
+            periods,
+            stones,
+            period_ms,
+            flagged: r.flagged,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn control(spec: &str) -> TimeControl {
+        spec.parse().unwrap()
+    }
+
+    #[test]
+    fn replayed_turns_give_the_clock_the_live_game_had() {
+        let mut live = GameClock::new(control("fischer:1m+10s"), false).unwrap();
+        let mut replayed = GameClock::new(control("fischer:1m+10s"), true).unwrap();
+        let lags = [
+            (Color::Black, 0),
+            (Color::White, 300),
+            (Color::Black, 5_000),
+        ];
+        for (c, lag) in lags {
+            live.start(c).unwrap();
+            let (time, on_time) = live.end(c, lag, None);
+            replayed.start(c).unwrap();
+            let (again, replay_on_time) = replayed.end(c, time.lag_ms, Some(time.spent_ms));
+            assert_eq!(again, time);
+            assert_eq!(replay_on_time, on_time);
+        }
+        assert_eq!(replayed.view(), live.view());
+        // Moves taking (almost) no time: each gained its increment, whatever the few milliseconds spent.
+        let (black, white) = (live.view().black.main_ms, live.view().white.main_ms);
+        assert!((79_000..=80_000).contains(&black), "{black}");
+        assert!((69_000..=70_000).contains(&white), "{white}");
+    }
+
+    #[test]
+    fn a_stored_turn_past_the_time_is_a_loss_on_replay() {
+        let mut clock = GameClock::new(control("absolute:10s"), true).unwrap();
+        clock.start(Color::Black).unwrap();
+        let (_, on_time) = clock.end(Color::Black, 0, Some(9_000));
+        assert!(on_time.is_ok());
+        clock.start(Color::White).unwrap();
+        let (_, on_time) = clock.end(Color::White, 0, Some(1_000));
+        assert!(on_time.is_ok());
+        clock.start(Color::Black).unwrap();
+        let (time, late) = clock.end(Color::Black, 500, Some(1_600));
+        assert_eq!(time.spent_ms, 1_600);
+        // 1 s left, 1.6 s spent, 0.5 s of lag credited: 0.1 s too late.
+        assert!(matches!(late, Err(ClockError::TimedOut(Color::Black))));
+        clock.go_live();
+        assert!(clock.view().black.flagged);
+    }
+}
