@@ -1,2 +1,15 @@
+//! tesuji-bot: the computer players and the position estimator, on the rules crate's fast board.
+//!
+//! - [`mcts`]: the tree search player (UCT with RAVE, priors, the game's exact rules at the root).
+//! - [`policy`] and [`patterns`]: its playout policy (atari, 3×3 shapes, no self-atari of big chains, no eye
+//!   filling) and area counting.
+//! - [`estimate`]: ownership and the status of every chain (alive, dead, seki, unsure) from playouts and
+//!   Benson's unconditional life; `final_status_list` uses it.
+//! - [`simple`]: the stopgap one-ply bot; [`playout`]: the random playouts of `tesuji bench playouts`.
+
+pub mod estimate;
+pub mod mcts;
+pub mod patterns;
 pub mod playout;
+pub mod policy;
 pub mod simple;

@@ -71,8 +71,9 @@ enum Command {
         /// Rules spec (the board size and komi can still be set by GTP commands).
         #[arg(long, default_value = "chinese")]
         rules: String,
-        /// The bot behind genmove.
-        #[arg(long, default_value = "simple")]
+        /// The bot behind genmove: `simple`, or `mcts` (tree search, one second per move on two threads)
+        /// with optional settings, e.g. `mcts:playouts=5000,threads=1` or `mcts:time=2,resign=0`.
+        #[arg(long, default_value = "mcts")]
         bot: String,
         /// Seed of the bot.
         #[arg(long, default_value_t = 0)]

@@ -167,7 +167,7 @@ fn match_gnugo_against_tesuji_twenty_games_with_valid_records() {
         "GNU Go is needed at {gnugo} (apt-get install gnugo; .ci/run installs it)"
     );
     let dir = tempfile::tempdir().unwrap();
-    let ours = format!("{} gtp", env!("CARGO_BIN_EXE_tesuji"));
+    let ours = format!("{} gtp --bot simple", env!("CARGO_BIN_EXE_tesuji"));
     let o = tesuji(&[
         "match",
         "--black",
@@ -223,7 +223,7 @@ fn match_gnugo_against_tesuji_twenty_games_with_valid_records() {
 
 #[test]
 fn match_scores_crashes_and_time_outs_as_losses_without_hanging() {
-    let ours = format!("{} gtp", env!("CARGO_BIN_EXE_tesuji"));
+    let ours = format!("{} gtp --bot simple", env!("CARGO_BIN_EXE_tesuji"));
     // An engine that exits at once, and one that never answers.
     for (bad, why) in [("true", "stopped"), ("sleep 60", "no answer")] {
         let started = std::time::Instant::now();
@@ -299,7 +299,7 @@ fn match_clocks_make_a_slow_engine_lose_on_time() {
     )
     .unwrap();
     let slow = format!("sh {}", script.display());
-    let ours = format!("{} gtp", env!("CARGO_BIN_EXE_tesuji"));
+    let ours = format!("{} gtp --bot simple", env!("CARGO_BIN_EXE_tesuji"));
     let sgf_dir = dir.path().join("games");
     let o = tesuji(&[
         "match",

@@ -6,6 +6,8 @@
 
 use std::str::FromStr;
 
+use tesuji_bot::estimate;
+use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_rules::handicap::fixed_handicap_points;
 use tesuji_rules::spec::MAX_KOMI_POINTS;
@@ -20,26 +22,39 @@ use crate::protocol;
 use crate::sgfio;
 
 /// Which bot answers `genmove`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BotKind {
     /// The stopgap of `tesuji_bot::simple`.
     Simple,
+    /// The tree search of `tesuji_bot::mcts` with its budget.
+    Mcts(MctsConfig),
 }
 
 impl BotKind {
-    pub const NAMES: [&'static str; 1] = ["simple"];
+    pub const NAMES: [&'static str; 2] = ["simple", "mcts"];
 }
 
-/// An unknown bot name.
+/// An unknown bot name or a bad setting.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown bot {0:?}; expected one of: simple")]
+#[error(
+    "unknown bot {0:?}; expected simple, or mcts with optional settings as in \
+     mcts:playouts=N,time=SECONDS,threads=N,resign=RATE"
+)]
 pub struct UnknownBot(pub String);
 
 impl FromStr for BotKind {
     type Err = UnknownBot;
+    /// `simple`, `mcts` (one second per move on two threads), or `mcts:SETTINGS` (see
+    /// [`MctsConfig`]'s `FromStr`).
     fn from_str(s: &str) -> Result<BotKind, UnknownBot> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "simple" => Ok(BotKind::Simple),
+        let t = s.trim();
+        let (name, settings) = t.split_once(':').unwrap_or((t, ""));
+        match name.trim().to_ascii_lowercase().as_str() {
+            "simple" if settings.is_empty() => Ok(BotKind::Simple),
+            "mcts" => settings
+                .parse()
+                .map(BotKind::Mcts)
+                .map_err(|_| UnknownBot(s.to_string())),
             _ => Err(UnknownBot(s.to_string())),
         }
     }
@@ -128,6 +143,8 @@ pub struct Engine {
     pos: Position,
     bot: SimpleBot,
     bot_kind: BotKind,
+    /// The seed of the search bot and of the dead-stone estimate.
+    seed: u64,
     time: TimeSettings,
     time_left: [Option<(i64, u32)>; 2],
     quit: bool,
@@ -302,6 +319,7 @@ impl Engine {
             pos,
             bot: SimpleBot::new(config.seed),
             bot_kind: config.bot,
+            seed: config.seed,
             time: TimeSettings::None,
             time_left: [None, None],
             quit: false,
@@ -457,6 +475,13 @@ impl Engine {
         let cleanup = cleanup || self.pos.rules().end == EndRule::Score;
         let mv = match self.bot_kind {
             BotKind::Simple => self.bot.choose(&game, cleanup),
+            BotKind::Mcts(config) => {
+                match MctsBot::new(config, self.seed).choose(&game, self.pos.rules(), cleanup) {
+                    Decision::Play(mv) => mv,
+                    // Nothing is played: the controller ends the game.
+                    Decision::Resign => return Ok("resign".to_string()),
+                }
+            }
         };
         let mv = match self.pos.play(c, mv) {
             Ok(()) => mv,
@@ -506,20 +531,33 @@ impl Engine {
         out
     }
 
+    /// `final_status_list alive|dead|seki|unsure`. Under `end=score` every stone is alive. Otherwise the
+    /// estimator of `tesuji_bot::estimate` judges: playouts from the position and Benson's unconditional life.
+    /// `alive` holds every stone that is neither dead nor in seki (so the three lists cover the board), and
+    /// `unsure`, an extension, the stones among them whose fate the estimate could not settle.
     fn final_status_list(&self, args: &[&str]) -> Reply {
         want(args, 1)?;
-        let dead = self.pos.dead_stones();
-        let seki = self.pos.seki_stones(&dead);
+        let status = args[0].to_ascii_lowercase();
+        if !matches!(status.as_str(), "alive" | "dead" | "seki" | "unsure") {
+            return Err(GtpError::InvalidStatus);
+        }
         let size = self.pos.size();
-        let grid = self.pos.grid();
-        let list: Vec<Point> = match args[0].to_ascii_lowercase().as_str() {
-            "dead" => dead,
-            "seki" => seki,
-            "alive" => size
-                .points()
-                .filter(|p| grid.get(*p).is_some() && !dead.contains(p) && !seki.contains(p))
-                .collect(),
-            _ => return Err(GtpError::InvalidStatus),
+        if self.pos.rules().end == EndRule::Score {
+            let grid = self.pos.grid();
+            let all: Vec<Point> = size.points().filter(|&p| grid.get(p).is_some()).collect();
+            return Ok(if status == "alive" {
+                vertices(&all, size)
+            } else {
+                String::new()
+            });
+        }
+        let game = self.pos.game_for(self.pos.to_move());
+        let est = estimate::estimate(&game, estimate::default_playouts(size), self.seed);
+        let list = match status.as_str() {
+            "dead" => est.dead(),
+            "seki" => est.seki(),
+            "unsure" => est.unsure(),
+            _ => est.alive(),
         };
         Ok(vertices(&list, size))
     }

@@ -331,7 +331,7 @@ async fn create_game(
     let opponent = match req.opponent.as_deref().map(str::trim) {
         None | Some("anyone") => Opponent::Anyone,
         Some("invite") => Opponent::Invite,
-        Some("bot") => Opponent::Bot(req.bot.unwrap_or_else(|| "simple".to_owned())),
+        Some("bot") => Opponent::Bot(req.bot.unwrap_or_else(|| "mcts-2".to_owned())),
         Some(o) => {
             return Err(ApiError::BadRequest(format!(
                 "opponent must be \"anyone\", \"invite\" or \"bot\", not {o:?}"

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Serialize;
+use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_clock::TimeControl;
 use tesuji_rules::result::{PlayerScore, Score};
@@ -562,8 +563,27 @@ pub struct NewTable {
     pub time: Option<String>,
 }
 
-/// The bots a table may choose.
-pub const BOTS: &[&str] = &["simple"];
+/// The bots a table may choose: the stopgap bot, and tree search at three strengths (1,000 and 5,000 playouts a
+/// move, and one second a move on one thread).
+pub const BOTS: &[&str] = &["simple", "mcts-1", "mcts-2", "mcts-3"];
+
+/// The computer's choice in `game` as the bot `kind`.
+fn bot_choice(kind: &str, game: &Game, seed: u64) -> Request {
+    let cleanup = game.rules().end == EndRule::Score;
+    let config = match kind {
+        "mcts-1" => MctsConfig::playouts(1_000),
+        "mcts-2" => MctsConfig::playouts(5_000),
+        "mcts-3" => MctsConfig {
+            threads: 1,
+            ..MctsConfig::default()
+        },
+        _ => return Request::Play(SimpleBot::new(seed).choose(game, cleanup)),
+    };
+    match MctsBot::new(config, seed).choose(game, game.rules(), cleanup) {
+        Decision::Play(mv) => Request::Play(mv),
+        Decision::Resign => Request::Resign,
+    }
+}
 
 /// All live games, the accounts, and the store they are committed to.
 pub struct Games {
@@ -1045,27 +1065,28 @@ impl Games {
                 let Ok(entry) = games.get(id).await else {
                     return;
                 };
-                let (color, game, version) = {
+                let (color, game, version, kind) = {
                     let live = entry.lock().await;
                     if !live.started() {
                         return;
                     }
+                    let kind = live
+                        .seats
+                        .bot
+                        .as_ref()
+                        .map_or_else(String::new, |(k, _)| k.clone());
                     match live.bot_turn() {
-                        Some(c) => (c, live.game.clone(), live.version),
+                        Some(c) => (c, live.game.clone(), live.version, kind),
                         None => return,
                     }
                 };
                 let request = if game.phase() == Phase::Marking {
                     Request::Accept
                 } else {
-                    let cleanup = game.rules().end == EndRule::Score;
                     let seed = u64::try_from(id).unwrap_or(0) ^ version.rotate_left(32);
-                    let chosen = tokio::task::spawn_blocking(move || {
-                        SimpleBot::new(seed).choose(&game, cleanup)
-                    })
-                    .await;
-                    match chosen {
-                        Ok(mv) => Request::Play(mv),
+                    match tokio::task::spawn_blocking(move || bot_choice(&kind, &game, seed)).await
+                    {
+                        Ok(request) => request,
                         Err(_) => return,
                     }
                 };

@@ -1034,7 +1034,44 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     };
     let running = server_with(dir.path(), limits).await;
     let ann = Client::guest(&running, "ann").await;
-    let table = ann.table("chinese:size=9", "black", "bot").await;
+    // Tree search answers too: Black at E5, the computer (1,000 playouts a move) replies.
+    let (status, table) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "japanese:size=9", "color": "black", "opponent": "bot", "bot": "mcts-1"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_i64().unwrap();
+    let mut ws = game_socket(&running, id, None).await;
+    assert_eq!(next_json(&mut ws).await["version"], 0);
+    assert_eq!(ann.play(id, "E5").await.0, 200);
+    assert_eq!(next_json(&mut ws).await["version"], 1);
+    let reply = next_json(&mut ws).await;
+    assert_eq!(
+        (reply["version"].as_u64(), reply["action"]["color"].as_str()),
+        (Some(2), Some("white"))
+    );
+    assert_eq!(reply["state"]["players"]["white"]["bot"], "mcts-1");
+    let (status, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese", "opponent": "bot", "bot": "deep-blue"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+
+    // The beginner bot, played to the end.
+    let (status, table) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": "simple"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{table}");
     let id = table["id"].as_i64().unwrap();
     assert_eq!(table["state"]["status"], "playing");
     assert_eq!(table["state"]["players"]["white"]["bot"], "simple");

@@ -151,7 +151,7 @@ form.addEventListener("submit", async (event) => {
   showError(createError, null);
   const opponent = field("opponent").value;
   const body = { rules: composeSpec(formValues()), color: field("color").value, opponent };
-  if (opponent === "bot") body.bot = "simple";
+  if (opponent === "bot") body.bot = field("bot").value;
   if (field("time").value) body.time = field("time").value;
   submit.disabled = true;
   try {

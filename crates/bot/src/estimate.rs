@@ -1,0 +1,279 @@
+//! The estimator: who owns every point, and which chains are alive, dead, in seki — or unsure.
+//!
+//! Playouts of [`crate::policy`] from the position (half with each colour first, so the turn does not tip
+//! contested points) give each point's *ownership*: Black's share of the playouts' ends minus White's, from −1
+//! to 1. Benson's algorithm ([`tesuji_rules::score::benson`]) overrides them where it proves something:
+//! pass-alive stones are alive and their pass-alive territory is theirs, so stones inside it are dead.
+//!
+//! A chain's value is the mean ownership of its stones from its own colour's side. It is *alive* at
+//! [`SURE`] or more, *dead* at `-SURE` or less, and *unsure* in between: a chain whose fate the playouts do not
+//! agree on is reported as such, never guessed. Alive chains that the territory count's seki test
+//! ([`tesuji_rules::score::seki`], with the dead chains removed) finds in seki are *seki*. Empty points are
+//! owned at `±SURE` or beyond, nobody's (dame) within ±[`DAME`], and unsure in between.
+
+use rand::SeedableRng;
+use rand_pcg::Pcg32;
+use tesuji_rules::score::{benson, seki};
+use tesuji_rules::{Board, Color, Game, Point, Size, SuicideRule};
+
+use crate::policy::{self, PASS, Scorer};
+
+/// Ownership (from a colour's side) from which a chain is alive or a point owned; its negation makes a chain
+/// dead.
+pub const SURE: f32 = 0.6;
+/// Ownership within which an empty point is nobody's.
+pub const DAME: f32 = 0.2;
+
+/// Playouts enough for a settled position of this size: 1500 on 9×9, 550 on 19×19.
+pub fn default_playouts(size: Size) -> u32 {
+    (200_000 / size.area().max(1)).clamp(200, 1500) as u32
+}
+
+/// The status of a stone's chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Alive,
+    Dead,
+    Seki,
+    /// The playouts disagree: neither alive nor dead with confidence.
+    Unsure,
+}
+
+/// The estimate of one position.
+#[derive(Clone, Debug)]
+pub struct Estimate {
+    size: Size,
+    /// Per point in row-major order: −1 (White's) to 1 (Black's).
+    pub ownership: Vec<f32>,
+    /// Per point: the status of the chain of the stone there; `None` for an empty point.
+    status: Vec<Option<Status>>,
+    /// Per point: Benson's algorithm decides it (pass-alive stone, or a point of pass-alive territory).
+    proven: Vec<bool>,
+    /// Per point: the stone there.
+    stones: Vec<Option<Color>>,
+    /// Playouts made.
+    pub playouts: u32,
+}
+
+/// Estimates the position of `game` with `playouts` playouts, under the game's suicide rule.
+pub fn estimate(game: &Game, playouts: u32, seed: u64) -> Estimate {
+    estimate_board(
+        game.board(),
+        game.to_move(),
+        game.rules().suicide,
+        playouts,
+        seed,
+    )
+}
+
+/// Estimates a position with `to_move` to play.
+pub fn estimate_board(
+    board: &Board,
+    to_move: Color,
+    suicide: SuicideRule,
+    playouts: u32,
+    seed: u64,
+) -> Estimate {
+    let size = board.size();
+    let grid = board.to_grid();
+    let cells: Vec<usize> = size.points().map(|p| board.idx(p)).collect();
+    let mut sums = vec![0i32; cells.len()];
+    let mut rng = Pcg32::seed_from_u64(seed);
+    let mut scorer = Scorer::new(board);
+    let mut b = board.clone();
+    let (mut scratch, mut moves) = (Vec::new(), Vec::new());
+    for k in 0..playouts {
+        b.clone_from(board);
+        moves.clear();
+        let first = if k % 2 == 0 {
+            to_move
+        } else {
+            to_move.opponent()
+        };
+        policy::run(
+            &mut b,
+            first,
+            PASS,
+            &mut rng,
+            &mut scratch,
+            &mut moves,
+            3 * size.area() + 20,
+        );
+        scorer.area(&b);
+        for (s, &i) in sums.iter_mut().zip(&cells) {
+            *s += scorer.owner_at(&b, i) as i32;
+        }
+    }
+    let n = playouts.max(1) as f32;
+    let mut ownership: Vec<f32> = sums.iter().map(|&s| s as f32 / n).collect();
+    let proof = benson(&grid, suicide);
+    let mut proven = vec![false; cells.len()];
+    for (k, o) in proof.owner.iter().enumerate() {
+        if let Some(c) = o {
+            ownership[k] = if *c == Color::Black { 1.0 } else { -1.0 };
+            proven[k] = true;
+        }
+    }
+    // Chains: mean ownership from their own side.
+    let mut status: Vec<Option<Status>> = vec![None; cells.len()];
+    let mut seen = vec![false; cells.len()];
+    for p in size.points() {
+        let k = size.index(p);
+        let Some(c) = grid.get(p) else { continue };
+        if seen[k] {
+            continue;
+        }
+        let chain = grid.chain(p);
+        let sign = if c == Color::Black { 1.0 } else { -1.0 };
+        let mean = chain
+            .iter()
+            .map(|&q| sign * ownership[size.index(q)])
+            .sum::<f32>()
+            / chain.len() as f32;
+        let s = if proof.alive[k] {
+            Status::Alive
+        } else if proof.owner[k] == Some(c.opponent()) {
+            Status::Dead
+        } else if mean >= SURE {
+            Status::Alive
+        } else if mean <= -SURE {
+            Status::Dead
+        } else {
+            Status::Unsure
+        };
+        for q in chain {
+            let j = size.index(q);
+            seen[j] = true;
+            status[j] = Some(s);
+        }
+    }
+    let dead: Vec<Point> = size
+        .points()
+        .filter(|&p| status[size.index(p)] == Some(Status::Dead))
+        .collect();
+    let in_seki = seki(&grid, &dead);
+    for (k, s) in status.iter_mut().enumerate() {
+        if *s == Some(Status::Alive) && in_seki[k] && !proof.alive[k] {
+            *s = Some(Status::Seki);
+        }
+    }
+    Estimate {
+        size,
+        ownership,
+        status,
+        proven,
+        stones: grid.cells().to_vec(),
+        playouts,
+    }
+}
+
+impl Estimate {
+    pub fn size(&self) -> Size {
+        self.size
+    }
+
+    /// The status of the stone at `p`; `None` for an empty point or a point off the board.
+    pub fn status(&self, p: Point) -> Option<Status> {
+        self.size
+            .contains(p)
+            .then(|| self.status[self.size.index(p)])
+            .flatten()
+    }
+
+    /// The ownership of `p` (−1 White's to 1 Black's); 0 off the board.
+    pub fn ownership_at(&self, p: Point) -> f32 {
+        if self.size.contains(p) {
+            self.ownership[self.size.index(p)]
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether Benson's algorithm decides `p`.
+    pub fn is_proven(&self, p: Point) -> bool {
+        self.size.contains(p) && self.proven[self.size.index(p)]
+    }
+
+    pub fn is_dead(&self, p: Point) -> bool {
+        self.status(p) == Some(Status::Dead)
+    }
+
+    fn with(&self, keep: impl Fn(Status) -> bool) -> Vec<Point> {
+        self.size
+            .points()
+            .filter(|&p| self.status[self.size.index(p)].is_some_and(&keep))
+            .collect()
+    }
+
+    /// Stones of dead chains, row by row from the top.
+    pub fn dead(&self) -> Vec<Point> {
+        self.with(|s| s == Status::Dead)
+    }
+
+    /// Dead stones that Benson's algorithm proves dead (inside the opponent's pass-alive territory).
+    pub fn proven_dead(&self) -> Vec<Point> {
+        self.with(|s| s == Status::Dead)
+            .into_iter()
+            .filter(|&p| self.is_proven(p))
+            .collect()
+    }
+
+    /// Stones that count as alive: alive chains and unsure ones (not removed), not in seki.
+    pub fn alive(&self) -> Vec<Point> {
+        self.with(|s| matches!(s, Status::Alive | Status::Unsure))
+    }
+
+    /// Stones in seki.
+    pub fn seki(&self) -> Vec<Point> {
+        self.with(|s| s == Status::Seki)
+    }
+
+    /// Stones of unsure chains.
+    pub fn unsure(&self) -> Vec<Point> {
+        self.with(|s| s == Status::Unsure)
+    }
+
+    /// Every point the estimate is unsure of: the stones of unsure chains, and the empty points that nobody
+    /// owns clearly (|ownership| < [`SURE`]) unless they are dame: about even (|ownership| ≤ [`DAME`]) and
+    /// between living stones of both colours, touching no unsure chain.
+    pub fn unsure_points(&self) -> Vec<Point> {
+        self.size
+            .points()
+            .filter(|&p| {
+                let k = self.size.index(p);
+                if let Some(s) = self.status[k] {
+                    return s == Status::Unsure;
+                }
+                let o = self.ownership[k].abs();
+                if o >= SURE {
+                    return false;
+                }
+                let mut living = [false; 2];
+                let mut doubtful = false;
+                for q in self.size.neighbors(p) {
+                    let j = self.size.index(q);
+                    match (self.status[j], self.stones[j]) {
+                        (Some(Status::Unsure), _) => doubtful = true,
+                        (Some(Status::Alive | Status::Seki), Some(c)) => living[c.index()] = true,
+                        _ => {}
+                    }
+                }
+                let dame = o <= DAME && living == [true, true] && !doubtful;
+                !dame
+            })
+            .collect()
+    }
+
+    /// The owner of an empty point or of a stone's point: its colour's when clear, `None` when nobody's or
+    /// unsure.
+    pub fn owner(&self, p: Point) -> Option<Color> {
+        let o = self.ownership_at(p);
+        if o >= SURE {
+            Some(Color::Black)
+        } else if o <= -SURE {
+            Some(Color::White)
+        } else {
+            None
+        }
+    }
+}

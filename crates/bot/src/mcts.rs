@@ -1,0 +1,979 @@
+//! The Monte Carlo tree search player: UCT with RAVE (AMAF) on the fast [`Board`], the playouts of
+//! [`crate::policy`], and the game's own rules at the root.
+//!
+//! ## The tree
+//! An arena of nodes; a node's children are one contiguous run, made when the node has been visited
+//! [`MctsConfig::expand_after`] times. Every child starts with a *prior* (virtual visits and wins from
+//! `prior`: captures, rescues, shape, self-atari, the first line), so no first-play urgency is needed. A child
+//! is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule `β = n_amaf / (n_amaf + n + n·n_amaf / K)`
+//! (`n` includes the prior's visits), plus a small UCB term. After each playout every node of the path counts
+//! the result, and each of its children whose point was played first, after that node, by the child's colour
+//! counts it in its AMAF record.
+//!
+//! ## The rules in the tree
+//! The root's children are exactly the game's legal moves ([`Game::legal_moves`]: superko of every kind, the
+//! suicide knob, forced handicap passes, free placement), minus the mover's own eye-like points and the
+//! points that Benson's algorithm already gives to a player (pass-alive territory: a play there changes
+//! nothing), so the move played is always legal. Below the root a cheaper test stands in: simple ko and no
+//! suicide from the board, and, under any superko rule, no play may recreate a position of the game so far or of
+//! the path (positional superko for all three kinds: it can only forbid more than situational or natural ko
+//! would, and only in the tree's evaluation, never at the root). Forced passes and free handicap placement
+//! are followed in the tree too. Two passes in a row end a line: under `end=score` rules (and in cleanup mode)
+//! the position is counted exactly as it stands, since nothing is removed after such a game; otherwise a
+//! playout settles which stones are dead, as the players would.
+//!
+//! ## Counting
+//! Playouts are counted by area (stones and one-colour regions) with komi and the handicap bonus, whatever the
+//! rules: area and territory counts differ by a point or two in a finished game, which matters for choosing
+//! moves only in the closest games.
+//!
+//! ## Budget and threads
+//! A fixed number of playouts, a time per move, or both (the first reached stops). With several threads each
+//! runs its own tree from its own seed (root parallelism) and the roots are merged; the split of a fixed
+//! playout count is fixed, so the same seed and count give the same move on any machine.
+//!
+//! ## Passing and resigning
+//! See [`MctsBot::choose`].
+
+use std::time::{Duration, Instant};
+
+use rand::SeedableRng;
+use rand_pcg::Pcg32;
+use tesuji_rules::game::{Action, expand_chains};
+use tesuji_rules::result::score_position;
+use tesuji_rules::score::benson;
+use tesuji_rules::{
+    Board, Color, EndRule, Game, Grid, Idx, KoRule, Move, Phase, Point, Rules, ScoringRule, Size,
+};
+
+use crate::estimate::{self, Estimate};
+use crate::patterns;
+use crate::policy::{self, PASS, Scorer};
+
+/// How hard the bot thinks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Playouts per move (over all threads); `None`: only the time limits.
+    pub playouts: Option<u64>,
+    /// Time per move; `None`: only the playout limit. With neither, 10 000 playouts.
+    pub time: Option<Duration>,
+    /// Threads, each with its own tree (root parallelism). At least one.
+    pub threads: usize,
+    /// Resign when the best move wins less often than this after [`MctsConfig::resign_after`] playouts; 0 never.
+    pub resign_below: f64,
+    pub resign_after: u64,
+    /// Visits of a node before its children are made.
+    pub expand_after: u32,
+    /// Nodes per tree at most (32 bytes each); a full tree stops growing and keeps searching.
+    pub max_nodes: usize,
+    /// RAVE's equivalence parameter `K`: the visits at which the node's own value and AMAF weigh the same.
+    pub rave_equiv: f32,
+    /// The weight of UCB's exploration term.
+    pub explore: f32,
+}
+
+impl Default for MctsConfig {
+    /// One second per move on two threads.
+    fn default() -> MctsConfig {
+        MctsConfig {
+            playouts: None,
+            time: Some(Duration::from_secs(1)),
+            threads: 2,
+            resign_below: 0.05,
+            resign_after: 3000,
+            expand_after: 4,
+            max_nodes: 1_500_000,
+            rave_equiv: 3000.0,
+            explore: 0.05,
+        }
+    }
+}
+
+impl MctsConfig {
+    /// A fixed number of playouts, one thread, no time limit: reproducible.
+    pub fn playouts(n: u64) -> MctsConfig {
+        MctsConfig {
+            playouts: Some(n),
+            time: None,
+            threads: 1,
+            ..MctsConfig::default()
+        }
+    }
+}
+
+/// Why a bot setting string is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N or resign=RATE")]
+pub struct BadSetting(pub String);
+
+impl std::str::FromStr for MctsConfig {
+    type Err = BadSetting;
+
+    /// Settings separated by commas, each `KEY=VALUE`: `playouts=N` (a fixed count; without `time`, no time
+    /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns). The
+    /// empty string is the default: one second per move on two threads.
+    fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
+        let mut c = MctsConfig::default();
+        let (mut playouts, mut time) = (None, None);
+        for item in s.split(',').map(str::trim).filter(|t| !t.is_empty()) {
+            let bad = || BadSetting(item.to_string());
+            let (key, value) = item.split_once('=').ok_or_else(bad)?;
+            let value = value.trim();
+            match key.trim().to_ascii_lowercase().as_str() {
+                "playouts" => {
+                    playouts = Some(
+                        value
+                            .parse::<u64>()
+                            .ok()
+                            .filter(|&n| n >= 1)
+                            .ok_or_else(bad)?,
+                    )
+                }
+                "time" => {
+                    let t: f64 = value.parse().map_err(|_| bad())?;
+                    if !(t.is_finite() && t > 0.0 && t <= 3600.0) {
+                        return Err(bad());
+                    }
+                    time = Some(Duration::from_secs_f64(t));
+                }
+                "threads" => {
+                    c.threads = value
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|n| (1..=64).contains(n))
+                        .ok_or_else(bad)?
+                }
+                "resign" => {
+                    let r: f64 = value.parse().map_err(|_| bad())?;
+                    if !(0.0..=1.0).contains(&r) {
+                        return Err(bad());
+                    }
+                    c.resign_below = r;
+                }
+                _ => return Err(bad()),
+            }
+        }
+        match (playouts, time) {
+            (None, None) => {}
+            (p, t) => {
+                c.playouts = p;
+                c.time = t;
+            }
+        }
+        Ok(c)
+    }
+}
+
+/// What the bot does on its turn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Play(Move),
+    Resign,
+}
+
+/// The search's figures for one move of the root.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MoveStat {
+    pub mv: Move,
+    pub visits: u64,
+    /// Mean result for the player to move, 0 to 1.
+    pub value: f64,
+}
+
+/// What a search found.
+#[derive(Clone, Debug)]
+pub struct Analysis {
+    /// The root's moves, most visited first.
+    pub moves: Vec<MoveStat>,
+    pub playouts: u64,
+    /// Per point in row-major order: Black's share of the playouts' ends minus White's, −1 to 1.
+    pub ownership: Vec<f32>,
+    pub size: Size,
+    pub elapsed: Duration,
+}
+
+impl Analysis {
+    /// The most visited move.
+    pub fn best(&self) -> Option<&MoveStat> {
+        self.moves.first()
+    }
+
+    /// The figures of a move, if the root has it.
+    pub fn stat(&self, mv: Move) -> Option<&MoveStat> {
+        self.moves.iter().find(|s| s.mv == mv)
+    }
+
+    /// Whether the playouts agree on the owner of every point (|ownership| ≥ 0.95), except, when `dame_count`
+    /// is false (territory scoring), empty points that are nobody's (|ownership| ≤ 0.2).
+    pub fn finished(&self, grid: &Grid, dame_count: bool) -> bool {
+        self.ownership.iter().enumerate().all(|(k, &o)| {
+            o.abs() >= 0.95
+                || (!dame_count && o.abs() <= 0.2 && grid.get(self.size.point_at(k)).is_none())
+        })
+    }
+}
+
+/// The MCTS bot, seeded.
+#[derive(Clone, Debug)]
+pub struct MctsBot {
+    config: MctsConfig,
+    seed: u64,
+}
+
+impl MctsBot {
+    pub fn new(config: MctsConfig, seed: u64) -> MctsBot {
+        MctsBot { config, seed }
+    }
+
+    pub fn config(&self) -> &MctsConfig {
+        &self.config
+    }
+
+    /// The move for the player to move in `game` (a pass when the game is not in play).
+    ///
+    /// `game` gives the position, its history and the legality of every move; `rules` the count (komi, scoring,
+    /// the end rule; it may differ from `game.rules()` when a caller keeps a separate legality game, as the GTP
+    /// engine does). `cleanup`: every stone left on the board will count as alive (KGS's
+    /// `kgs-genmove_cleanup`); rules with `end=score` are always so.
+    ///
+    /// - When the opponent has just passed and we win the count as the position stands (dead stones: those that
+    ///   the [`estimate`] finds dead under a dead-stone phase, none under `end=score`), pass. Under area
+    ///   scoring, if that win needs stones removed that Benson's algorithm does not already prove dead, capture
+    ///   them first (nothing is lost by playing in one's own area).
+    /// - Otherwise search. Resign when the best move's value is below [`MctsConfig::resign_below`] after
+    ///   [`MctsConfig::resign_after`] playouts.
+    /// - Pass when the pass is the most visited move, or when the position is finished
+    ///   ([`Analysis::finished`]: the playouts agree on the owner of every point, so no dame is left to fill
+    ///   and no chain is in doubt) and the pass's value is within 0.05 of the best move's: nothing is left to
+    ///   gain.
+    /// - In cleanup mode, before passing, capture opponent stones that are dead in our area.
+    pub fn choose(&self, game: &Game, rules: &Rules, cleanup: bool) -> Decision {
+        if game.phase() != Phase::Playing {
+            return Decision::Play(Move::Pass);
+        }
+        let legal = game.legal_moves();
+        match legal.as_slice() {
+            [] => return Decision::Play(Move::Pass),
+            [only] => return Decision::Play(*only),
+            _ => {}
+        }
+        let me = game.to_move();
+        let cleanup = cleanup || rules.end == EndRule::Score;
+        let can_pass = legal.contains(&Move::Pass);
+        let seed = self.search_seed(game);
+        if can_pass && game.passes_in_row() >= 1 {
+            let est =
+                estimate::estimate(game, estimate::default_playouts(game.board().size()), seed);
+            if cleanup {
+                if let Some(m) = cleanup_move(game, &est) {
+                    return Decision::Play(m);
+                }
+                if count_margin(game, rules, me, &[]) > 0 {
+                    return Decision::Play(Move::Pass);
+                }
+            } else {
+                let dead = est.dead();
+                if count_margin(game, rules, me, &dead) > 0 {
+                    let proven = est.proven_dead();
+                    if rules.scoring != ScoringRule::Territory
+                        && count_margin(game, rules, me, &proven) <= 0
+                        && let Some(m) = cleanup_move(game, &est)
+                    {
+                        return Decision::Play(m);
+                    }
+                    return Decision::Play(Move::Pass);
+                }
+            }
+        }
+        let analysis = self.analyze(game, rules, cleanup);
+        let Some(best) = analysis.best().copied() else {
+            return Decision::Play(Move::Pass);
+        };
+        if self.config.resign_below > 0.0
+            && analysis.playouts >= self.config.resign_after
+            && best.value < self.config.resign_below
+        {
+            return Decision::Resign;
+        }
+        let size = game.board().size();
+        let finished = analysis.finished(&game.grid(), rules.scoring != ScoringRule::Territory);
+        // A finished position, and the search agrees that passing costs nothing.
+        let pass_is_as_good = analysis
+            .stat(Move::Pass)
+            .is_some_and(|p| p.visits >= 20 && p.value >= best.value - 0.05);
+        let pass = can_pass && (best.mv == Move::Pass || (finished && pass_is_as_good));
+        if pass {
+            if cleanup {
+                let est = estimate::estimate(game, estimate::default_playouts(size), seed);
+                if let Some(m) = cleanup_move(game, &est) {
+                    return Decision::Play(m);
+                }
+            }
+            return Decision::Play(Move::Pass);
+        }
+        // The root's moves are the game's legal moves; check anyway and fall back to the next best.
+        analysis
+            .moves
+            .iter()
+            .map(|s| s.mv)
+            .find(|&m| m != Move::Pass && game.is_legal(me, m))
+            .map_or(Decision::Play(Move::Pass), Decision::Play)
+    }
+
+    /// The seed of a search: the bot's seed mixed with the position and the move number, so that the same
+    /// position in the same game gets the same search whatever was asked before.
+    fn search_seed(&self, game: &Game) -> u64 {
+        splitmix(self.seed ^ splitmix(game.board().hash() ^ (game.turns() as u64) << 1))
+    }
+
+    /// Searches the position of `game` for the player to move (see [`MctsBot::choose`] for the arguments).
+    pub fn analyze(&self, game: &Game, rules: &Rules, cleanup: bool) -> Analysis {
+        let start = Instant::now();
+        let ctx = Context::new(game, rules, cleanup || rules.end == EndRule::Score);
+        let threads = self.config.threads.max(1);
+        let total = match (self.config.playouts, self.config.time) {
+            (None, None) => Some(10_000),
+            (p, _) => p,
+        };
+        let deadline = self.config.time.map(|t| start + t);
+        let seed = self.search_seed(game);
+        let run = |k: usize| {
+            let quota =
+                total.map(|n| n / threads as u64 + u64::from((k as u64) < n % threads as u64));
+            let mut w = Worker::new(&ctx, &self.config, splitmix(seed.wrapping_add(k as u64)));
+            w.search(quota, deadline);
+            w
+        };
+        let workers: Vec<Worker> = if threads == 1 {
+            vec![run(0)]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads).map(|k| s.spawn(move || run(k))).collect();
+                handles.into_iter().filter_map(|h| h.join().ok()).collect()
+            })
+        };
+        ctx.merge(&workers, start.elapsed())
+    }
+}
+
+fn splitmix(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The count of the position now, with these dead stones, from `me`'s side (half-points).
+fn count_margin(game: &Game, rules: &Rules, me: Color, dead: &[Point]) -> i32 {
+    let grid = game.grid();
+    let dead = expand_chains(&grid, dead);
+    let score = score_position(rules, &grid, &dead, game.captures(), game.pass_stones());
+    match me {
+        Color::Black => score.margin(),
+        Color::White => -score.margin(),
+    }
+}
+
+/// A legal play that fills a liberty of an opponent chain the estimate finds dead, without putting the
+/// player's own stones in atari: a capture first, then the chain with the fewest liberties.
+fn cleanup_move(game: &Game, est: &Estimate) -> Option<Move> {
+    let me = game.to_move();
+    let board = game.board();
+    let size = board.size();
+    let mut best: Option<(usize, Point)> = None;
+    for p in size.points() {
+        let i = board.idx(p);
+        if !board.is_empty_at(i) || board.is_eyelike(me, i) {
+            continue;
+        }
+        let liberties = board
+            .neighbors(i)
+            .into_iter()
+            .filter(|&n| board.color_at(n) == Some(me.opponent()))
+            .filter(|&n| est.is_dead(board.point(n)))
+            .map(|n| board.liberties(board.point(n)))
+            .min();
+        let Some(liberties) = liberties else { continue };
+        let t = policy::tactics(board, me, i);
+        if t.captured == 0 && t.liberties < 2 {
+            continue;
+        }
+        if !game.is_legal(me, Move::Play(p)) {
+            continue;
+        }
+        if best.is_none_or(|(l, _)| liberties < l) {
+            best = Some((liberties, p));
+        }
+    }
+    best.map(|(_, p)| Move::Play(p))
+}
+
+/// Node of a tree: 32 bytes.
+#[derive(Clone, Copy, Debug, Default)]
+struct Node {
+    /// The move into this node ([`PASS`] for a pass).
+    mv: u16,
+    nchildren: u16,
+    /// Index of the first child; 0 until the children are made (the root is never a child).
+    first_child: u32,
+    visits: u32,
+    /// Results for the player who made `mv`.
+    wins: f32,
+    amaf_visits: u32,
+    amaf_wins: f32,
+    prior_visits: f32,
+    prior_wins: f32,
+}
+
+/// The turn-order state along a line of the tree.
+#[derive(Clone, Copy, Debug)]
+struct State {
+    to_move: Color,
+    passes: u32,
+    forced_left: u8,
+    free_left: u8,
+    last: Idx,
+}
+
+impl State {
+    /// Makes the move on the board; returns the mover.
+    #[inline]
+    fn apply(&mut self, board: &mut Board, m: Idx) -> Color {
+        let mover = self.to_move;
+        if m == PASS {
+            board.pass();
+            self.passes += 1;
+            if mover == Color::White && self.forced_left > 0 {
+                self.forced_left -= 1;
+            }
+            self.to_move = mover.opponent();
+        } else {
+            board.play(mover, m);
+            self.passes = 0;
+            if mover == Color::Black && self.free_left > 0 {
+                self.to_move = if self.free_left > 1 {
+                    Color::Black
+                } else {
+                    Color::White
+                };
+                self.free_left -= 1;
+            } else {
+                self.to_move = mover.opponent();
+            }
+        }
+        self.last = m;
+        mover
+    }
+}
+
+/// What every thread of one search shares.
+struct Context {
+    board: Board,
+    root: State,
+    superko: bool,
+    /// Hashes of every position of the game so far, sorted (for the tree's superko test).
+    history: Vec<u64>,
+    /// White's advantage in half-points: komi and the handicap bonus.
+    komi_half: i32,
+    /// Two passes end a line with an exact count (`end=score`, cleanup).
+    score_at_end: bool,
+    root_moves: Vec<Idx>,
+    /// Per colour and padded index: points the tree never plays (pass-alive territory).
+    blocked: [Vec<bool>; 2],
+    /// Every on-board cell, in row-major order.
+    cells: Vec<Idx>,
+    max_moves: usize,
+}
+
+impl Context {
+    fn new(game: &Game, rules: &Rules, score_at_end: bool) -> Context {
+        let board = game.board().clone();
+        let size = board.size();
+        let to_move = game.to_move();
+        let cells: Vec<Idx> = size.points().map(|p| board.idx(p)).collect();
+        let ncells = board.stride() * (size.height() as usize + 2) + 1;
+        let grid = board.to_grid();
+        let owner = benson(&grid, game.rules().suicide).owner;
+        let mut blocked = [vec![false; ncells], vec![false; ncells]];
+        for (k, &i) in cells.iter().enumerate() {
+            let Some(o) = owner[k] else { continue };
+            // Under an exact count the owner may still need to capture the dead stones inside.
+            let dead_neighbour = board
+                .neighbors(i)
+                .into_iter()
+                .any(|n| board.color_at(n) == Some(o.opponent()));
+            blocked[o.opponent().index()][i] = true;
+            blocked[o.index()][i] = !(score_at_end && dead_neighbour);
+        }
+        let root_moves = game
+            .legal_moves()
+            .into_iter()
+            .filter_map(|m| match m {
+                Move::Pass => Some(PASS),
+                Move::Play(p) => {
+                    let i = board.idx(p);
+                    (!board.is_eyelike(to_move, i) && !blocked[to_move.index()][i]).then_some(i)
+                }
+            })
+            .collect();
+        let last = match game.log().iter().rev().find_map(|a| match a {
+            Action::Turn(_, m) => Some(*m),
+            _ => None,
+        }) {
+            Some(Move::Play(p)) => board.idx(p),
+            _ => PASS,
+        };
+        let superko = game.rules().ko != KoRule::Simple;
+        let history = if superko {
+            game_hashes(game)
+        } else {
+            Vec::new()
+        };
+        Context {
+            root: State {
+                to_move,
+                passes: game.passes_in_row(),
+                forced_left: game.forced_passes_left(),
+                free_left: game.free_handicap_left(),
+                last,
+            },
+            superko,
+            history,
+            komi_half: rules.komi.net() + rules.handicap_bonus_half_points(),
+            score_at_end,
+            root_moves,
+            blocked,
+            cells,
+            max_moves: 3 * size.area() + 20,
+            board,
+        }
+    }
+
+    /// Black's result of a count of `margin` points (Black's area minus White's): 1, 0 or ½.
+    #[inline]
+    fn black_value(&self, margin: i32) -> f32 {
+        let half = 2 * margin - self.komi_half;
+        match half.cmp(&0) {
+            std::cmp::Ordering::Greater => 1.0,
+            std::cmp::Ordering::Less => 0.0,
+            std::cmp::Ordering::Equal => 0.5,
+        }
+    }
+
+    /// The roots of the workers' trees, merged.
+    fn merge(&self, workers: &[Worker], elapsed: Duration) -> Analysis {
+        let size = self.board.size();
+        let mut visits = vec![0u64; self.root_moves.len()];
+        let mut wins = vec![0f64; self.root_moves.len()];
+        let mut own = vec![0i64; self.cells.len()];
+        let mut playouts = 0;
+        for w in workers {
+            playouts += w.playouts;
+            let root = w.nodes[0];
+            if root.first_child != 0 {
+                for k in 0..root.nchildren as usize {
+                    let ch = w.nodes[root.first_child as usize + k];
+                    visits[k] += ch.visits as u64;
+                    wins[k] += ch.wins as f64;
+                }
+            }
+            for (k, &i) in self.cells.iter().enumerate() {
+                own[k] += w.own_sum[i] as i64;
+            }
+        }
+        let mut moves: Vec<MoveStat> = self
+            .root_moves
+            .iter()
+            .enumerate()
+            .map(|(k, &m)| MoveStat {
+                mv: if m == PASS {
+                    Move::Pass
+                } else {
+                    Move::Play(self.board.point(m))
+                },
+                visits: visits[k],
+                value: if visits[k] > 0 {
+                    wins[k] / visits[k] as f64
+                } else {
+                    0.5
+                },
+            })
+            .collect();
+        // Most visited first; ties by value, then by the root's order (stable sort).
+        moves.sort_by(|a, b| {
+            b.visits.cmp(&a.visits).then(
+                b.value
+                    .partial_cmp(&a.value)
+                    .unwrap_or(std::cmp::Ordering::Equal),
+            )
+        });
+        let n = playouts.max(1) as f32;
+        Analysis {
+            moves,
+            playouts,
+            ownership: own.iter().map(|&s| s as f32 / n).collect(),
+            size,
+            elapsed,
+        }
+    }
+}
+
+/// The hash of every position of the game: the start, then after each turn.
+fn game_hashes(game: &Game) -> Vec<u64> {
+    let mut out = Vec::with_capacity(game.log().len() + 1);
+    let Ok(mut board) = Board::from_grid(&game.start_grid()) else {
+        return out;
+    };
+    out.push(board.hash());
+    for a in game.log() {
+        if let Action::Turn(c, m) = a {
+            match m {
+                Move::Play(p) => {
+                    let i = board.idx(*p);
+                    board.play(*c, i);
+                }
+                Move::Pass => board.pass(),
+            }
+            out.push(board.hash());
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Prior visits and wins of a child: an even start, then knowledge.
+fn prior(board: &Board, c: Color, m: Idx, last: Idx, size: Size) -> (f32, f32) {
+    const EVEN: f32 = 10.0;
+    if m == PASS {
+        return (EVEN, 0.3 * EVEN);
+    }
+    let (mut n, mut w) = (EVEN, 0.5 * EVEN);
+    let mut add = |visits: f32, value: f32| {
+        n += visits;
+        w += visits * value;
+    };
+    let t = policy::tactics(board, c, m);
+    if t.captured > 0 {
+        add(10.0 + 5.0 * t.captured.min(6) as f32, 1.0);
+    }
+    if t.rescued > 0 {
+        add(
+            10.0 + 5.0 * t.rescued.min(6) as f32,
+            if t.liberties >= 3 { 1.0 } else { 0.7 },
+        );
+    }
+    if t.is_self_atari() {
+        add(if t.stones >= 3 { 30.0 } else { 15.0 }, 0.0);
+    } else if t.captured == 0 && t.liberties == 2 && t.stones >= 3 {
+        // Leaves a chain of three or more in a two-liberty squeeze: a little doubtful.
+        add(5.0, 0.2);
+    }
+    if last != PASS && board.color_at(last).is_some() {
+        let near = board.neighbors(last).contains(&m) || board.diagonals(last).contains(&m);
+        if near {
+            add(5.0, 0.7);
+        }
+        if near && patterns::matches(board, m) {
+            add(10.0, 0.9);
+        }
+    } else if patterns::matches(board, m) {
+        add(5.0, 0.8);
+    }
+    // Distance to the edge, and whether any stone is within two lines (Manhattan distance 2).
+    let p = board.point(m);
+    let edge =
+        p.x.min(p.y)
+            .min(size.width() - 1 - p.x)
+            .min(size.height() - 1 - p.y);
+    let lonely = !near_stones(board, p, size);
+    if edge == 0 && lonely {
+        add(15.0, 0.1);
+    } else if edge == 0 {
+        add(5.0, 0.3);
+    } else if lonely && size.width().min(size.height()) >= 13 {
+        match edge {
+            1 => add(5.0, 0.3),
+            2 | 3 => add(10.0, 0.65),
+            _ => {}
+        }
+    }
+    (n, w)
+}
+
+/// Whether a stone stands within Manhattan distance 2 of `p`.
+fn near_stones(board: &Board, p: Point, size: Size) -> bool {
+    for dy in -2i32..=2 {
+        for dx in -2i32..=2 {
+            if dx.abs() + dy.abs() > 2 || (dx == 0 && dy == 0) {
+                continue;
+            }
+            let (x, y) = (p.x as i32 + dx, p.y as i32 + dy);
+            if x < 0 || y < 0 || x >= size.width() as i32 || y >= size.height() as i32 {
+                continue;
+            }
+            if board.get(Point::new(x as u8, y as u8)).is_some() {
+                return true;
+            }
+        }
+    }
+    false
+}
+
+/// One thread's tree and buffers.
+struct Worker<'a> {
+    ctx: &'a Context,
+    config: &'a MctsConfig,
+    nodes: Vec<Node>,
+    rng: Pcg32,
+    board: Board,
+    /// The nodes of the current line and the player to move at each.
+    path: Vec<(u32, Color)>,
+    tree_moves: Vec<(Idx, Color)>,
+    path_hashes: Vec<u64>,
+    playout_moves: Vec<(Idx, Color)>,
+    scratch: Vec<Idx>,
+    scorer: Scorer,
+    /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
+    first: Vec<u8>,
+    /// Per padded index: sum of the owners at the ends of the playouts.
+    own_sum: Vec<i32>,
+    playouts: u64,
+}
+
+impl<'a> Worker<'a> {
+    fn new(ctx: &'a Context, config: &'a MctsConfig, seed: u64) -> Worker<'a> {
+        let ncells = ctx.blocked[0].len();
+        let mut nodes = Vec::with_capacity(1024);
+        nodes.push(Node {
+            mv: PASS as u16,
+            ..Node::default()
+        });
+        Worker {
+            ctx,
+            config,
+            nodes,
+            rng: Pcg32::seed_from_u64(seed),
+            board: ctx.board.clone(),
+            path: Vec::new(),
+            tree_moves: Vec::new(),
+            path_hashes: Vec::new(),
+            playout_moves: Vec::with_capacity(ctx.max_moves + 1),
+            scratch: Vec::new(),
+            scorer: Scorer::new(&ctx.board),
+            first: vec![0; ncells],
+            own_sum: vec![0; ncells],
+            playouts: 0,
+        }
+    }
+
+    fn search(&mut self, quota: Option<u64>, deadline: Option<Instant>) {
+        loop {
+            if quota.is_some_and(|q| self.playouts >= q) {
+                return;
+            }
+            // The clock is read every few playouts.
+            if self.playouts.is_multiple_of(16) && deadline.is_some_and(|d| Instant::now() >= d) {
+                return;
+            }
+            self.iterate();
+            self.playouts += 1;
+        }
+    }
+
+    fn iterate(&mut self) {
+        let ctx = self.ctx;
+        self.board.clone_from(&ctx.board);
+        let mut st = ctx.root;
+        self.path.clear();
+        self.tree_moves.clear();
+        self.path_hashes.clear();
+        self.playout_moves.clear();
+        let mut node = 0usize;
+        self.path.push((0, st.to_move));
+        let mut terminal = false;
+        loop {
+            if st.passes >= 2 {
+                terminal = true;
+                break;
+            }
+            if self.nodes[node].first_child == 0 {
+                if node != 0 && self.nodes[node].visits < self.config.expand_after {
+                    break;
+                }
+                if !self.expand(node, &st) {
+                    break;
+                }
+            }
+            let child = self.select(node);
+            let m = self.nodes[child].mv as Idx;
+            let mover = st.apply(&mut self.board, m);
+            self.tree_moves.push((m, mover));
+            if ctx.superko && m != PASS {
+                self.path_hashes.push(self.board.hash());
+            }
+            node = child;
+            self.path.push((child as u32, st.to_move));
+        }
+        if !(terminal && ctx.score_at_end) {
+            policy::run(
+                &mut self.board,
+                st.to_move,
+                st.last,
+                &mut self.rng,
+                &mut self.scratch,
+                &mut self.playout_moves,
+                ctx.max_moves,
+            );
+        }
+        let margin = self.scorer.area(&self.board);
+        for &i in &ctx.cells {
+            self.own_sum[i] += self.scorer.owner_at(&self.board, i) as i32;
+        }
+        let value = ctx.black_value(margin);
+        self.backup(value);
+    }
+
+    /// Makes the children of `node`, whose position is on the board with `st` to move. False when there is no
+    /// room or no child.
+    fn expand(&mut self, node: usize, st: &State) -> bool {
+        let ctx = self.ctx;
+        let size = ctx.board.size();
+        if self.nodes.len() + size.area() + 1 > self.config.max_nodes {
+            return false;
+        }
+        let c = st.to_move;
+        let first = self.nodes.len();
+        let board = &self.board;
+        let push = |nodes: &mut Vec<Node>, m: Idx| {
+            let (pn, pw) = prior(board, c, m, st.last, size);
+            nodes.push(Node {
+                mv: m as u16,
+                prior_visits: pn,
+                prior_wins: pw,
+                ..Node::default()
+            });
+        };
+        if c == Color::White && st.forced_left > 0 {
+            push(&mut self.nodes, PASS);
+        } else if node == 0 {
+            for &m in &ctx.root_moves {
+                push(&mut self.nodes, m);
+            }
+        } else {
+            let blocked = &ctx.blocked[c.index()];
+            for &e in board.empty_points() {
+                let i = e as Idx;
+                if blocked[i]
+                    || board.is_eyelike(c, i)
+                    || board.check(c, i, true, false, false).is_err()
+                {
+                    continue;
+                }
+                if ctx.superko {
+                    let h = board.hash_after(c, i);
+                    if self.path_hashes.contains(&h) || ctx.history.binary_search(&h).is_ok() {
+                        continue;
+                    }
+                }
+                push(&mut self.nodes, i);
+            }
+            if st.free_left == 0 {
+                push(&mut self.nodes, PASS);
+            }
+        }
+        let n = self.nodes.len() - first;
+        if n == 0 {
+            return false;
+        }
+        self.nodes[node].first_child = first as u32;
+        self.nodes[node].nchildren = n as u16;
+        true
+    }
+
+    /// The child of `node` with the best RAVE value.
+    fn select(&self, node: usize) -> usize {
+        let parent = &self.nodes[node];
+        let first = parent.first_child as usize;
+        let k = self.config.rave_equiv;
+        let log_n = ((parent.visits + 1) as f32).ln();
+        let mut best = first;
+        let mut best_score = f32::NEG_INFINITY;
+        for (j, ch) in self.nodes[first..first + parent.nchildren as usize]
+            .iter()
+            .enumerate()
+        {
+            let n = ch.visits as f32 + ch.prior_visits;
+            let q = (ch.wins + ch.prior_wins) / n;
+            let v = if ch.amaf_visits > 0 {
+                let an = ch.amaf_visits as f32;
+                let beta = an / (an + n + n * an / k);
+                (1.0 - beta) * q + beta * ch.amaf_wins / an
+            } else {
+                q
+            };
+            let score = v + self.config.explore * (log_n / n).sqrt();
+            if score > best_score {
+                best_score = score;
+                best = first + j;
+            }
+        }
+        best
+    }
+
+    /// Counts the result `black` (Black's value, 0 to 1) along the path and in the AMAF records.
+    fn backup(&mut self, black: f32) {
+        let value_for = |c: Color| {
+            if c == Color::Black {
+                black
+            } else {
+                1.0 - black
+            }
+        };
+        for (k, &(node, _)) in self.path.iter().enumerate() {
+            let nd = &mut self.nodes[node as usize];
+            nd.visits += 1;
+            if k > 0 {
+                nd.wins += value_for(self.tree_moves[k - 1].1);
+            }
+        }
+        let code = |c: Color| c as u8 + 1;
+        for &(m, c) in self.playout_moves.iter().rev() {
+            if m != PASS {
+                self.first[m] = code(c);
+            }
+        }
+        for k in (0..self.path.len()).rev() {
+            if let Some(&(m, c)) = self.tree_moves.get(k)
+                && m != PASS
+            {
+                self.first[m] = code(c);
+            }
+            let (node, to_move) = self.path[k];
+            let nd = self.nodes[node as usize];
+            if nd.first_child == 0 {
+                continue;
+            }
+            let (mine, v) = (code(to_move), value_for(to_move));
+            let first = nd.first_child as usize;
+            for ch in &mut self.nodes[first..first + nd.nchildren as usize] {
+                if self.first[ch.mv as usize] == mine && ch.mv as Idx != PASS {
+                    ch.amaf_visits += 1;
+                    ch.amaf_wins += v;
+                }
+            }
+        }
+        for &(m, _) in self.playout_moves.iter().chain(&self.tree_moves) {
+            self.first[m] = 0;
+        }
+    }
+}
+
+/// Convenience for tests and tools: a game from a diagram with `to_move` to play under `rules` (its size is the
+/// diagram's).
+pub fn game_from_diagram(diagram: &str, to_move: Color, rules: &Rules) -> Option<Game> {
+    let grid = Grid::from_diagram(diagram).ok()?;
+    let mut r = *rules;
+    r.size = grid.size();
+    Game::from_position(r, &grid, to_move).ok()
+}

@@ -1,0 +1,441 @@
+//! The playout policy of the tree search, and the tactical look-ahead that it and the tree's priors share.
+//!
+//! One move of a playout, for the player `c` after the opponent's last move (MoGo's order):
+//!
+//! 1. **Atari.** If the last stone's chain is in atari, capture it. If the last move put one of `c`'s chains next
+//!    to it in atari, save it: capture a neighbouring chain that is itself in atari, or extend at the liberty when
+//!    that leaves the chain at least two liberties. One of these moves at random.
+//! 2. **Patterns.** One of the empty points around the last move whose 3×3 neighbourhood is a
+//!    [`crate::patterns`] shape, when the play is not a self-atari.
+//! 3. **Random.** From a random place in the empty-point list, the first point that is not `c`'s eye
+//!    ([`Board::is_eyelike`]), is legal with simple ko, is no suicide, and is no self-atari of a chain of three or
+//!    more stones (a throw-in of one or two stones stays possible, as nakade needs). None: pass.
+//!
+//! A playout ends after two passes in a row or a move limit, and is counted by area: stones plus empty regions
+//! that reach only one colour ([`Scorer`]). Playouts know only simple ko; the tree above them keeps the rules.
+
+use rand::{Rng, RngExt};
+use rand_pcg::Pcg32;
+use tesuji_rules::{Board, Color, Idx};
+
+use crate::patterns;
+
+/// The move code of a pass in move lists: index 0 is a border cell on every board.
+pub const PASS: Idx = 0;
+
+/// What a play at an empty point would do for its chain, found without playing.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tactics {
+    /// Opponent stones the play captures.
+    pub captured: u32,
+    /// Distinct liberties of the mover's chain after the play, counted up to 3.
+    pub liberties: u8,
+    /// Stones of the mover's chain after the play: exact when `liberties <= 1`, a lower bound otherwise.
+    pub stones: u32,
+    /// Own stones in atari before the play that the new chain takes in.
+    pub rescued: u32,
+}
+
+impl Tactics {
+    /// The play captures nothing and leaves its chain one liberty or none.
+    #[inline]
+    pub fn is_self_atari(&self) -> bool {
+        self.captured == 0 && self.liberties <= 1
+    }
+}
+
+/// Up to three distinct liberties, other than the point played.
+struct Libs {
+    at: [Idx; 3],
+    n: usize,
+    played: Idx,
+}
+
+impl Libs {
+    #[inline]
+    fn add(&mut self, l: Idx) {
+        if self.n < 3 && l != self.played && !self.at[..self.n].contains(&l) {
+            self.at[self.n] = l;
+            self.n += 1;
+        }
+    }
+}
+
+/// Whether the stones at `a` and `b` are in one chain (walks `a`'s chain).
+fn same_chain(board: &Board, a: Idx, b: Idx) -> bool {
+    a == b || board.chain_stones(a).any(|s| s == b)
+}
+
+/// The [`Tactics`] of a play by `c` at the empty on-board point `i`.
+pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
+    let mut libs = Libs {
+        at: [0; 3],
+        n: 0,
+        played: i,
+    };
+    let mut own = [0; 4];
+    let mut nown = 0;
+    let mut caught = [0; 4];
+    let mut ncaught = 0;
+    let mut t = Tactics {
+        stones: 1,
+        ..Tactics::default()
+    };
+    for n in board.neighbors(i) {
+        if board.is_empty_at(n) {
+            libs.add(n);
+            continue;
+        }
+        match board.color_at(n) {
+            Some(x) if x == c => {
+                own[nown] = n;
+                nown += 1;
+            }
+            Some(_) if board.in_atari(n) => {
+                // Its only liberty is `i`: the play takes it, and its point becomes a liberty.
+                libs.add(n);
+                if !caught[..ncaught].iter().any(|&s| same_chain(board, s, n)) {
+                    caught[ncaught] = n;
+                    ncaught += 1;
+                    t.captured += board.chain_len(n);
+                }
+            }
+            _ => {}
+        }
+    }
+    // Own chains in atari that join the new stone.
+    let mut rescued_at = [0; 4];
+    let mut nrescued = 0;
+    for &n in &own[..nown] {
+        if board.in_atari(n)
+            && !rescued_at[..nrescued]
+                .iter()
+                .any(|&s| same_chain(board, s, n))
+        {
+            rescued_at[nrescued] = n;
+            nrescued += 1;
+            t.rescued += board.chain_len(n);
+        }
+    }
+    // The liberties of the own chains that join, stopping at three; a chain met again is skipped.
+    let mut done = [false; 4];
+    'chains: for a in 0..nown {
+        if done[a] {
+            continue;
+        }
+        t.stones += board.chain_len(own[a]);
+        for s in board.chain_stones(own[a]) {
+            for b in a + 1..nown {
+                if own[b] == s {
+                    done[b] = true;
+                }
+            }
+            for l in board.neighbors(s) {
+                if board.is_empty_at(l) {
+                    libs.add(l);
+                }
+            }
+            if libs.n >= 3 {
+                break 'chains;
+            }
+        }
+    }
+    t.liberties = libs.n as u8;
+    if t.liberties < 2 {
+        t.rescued = 0;
+    }
+    t
+}
+
+/// A random element of `list`, if any.
+#[inline]
+fn pick(rng: &mut Pcg32, list: &[Idx]) -> Option<Idx> {
+    match list.len() {
+        0 => None,
+        1 => Some(list[0]),
+        n => Some(list[rng.random_range(0..n)]),
+    }
+}
+
+/// Step 1: captures of the last stone's chain and the rescues of own chains it put in atari.
+pub fn atari_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
+    let opp = Some(c.opponent());
+    if board.color_at(last) == opp && board.in_atari(last) {
+        let lib = board.atari_liberty(last);
+        if board.is_light_legal(c, lib) {
+            out.push(lib);
+        }
+    }
+    for n in board.neighbors(last) {
+        if board.color_at(n) != Some(c) || !board.in_atari(n) {
+            continue;
+        }
+        let lib = board.atari_liberty(n);
+        if board.is_light_legal(c, lib) && tactics(board, c, lib).liberties >= 2 {
+            out.push(lib);
+        }
+        for s in board.chain_stones(n) {
+            for m in board.neighbors(s) {
+                if board.color_at(m) == opp && board.in_atari(m) {
+                    let l = board.atari_liberty(m);
+                    if board.is_light_legal(c, l) {
+                        out.push(l);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Step 2: pattern moves around the last move that are not self-atari.
+pub fn pattern_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
+    for n in board
+        .neighbors(last)
+        .into_iter()
+        .chain(board.diagonals(last))
+    {
+        if board.is_light_candidate(c, n)
+            && patterns::matches(board, n)
+            && !tactics(board, c, n).is_self_atari()
+        {
+            out.push(n);
+        }
+    }
+}
+
+/// Whether the random step accepts a light candidate: no suicide, and no self-atari of three stones or more.
+#[inline]
+fn acceptable(board: &Board, c: Color, i: Idx) -> bool {
+    let empty = board
+        .neighbors(i)
+        .into_iter()
+        .filter(|&n| board.is_empty_at(n))
+        .count();
+    if empty >= 2 {
+        return true;
+    }
+    let t = tactics(board, c, i);
+    t.captured > 0 || t.liberties >= 2 || (t.liberties == 1 && t.stones < 3)
+}
+
+/// Step 3: the first acceptable point from a random place in the empty-point list, or [`PASS`].
+pub fn random_move(board: &Board, c: Color, rng: &mut Pcg32) -> Idx {
+    let empty = board.empty_points();
+    let n = empty.len();
+    if n == 0 {
+        return PASS;
+    }
+    let start = ((rng.next_u32() as u64 * n as u64) >> 32) as usize;
+    let ok = |&&v: &&u16| {
+        let i = v as Idx;
+        board.is_light_candidate(c, i) && acceptable(board, c, i)
+    };
+    empty[start..]
+        .iter()
+        .find(ok)
+        .or_else(|| empty[..start].iter().find(ok))
+        .map_or(PASS, |&v| v as Idx)
+}
+
+/// The policy's move for `c` after the last move `last` ([`PASS`] when it was a pass or there is none).
+/// `scratch` is a reusable buffer.
+pub fn choose(board: &Board, c: Color, last: Idx, rng: &mut Pcg32, scratch: &mut Vec<Idx>) -> Idx {
+    if last != PASS && board.color_at(last).is_some() {
+        scratch.clear();
+        atari_moves(board, c, last, scratch);
+        if let Some(m) = pick(rng, scratch) {
+            return m;
+        }
+        pattern_moves(board, c, last, scratch);
+        if let Some(m) = pick(rng, scratch) {
+            return m;
+        }
+    }
+    random_move(board, c, rng)
+}
+
+/// Plays a playout on `board` with `to_move` first after the last move `last`, appending each move and its
+/// colour to `moves` ([`PASS`] for a pass). Ends after two passes in a row or when `moves` holds `max_moves`.
+pub fn run(
+    board: &mut Board,
+    mut to_move: Color,
+    mut last: Idx,
+    rng: &mut Pcg32,
+    scratch: &mut Vec<Idx>,
+    moves: &mut Vec<(Idx, Color)>,
+    max_moves: usize,
+) {
+    let mut passes = 0;
+    let end = moves.len() + max_moves;
+    while passes < 2 && moves.len() < end {
+        let m = choose(board, to_move, last, rng, scratch);
+        if m == PASS {
+            board.pass();
+            passes += 1;
+        } else {
+            board.play(to_move, m);
+            passes = 0;
+        }
+        moves.push((m, to_move));
+        last = m;
+        to_move = to_move.opponent();
+    }
+}
+
+/// Area counting of a board at the end of a playout, with reusable buffers.
+pub struct Scorer {
+    mark: Vec<u32>,
+    epoch: u32,
+    stack: Vec<Idx>,
+    region: Vec<Idx>,
+    /// Per padded index after [`Scorer::area`]: 1 Black's, -1 White's, 0 nobody's.
+    owner: Vec<i8>,
+}
+
+impl Scorer {
+    pub fn new(board: &Board) -> Scorer {
+        let cells = board.stride() * (board.size().height() as usize + 2) + 1;
+        Scorer {
+            mark: vec![0; cells],
+            epoch: 0,
+            stack: Vec::new(),
+            region: Vec::new(),
+            owner: vec![0; cells],
+        }
+    }
+
+    /// Black's area minus White's (Tromp-Taylor: stones, and empty regions reaching one colour only). Empty
+    /// points are given their owner (see [`Scorer::owner_at`]).
+    pub fn area(&mut self, board: &Board) -> i32 {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.mark.fill(0);
+            self.epoch = 1;
+        }
+        let [b, w] = board.stone_counts();
+        let mut margin = b as i32 - w as i32;
+        for &e in board.empty_points() {
+            let e = e as Idx;
+            if self.mark[e] == self.epoch {
+                continue;
+            }
+            self.mark[e] = self.epoch;
+            self.stack.clear();
+            self.region.clear();
+            self.stack.push(e);
+            let mut touches = [false; 2];
+            while let Some(p) = self.stack.pop() {
+                self.region.push(p);
+                for n in board.neighbors(p) {
+                    if board.is_empty_at(n) {
+                        if self.mark[n] != self.epoch {
+                            self.mark[n] = self.epoch;
+                            self.stack.push(n);
+                        }
+                    } else if let Some(c) = board.color_at(n) {
+                        touches[c.index()] = true;
+                    }
+                }
+            }
+            let owner = match touches {
+                [true, false] => 1,
+                [false, true] => -1,
+                _ => 0,
+            };
+            margin += owner as i32 * self.region.len() as i32;
+            for &p in &self.region {
+                self.owner[p] = owner;
+            }
+        }
+        margin
+    }
+
+    /// The owner of the cell `i` after the last [`Scorer::area`]: the colour of a stone, or of the region an
+    /// empty point belongs to (1 Black, -1 White, 0 nobody).
+    #[inline]
+    pub fn owner_at(&self, board: &Board, i: Idx) -> i8 {
+        match board.color_at(i) {
+            Some(Color::Black) => 1,
+            Some(Color::White) => -1,
+            None => self.owner[i],
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+    use tesuji_rules::{Grid, Point, Size};
+
+    fn board(diagram: &str) -> Board {
+        Board::from_grid(&Grid::from_diagram(diagram).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn tactics_count_liberties_captures_and_rescues() {
+        // Black at C3 joins B3 (in atari) and has two more liberties.
+        let b = board(".....\n.O...\nOX.X.\n.O...\n.....");
+        let t = tactics(&b, Color::Black, b.idx(Point::new(2, 2)));
+        assert_eq!(t.captured, 0);
+        assert_eq!(t.liberties, 3);
+        assert_eq!(t.rescued, 1);
+        // White at A1 in the corner between two black stones: a self-atari of one stone.
+        let b = board("...\nX..\n.X.");
+        let t = tactics(&b, Color::White, b.idx(Point::new(0, 2)));
+        assert!(t.is_self_atari());
+        assert_eq!(t.liberties, 0);
+        // Black captures the white stone in atari.
+        let b = board(".X.\nXOX\n...");
+        let t = tactics(&b, Color::Black, b.idx(Point::new(1, 2)));
+        assert_eq!(t.captured, 1);
+        assert!(!t.is_self_atari());
+    }
+
+    #[test]
+    fn playouts_capture_a_chain_in_atari_after_the_last_move() {
+        // White just played B2 into atari: Black's policy captures at C2 (step 1), whatever the seed.
+        let b = board(".X...\nXO...\n.X...\n.....\n.....");
+        let last = b.idx(Point::new(1, 1));
+        for seed in 0..20 {
+            let mut rng = Pcg32::seed_from_u64(seed);
+            let m = choose(&b, Color::Black, last, &mut rng, &mut Vec::new());
+            assert_eq!(m, b.idx(Point::new(2, 1)));
+        }
+    }
+
+    #[test]
+    fn playouts_end_and_count_every_point() {
+        let size = Size::square(9).unwrap();
+        let mut rng = Pcg32::seed_from_u64(1);
+        let mut scorer = Scorer::new(&Board::new(size));
+        for _ in 0..50 {
+            let mut b = Board::new(size);
+            let mut moves = Vec::new();
+            run(
+                &mut b,
+                Color::Black,
+                PASS,
+                &mut rng,
+                &mut Vec::new(),
+                &mut moves,
+                3 * 81,
+            );
+            assert!(b.is_consistent());
+            let margin = scorer.area(&b);
+            assert!(margin.abs() <= 81);
+            // An empty point counted for a colour touches stones of that colour only.
+            for &e in b.empty_points() {
+                let owner = scorer.owner_at(&b, e as Idx);
+                let colours: Vec<_> = b
+                    .neighbors(e as Idx)
+                    .iter()
+                    .filter_map(|&n| b.color_at(n))
+                    .collect();
+                if owner != 0 {
+                    assert!(colours.iter().all(|&c| (c == Color::Black) == (owner == 1)));
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,397 @@
+//! The tree search bot and the estimator on fixed positions (written as diagrams: `X` Black, `O` White) and
+//! random ones. Playout counts are small: these run in the test profile.
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg32;
+use tesuji_bot::estimate::{self, Status};
+use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig, game_from_diagram};
+use tesuji_rules::{Color, Game, KoRule, Move, Phase, Point, Rules, SuicideRule};
+
+fn rules(spec: &str) -> Rules {
+    spec.parse().unwrap()
+}
+
+fn game(diagram: &str, to_move: Color, spec: &str) -> Game {
+    game_from_diagram(diagram, to_move, &rules(spec)).unwrap()
+}
+
+fn bot(playouts: u64, seed: u64) -> MctsBot {
+    MctsBot::new(MctsConfig::playouts(playouts), seed)
+}
+
+/// Both players' groups are pass-alive; each side's territory holds a dead opponent stone (White's at B6 in
+/// Black's 3×3 corner, Black's at F6 in White's corner), too few points from a proof but clear to playouts.
+const TWO_TERRITORIES: &str = "
+    . . . X O . .
+    . O . X O X .
+    . . . X O . .
+    X X X X O O O
+    . X . X O . .
+    X X X X O O O
+    . X . X O . .";
+
+#[test]
+fn same_seed_and_playouts_give_the_same_move() {
+    let g = Game::new(rules("chinese:size=9")).unwrap();
+    let r = *g.rules();
+    let a = bot(400, 11).analyze(&g, &r, false);
+    let b = bot(400, 11).analyze(&g, &r, false);
+    assert_eq!(a.playouts, 400);
+    assert_eq!(a.moves, b.moves);
+    assert_eq!(
+        bot(400, 11).choose(&g, &r, false),
+        bot(400, 11).choose(&g, &r, false)
+    );
+    // Two threads with a fixed count split it the same way every time: still reproducible.
+    let two = MctsConfig {
+        threads: 2,
+        ..MctsConfig::playouts(400)
+    };
+    let c = MctsBot::new(two, 11).analyze(&g, &r, false);
+    let d = MctsBot::new(two, 11).analyze(&g, &r, false);
+    assert_eq!(c.playouts, 400);
+    assert_eq!(c.moves, d.moves);
+    // Another seed searches differently.
+    let e = bot(400, 12).analyze(&g, &r, false);
+    assert_ne!(a.moves, e.moves);
+}
+
+/// Random games on small boards under every ko rule and suicide knob: at sampled positions, and at every
+/// position where superko forbids a play that simple ko and the suicide knob would allow, the bot's move is
+/// legal. The test counts those superko positions, so it shows it met some.
+#[test]
+fn never_plays_an_illegal_move_under_any_ko_rule() {
+    let mut rng = Pcg32::seed_from_u64(5);
+    let (mut restricted, mut checked) = (0, 0);
+    for ko in ["simple", "positional", "situational", "natural"] {
+        for suicide in ["forbidden", "multi", "all"] {
+            for side in [2, 3, 4, 5] {
+                let spec = format!("tromp-taylor:size={side},ko={ko},suicide={suicide}");
+                let r = rules(&spec);
+                for game_no in 0..3 {
+                    let mut g = Game::new(r).unwrap();
+                    for ply in 0..60 {
+                        if g.phase() != Phase::Playing {
+                            break;
+                        }
+                        let me = g.to_move();
+                        let board = g.board();
+                        let simple_legal = board
+                            .empty_points()
+                            .iter()
+                            .filter(|&&i| {
+                                board
+                                    .check(
+                                        me,
+                                        i as usize,
+                                        true,
+                                        r.suicide != SuicideRule::Forbidden,
+                                        r.suicide == SuicideRule::All,
+                                    )
+                                    .is_ok()
+                            })
+                            .count();
+                        let moves = g.legal_moves();
+                        let superko = moves.len() - 1 < simple_legal;
+                        if superko || rng.random_range(0..8) == 0 {
+                            restricted += usize::from(superko);
+                            checked += 1;
+                            let seed = (game_no * 100 + ply) as u64;
+                            if let Decision::Play(mv) = bot(40, seed).choose(&g, &r, false) {
+                                assert!(g.is_legal(me, mv), "{spec}: {mv:?} in\n{g:?}");
+                            }
+                        }
+                        // Pass only when nothing else is legal, so that games run long and repeat positions.
+                        let plays: Vec<Move> =
+                            moves.into_iter().filter(|m| *m != Move::Pass).collect();
+                        let mv = if plays.is_empty() {
+                            Move::Pass
+                        } else {
+                            plays[rng.random_range(0..plays.len())]
+                        };
+                        g.play_move(mv).unwrap();
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked >= 200, "{checked}");
+    assert!(
+        restricted >= 20,
+        "only {restricted} positions with a superko restriction"
+    );
+    eprintln!("{checked} positions, {restricted} with superko restrictions");
+}
+
+#[test]
+fn follows_forced_handicap_passes_and_free_placement() {
+    // Three stones given as passes: White's first two turns must be passes.
+    let r = rules("chinese:size=9,handicap=3,placement=passes");
+    let mut g = Game::new(r).unwrap();
+    let mv = bot(100, 1).choose(&g, &r, false);
+    let Decision::Play(first @ Move::Play(_)) = mv else {
+        panic!("Black should play, not {mv:?}");
+    };
+    g.play_move(first).unwrap();
+    assert_eq!(
+        bot(100, 1).choose(&g, &r, false),
+        Decision::Play(Move::Pass)
+    );
+    // Free placement: Black places stones (no pass allowed) before White's first turn.
+    let r = rules("chinese:size=9,handicap=3,placement=free");
+    let mut g = Game::new(r).unwrap();
+    for _ in 0..3 {
+        assert_eq!(g.to_move(), Color::Black);
+        let Decision::Play(mv) = bot(100, 2).choose(&g, &r, false) else {
+            panic!("resigned");
+        };
+        assert_ne!(mv, Move::Pass);
+        g.play_move(mv).unwrap();
+    }
+    assert_eq!(g.to_move(), Color::White);
+}
+
+#[test]
+fn captures_the_chain_in_atari_that_decides_the_game() {
+    // Black's big chain has one eye (F6) and one liberty; White's three stones in the corner are in atari too.
+    // Black to move: capturing at A6 makes the second eye, and with a komi of -15.5 Black's twelve points win;
+    // anything else lets White capture Black's chain and the game.
+    let diagram = "
+        . O X X X .
+        O O X X X X
+        X X X O O O
+        O O O O . .
+        . . . . . .
+        . . . . . .";
+    let g = game(diagram, Color::Black, "chinese:komi=-15.5");
+    let r = *g.rules();
+    let capture = Move::Play(Point::new(0, 0));
+    for seed in 0..3 {
+        assert_eq!(
+            bot(500, seed).choose(&g, &r, false),
+            Decision::Play(capture)
+        );
+    }
+    let a = bot(500, 0).analyze(&g, &r, false);
+    assert!(a.stat(capture).unwrap().value > 0.8, "{:?}", a.moves);
+    assert!(
+        a.moves
+            .iter()
+            .filter(|s| s.mv != capture)
+            .all(|s| s.visits < 50),
+        "{:?}",
+        a.moves
+    );
+}
+
+#[test]
+fn never_fills_its_own_eyes_and_passes_when_done() {
+    // Black is alive with two eyes (A5, C5, E5 and the rest of the board its area); White only passes.
+    let mut g = game(
+        "X.X.X\nXXXXX\n.....\n.....\n.....",
+        Color::Black,
+        "chinese:komi=0",
+    );
+    let r = *g.rules();
+    for turn in 0..30 {
+        let Decision::Play(mv) = bot(300, turn).choose(&g, &r, false) else {
+            panic!("resigned a won game");
+        };
+        if let Move::Play(p) = mv {
+            let i = g.board().idx(p);
+            assert!(!g.board().is_eyelike(Color::Black, i), "filled {p:?}");
+        }
+        g.play(Color::Black, mv).unwrap();
+        if g.phase() != Phase::Playing {
+            return;
+        }
+        g.play(Color::White, Move::Pass).unwrap();
+        if g.phase() != Phase::Playing {
+            return;
+        }
+    }
+    panic!("the bot never passed:\n{g:?}");
+}
+
+#[test]
+fn passes_in_a_finished_position() {
+    // Every point is settled: each side's area is eyes of pass-alive groups. Nobody has passed yet.
+    let finished = "
+        . X . X O . O
+        X X X X O O O
+        . X . X O . O
+        X X X X O O O
+        . X . X O . O
+        X X X X O O O
+        . X . X O . O";
+    let g = game(finished, Color::Black, "chinese");
+    assert_eq!(
+        bot(300, 3).choose(&g, g.rules(), false),
+        Decision::Play(Move::Pass)
+    );
+    // Territories with a dead stone in each: after White's pass, Black wins the count (28 − 21 > 0 with komi
+    // 0.5 and the dead stones removed) and passes.
+    let mut g = game(TWO_TERRITORIES, Color::White, "chinese:komi=0.5");
+    g.play(Color::White, Move::Pass).unwrap();
+    assert_eq!(
+        bot(300, 3).choose(&g, g.rules(), false),
+        Decision::Play(Move::Pass)
+    );
+}
+
+#[test]
+fn captures_dead_stones_before_passing_when_every_stone_counts() {
+    // Tromp-Taylor: the dead White stone at B6 would count if left on the board, so Black fills its liberties
+    // (White passes throughout) and only then passes.
+    let mut g = game(TWO_TERRITORIES, Color::Black, "tromp-taylor:komi=0.5");
+    let r = *g.rules();
+    let dead = Point::new(1, 1);
+    for turn in 0..20 {
+        let Decision::Play(mv) = bot(200, turn).choose(&g, &r, false) else {
+            panic!("resigned");
+        };
+        if mv == Move::Pass {
+            assert_eq!(g.board().get(dead), None, "passed with B6 on the board");
+            return;
+        }
+        g.play(Color::Black, mv).unwrap();
+        g.play(Color::White, Move::Pass).unwrap();
+    }
+    panic!("no pass:\n{g:?}");
+}
+
+#[test]
+fn resigns_a_hopeless_game() {
+    // White's pass-alive groups own the whole board; Black's only legal plays are inside White's territory.
+    let g = game(
+        ". . O . .\nO O O O O\n. . . . .\nO O O O O\n. . O . .",
+        Color::Black,
+        "chinese",
+    );
+    let config = MctsConfig {
+        resign_after: 500,
+        ..MctsConfig::playouts(600)
+    };
+    assert_eq!(
+        MctsBot::new(config, 0).choose(&g, g.rules(), false),
+        Decision::Resign
+    );
+    let never = MctsConfig {
+        resign_below: 0.0,
+        ..config
+    };
+    assert_eq!(
+        MctsBot::new(never, 0).choose(&g, g.rules(), false),
+        Decision::Play(Move::Pass)
+    );
+}
+
+#[test]
+fn estimator_finds_dead_and_alive_chains() {
+    let g = game(TWO_TERRITORIES, Color::Black, "chinese");
+    let est = estimate::estimate(&g, 1000, 1);
+    // Both groups are pass-alive: alive by proof.
+    for p in [Point::new(3, 0), Point::new(4, 0)] {
+        assert_eq!(est.status(p), Some(Status::Alive), "{p:?}");
+        assert!(est.is_proven(p));
+    }
+    // The stones inside the opponent's corner are dead, by the playouts (no proof).
+    assert_eq!(est.status(Point::new(1, 1)), Some(Status::Dead));
+    assert_eq!(est.status(Point::new(5, 1)), Some(Status::Dead));
+    assert!(!est.is_proven(Point::new(1, 1)));
+    assert_eq!(est.dead(), vec![Point::new(1, 1), Point::new(5, 1)]);
+    assert!(est.seki().is_empty() && est.unsure().is_empty());
+    assert_eq!(est.owner(Point::new(0, 0)), Some(Color::Black));
+    assert_eq!(est.owner(Point::new(6, 0)), Some(Color::White));
+}
+
+#[test]
+fn estimator_reports_a_contested_group_as_unsure() {
+    // Black's corner group has a straight three of eye space (A7-C7): whoever plays B7 first decides it.
+    let diagram = "
+        . . . X O . .
+        X X X X O O O
+        O O O O O . .
+        . . . . O . .
+        . . . . O O O
+        . . . . O . .
+        . . . . O . .";
+    let g = game(diagram, Color::Black, "chinese");
+    let est = estimate::estimate(&g, 1000, 2);
+    let corner = Point::new(3, 0);
+    assert_eq!(
+        est.status(corner),
+        Some(Status::Unsure),
+        "{}",
+        est.ownership_at(corner)
+    );
+    assert!(est.unsure().contains(&corner));
+    assert!(est.unsure_points().contains(&Point::new(1, 0)));
+    // Unsure stones count as alive for `alive` (they are not removed), and are not dead.
+    assert!(est.alive().contains(&corner));
+    assert!(!est.dead().contains(&corner));
+    // The White wall around it lives.
+    assert_eq!(est.status(Point::new(4, 0)), Some(Status::Alive));
+}
+
+#[test]
+fn estimator_finds_seki() {
+    // Black's B7 C7 C6 C5 and White's A6 A5 B5 share the liberties A7 and B6 and have no others: whoever fills
+    // one puts their own chain in atari, so both live in seki. The outer Black group has the eyes A3 and A1;
+    // the White wall has the right side.
+    let diagram = "
+        . X X O . .
+        O . X O . .
+        O O X O . .
+        X X O O . .
+        . X O . . .
+        X X O . . .
+        . X O . . .";
+    let g = game(diagram, Color::Black, "chinese");
+    let est = estimate::estimate(&g, 1000, 3);
+    for p in [
+        Point::new(1, 0),
+        Point::new(2, 2),
+        Point::new(0, 1),
+        Point::new(1, 2),
+    ] {
+        assert_eq!(est.status(p), Some(Status::Seki), "{p:?}");
+    }
+    assert_eq!(est.seki().len(), 7);
+    assert_eq!(est.status(Point::new(0, 3)), Some(Status::Alive));
+    assert_eq!(est.status(Point::new(3, 0)), Some(Status::Alive));
+    assert!(est.dead().is_empty());
+}
+
+#[test]
+fn settings_parse() {
+    let c: MctsConfig = "playouts=500,threads=2".parse().unwrap();
+    assert_eq!((c.playouts, c.time, c.threads), (Some(500), None, 2));
+    let c: MctsConfig = "time=0.5,resign=0".parse().unwrap();
+    assert_eq!(c.time, Some(std::time::Duration::from_millis(500)));
+    assert_eq!((c.playouts, c.resign_below), (None, 0.0));
+    let c: MctsConfig = "".parse().unwrap();
+    assert_eq!(c, MctsConfig::default());
+    for bad in [
+        "playouts=0",
+        "time=-1",
+        "threads=0",
+        "resign=2",
+        "speed=9",
+        "playouts",
+    ] {
+        assert!(bad.parse::<MctsConfig>().is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn ko_rules_are_the_game_rules() {
+    // The analysis of a superko game still only offers legal moves.
+    // A ko: Black may take White's B3 at C3 (then White may not retake at once).
+    let g = game(".XO.\nXO.O\n.XO.\n....", Color::Black, "tromp-taylor");
+    assert_eq!(g.rules().ko, KoRule::Positional);
+    let a = bot(50, 0).analyze(&g, g.rules(), false);
+    for s in &a.moves {
+        assert!(g.is_legal(Color::Black, s.mv), "{:?}", s.mv);
+    }
+}
