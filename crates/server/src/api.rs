@@ -59,11 +59,11 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games", post(create_game))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/join", post(join))
-        .route("/api/games/{id}/moves", post(play))
-        .route("/api/games/{id}/resign", post(resign))
-        .route("/api/games/{id}/dead", post(dead))
-        .route("/api/games/{id}/accept", post(accept))
-        .route("/api/games/{id}/dispute", post(dispute))
+        .route("/api/games/{id}/moves", action_route(ActionKind::Play))
+        .route("/api/games/{id}/resign", action_route(ActionKind::Resign))
+        .route("/api/games/{id}/dead", action_route(ActionKind::Dead))
+        .route("/api/games/{id}/accept", action_route(ActionKind::Accept))
+        .route("/api/games/{id}/dispute", action_route(ActionKind::Dispute))
         .route("/api/games/{id}/sgf", get(sgf))
         .route("/api/games/{id}/replay", get(game_replay))
         .route("/api/games/{id}/ws", get(game_ws))
@@ -496,49 +496,14 @@ async fn action(
     Ok(Json(perform(&app, id, &s.user, kind, body).await?).into_response())
 }
 
-async fn play(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    action(app, id, headers, body, ActionKind::Play).await
-}
-
-async fn resign(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    action(app, id, headers, body, ActionKind::Resign).await
-}
-
-async fn dead(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    action(app, id, headers, body, ActionKind::Dead).await
-}
-
-async fn accept(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    action(app, id, headers, body, ActionKind::Accept).await
-}
-
-async fn dispute(
-    State(app): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
-    action(app, id, headers, body, ActionKind::Dispute).await
+/// The route of one game action: every action reads the same body and goes through [`perform`].
+fn action_route(kind: ActionKind) -> axum::routing::MethodRouter<AppState> {
+    post(
+        move |State(app): State<AppState>,
+              Path(id): Path<String>,
+              headers: HeaderMap,
+              body: Result<Bytes, BytesRejection>| action(app, id, headers, body, kind),
+    )
 }
 
 // ---- records ----
