@@ -95,6 +95,10 @@ pub struct Report {
     pub games_finished: u64,
     /// Acknowledgement times of moves (send to `ack`), in microseconds, sorted.
     pub acks: Vec<u32>,
+    /// Broadcast times of moves (sent by the player to received by the spectator), in microseconds, sorted.
+    pub broadcasts: Vec<u32>,
+    /// The same to the opponent, who answers the move: sent to received by the other player.
+    pub to_opponent: Vec<u32>,
     pub spectator_events: u64,
     /// Events whose version was not the previous one plus one.
     pub version_gaps: u64,
@@ -165,10 +169,25 @@ impl Report {
 
     /// The `q` quantile of the acknowledgement times, in milliseconds.
     pub fn ack_ms(&self, q: f64) -> Option<f64> {
-        let last = self.acks.len().checked_sub(1)?;
-        let k = ((last as f64) * q).round() as usize;
-        Some(f64::from(self.acks[k.min(last)]) / 1000.0)
+        quantile_ms(&self.acks, q)
     }
+
+    /// The `q` quantile of the broadcast times, in milliseconds.
+    pub fn broadcast_ms(&self, q: f64) -> Option<f64> {
+        quantile_ms(&self.broadcasts, q)
+    }
+
+    /// The `q` quantile of the times from a move's sending to its event at the opponent, in milliseconds.
+    pub fn to_opponent_ms(&self, q: f64) -> Option<f64> {
+        quantile_ms(&self.to_opponent, q)
+    }
+}
+
+/// The `q` quantile of sorted microseconds, in milliseconds.
+fn quantile_ms(sorted: &[u32], q: f64) -> Option<f64> {
+    let last = sorted.len().checked_sub(1)?;
+    let k = ((last as f64) * q).round() as usize;
+    Some(f64::from(sorted[k.min(last)]) / 1000.0)
 }
 
 fn mib(kib: u64) -> f64 {
@@ -232,6 +251,28 @@ impl fmt::Display for Report {
                 self.acks.len()
             )?,
             _ => writeln!(f, "ack ms          no moves acknowledged")?,
+        }
+        if let (Some(p50), Some(p90), Some(p99), Some(max)) = (
+            self.broadcast_ms(0.5),
+            self.broadcast_ms(0.9),
+            self.broadcast_ms(0.99),
+            self.broadcast_ms(1.0),
+        ) {
+            writeln!(
+                f,
+                "broadcast ms    p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  max {max:.2} (move sent to the spectator's event)"
+            )?;
+        }
+        if let (Some(p50), Some(p90), Some(p99), Some(max)) = (
+            self.to_opponent_ms(0.5),
+            self.to_opponent_ms(0.9),
+            self.to_opponent_ms(0.99),
+            self.to_opponent_ms(1.0),
+        ) {
+            writeln!(
+                f,
+                "to opponent ms  p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  max {max:.2} (move sent to the opponent's event)"
+            )?;
         }
         writeln!(
             f,
@@ -435,6 +476,8 @@ struct Stats {
     errors: AtomicU64,
     error_samples: Mutex<Vec<String>>,
     acks: Mutex<Vec<u32>>,
+    broadcasts: Mutex<Vec<u32>>,
+    to_opponent: Mutex<Vec<u32>>,
 }
 
 impl Stats {
@@ -665,6 +708,12 @@ async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report,
 
     let s = &ctx.stats;
     let mut acks = std::mem::take(&mut *s.acks.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut broadcasts =
+        std::mem::take(&mut *s.broadcasts.lock().unwrap_or_else(|e| e.into_inner()));
+    broadcasts.sort_unstable();
+    let mut to_opponent =
+        std::mem::take(&mut *s.to_opponent.lock().unwrap_or_else(|e| e.into_inner()));
+    to_opponent.sort_unstable();
     acks.sort_unstable();
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
     Ok(Report {
@@ -676,6 +725,8 @@ async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report,
         other_actions: load(&s.other_actions),
         games_finished: load(&s.games_finished),
         acks,
+        broadcasts,
+        to_opponent,
         spectator_events: load(&s.spectator_events),
         version_gaps: load(&s.version_gaps),
         resyncs: load(&s.resyncs),
@@ -762,19 +813,29 @@ async fn run_slot(
 /// Plays one game to its end or to the deadline; the spectator then reads up to the last version.
 async fn play_game(ctx: &Arc<Ctx>, ready: Ready, seed: u64, deadline: Instant) {
     let (last_tx, last_rx) = watch::channel(None);
+    let sent: Sent = Arc::default();
     let spectator = tokio::spawn(spectate(
         Arc::clone(ctx),
         ready.spectator,
         ready.watched_from,
         last_rx,
+        Arc::clone(&sent),
     ));
-    let b = tokio::spawn(play(Arc::clone(ctx), ready.black, "black", seed, deadline));
+    let b = tokio::spawn(play(
+        Arc::clone(ctx),
+        ready.black,
+        "black",
+        seed,
+        deadline,
+        Arc::clone(&sent),
+    ));
     let w = tokio::spawn(play(
         Arc::clone(ctx),
         ready.white,
         "white",
         seed ^ 0x5555,
         deadline,
+        sent,
     ));
     let mut last = 0;
     let mut over = false;
@@ -896,6 +957,9 @@ impl Position {
     }
 }
 
+/// The version a player's move will make and when it was sent, for the spectator's broadcast times.
+type Sent = Arc<Mutex<Option<(u64, Instant, &'static str)>>>;
+
 /// How a player's part of a game ended.
 struct PlayerEnd {
     version: u64,
@@ -922,6 +986,7 @@ async fn play(
     me: &'static str,
     seed: u64,
     deadline: Instant,
+    sent_at: Sent,
 ) -> Result<PlayerEnd, BenchError> {
     let stone = if me == "black" { b'X' } else { b'O' };
     let mut rng = seed | 1;
@@ -944,7 +1009,14 @@ async fn play(
     let mut must_pass = false;
     let mut reference = 0u64;
     let mut acks = Vec::new();
-    let mut last_move: Option<Instant> = None;
+    // With a rate: when this player's next move is due (a late move does not push the later ones back).
+    // The first at a random point of the first interval, so that the games do not all move at once.
+    let mut next_move: Option<Instant> = ctx.pace.map(|pace| {
+        let nanos = u64::try_from(pace.as_nanos()).unwrap_or(u64::MAX).max(1);
+        Instant::now() + Duration::from_nanos(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) % nanos)
+    });
+    // Times from the opponent's moves to their events here.
+    let mut replies = Vec::new();
     let result = loop {
         if known && pos.phase == "over" {
             break Ok(true);
@@ -1007,8 +1079,8 @@ async fn play(
                 _ => None,
             };
             if let Some((text, point, is_move, is_pass)) = action {
-                if let (Some(pace), Some(last), true) = (ctx.pace, last_move, is_move) {
-                    tokio::time::sleep_until(last + pace).await;
+                if let (Some(due), true) = (next_move, is_move) {
+                    tokio::time::sleep_until(due).await;
                     if Instant::now() >= deadline {
                         break Ok(false);
                     }
@@ -1016,7 +1088,14 @@ async fn play(
                 reference += 1;
                 let sent = Instant::now();
                 if is_move {
-                    last_move = Some(sent);
+                    if let Some(pace) = ctx.pace {
+                        // On schedule, or at most one move's time behind it.
+                        let behind = sent.checked_sub(pace).unwrap_or(sent);
+                        let due = next_move.map_or(sent, |d| d.max(behind));
+                        next_move = Some(due + pace);
+                    }
+                    *sent_at.lock().unwrap_or_else(|e| e.into_inner()) =
+                        Some((pos.version + 1, sent, me));
                 }
                 if let Err(e) = ws.send(Message::Text(text.into())).await {
                     break Err(fail(format!("{me}: sending: {e}")));
@@ -1127,11 +1206,23 @@ async fn play(
                     pass_refused = false;
                     must_pass = false;
                 }
+                let sent = *sent_at.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some((version, at, mover)) = sent
+                    && version == s.version
+                    && mover != me
+                {
+                    replies.push(u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX));
+                }
                 pos.update(s, me);
                 known = true;
             }
         }
     };
+    ctx.stats
+        .to_opponent
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend_from_slice(&replies);
     ctx.stats
         .acks
         .lock()
@@ -1170,8 +1261,10 @@ async fn spectate(
     mut ws: Socket,
     from: u64,
     mut last: watch::Receiver<Option<u64>>,
+    sent_at: Sent,
 ) {
     let mut seen = Some(from);
+    let mut broadcasts = Vec::new();
     let mut target: Option<(u64, Instant)> = None;
     loop {
         if let (Some((t, _)), Some(v)) = (target, seen)
@@ -1221,11 +1314,75 @@ async fn spectate(
             }
         } else {
             ctx.stats.spectator_events.fetch_add(1, Ordering::Relaxed);
+            let sent = *sent_at.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some((version, at, _)) = sent
+                && version == m.version
+            {
+                broadcasts.push(u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX));
+            }
             if seen.is_some_and(|v| m.version != v + 1) {
                 ctx.stats.version_gaps.fetch_add(1, Ordering::Relaxed);
             }
         }
         seen = Some(m.version);
     }
+    ctx.stats
+        .broadcasts
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend_from_slice(&broadcasts);
     let _ = ws.close(None).await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn points_are_named_and_own_eyes_left_alone() {
+        // 3×3, Black on A2 and B1: the corner A1 is Black's eye, not White's.
+        let pos = Position {
+            version: 0,
+            width: 3,
+            height: 3,
+            cells: b"...X...X.".to_vec(),
+            my_turn: true,
+            phase: "playing".into(),
+            accepted: false,
+        };
+        assert_eq!(point_index("A1", 3, 3), Some(6));
+        assert_eq!(point_index("C3", 3, 3), Some(2));
+        assert_eq!(point_index("D1", 3, 3), None);
+        let mut rng = 7;
+        let refused = HashSet::new();
+        for _ in 0..50 {
+            let p = pos.choose(b'X', &refused, &mut rng).unwrap();
+            assert_ne!(p, "A1");
+            assert_eq!(pos.cells[point_index(&p, 3, 3).unwrap()], b'.');
+        }
+        let all_but_a1: HashSet<usize> = [0, 1, 2, 4, 5, 8].into();
+        assert_eq!(pos.choose(b'X', &all_but_a1, &mut rng), None);
+        assert_eq!(
+            pos.choose(b'O', &all_but_a1, &mut rng).as_deref(),
+            Some("A1")
+        );
+    }
+
+    /// A short run against an in-process server: the tool works end to end (nothing about speed is checked).
+    #[test]
+    fn a_short_run_plays_and_the_spectators_see_every_event() {
+        let report = run(&BenchConfig {
+            games: 2,
+            seconds: 1.0,
+            idle: 3,
+            ..BenchConfig::default()
+        })
+        .unwrap();
+        assert_eq!(report.errors, 0, "{:?}", report.error_samples);
+        assert!(report.moves > 0);
+        assert_eq!(report.version_gaps, 0);
+        assert_eq!(report.spectator_events, report.moves + report.other_actions);
+        assert_eq!(report.idle_held, 3);
+        assert_eq!(report.acks.len() as u64, report.moves);
+    }
 }
