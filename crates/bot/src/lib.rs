@@ -5,6 +5,7 @@
 //!   filling) and area counting.
 //! - [`estimate`]: ownership and the status of every chain (alive, dead, seki, unsure) from playouts and
 //!   Benson's unconditional life; `final_status_list` uses it.
+//! - [`time`]: how long to think about a move, given the clock.
 //! - [`simple`]: the stopgap one-ply bot; [`playout`]: the random playouts of `tesuji bench playouts`.
 
 pub mod estimate;
@@ -13,3 +14,4 @@ pub mod patterns;
 pub mod playout;
 pub mod policy;
 pub mod simple;
+pub mod time;

@@ -64,18 +64,34 @@ pub fn run(
         ProgressStyle::with_template("{bar:40} {pos}/{len} games  {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    // Without a terminal the bar is hidden: a line per game instead, so a long match shows its progress in a log.
+    let log_lines = bar.is_hidden();
+    // Each record is written as its game ends, so a long match that is stopped keeps what it played.
+    let write_failure = std::sync::Mutex::new(None);
     let records = run_match(&config, |r| {
         let result = r.result.map_or("no result".to_string(), |x| x.to_string());
+        if let Some(dir) = &sgf_dir {
+            let path = dir.join(format!("game-{:04}.sgf", r.index + 1));
+            if let Err(e) = std::fs::write(&path, &r.sgf)
+                && let Ok(mut first) = write_failure.lock()
+            {
+                first.get_or_insert(format!("cannot write {}: {e}", path.display()));
+            }
+        }
+        if log_lines {
+            let a = if r.a_color == tesuji_rules::Color::Black {
+                "A Black"
+            } else {
+                "A White"
+            };
+            eprintln!("game {}: {result} ({a}, {} turns)", r.index + 1, r.turns);
+        }
         bar.set_message(format!("game {}: {result}", r.index + 1));
         bar.inc(1);
     });
     bar.finish_and_clear();
-    if let Some(dir) = &sgf_dir {
-        for r in &records {
-            let path = dir.join(format!("game-{:04}.sgf", r.index + 1));
-            std::fs::write(&path, &r.sgf)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-        }
+    if let Some(e) = write_failure.into_inner().ok().flatten() {
+        bail!(e);
     }
     for r in records.iter().filter(|r| r.fault.is_some()) {
         eprintln!("game {}: {}", r.index + 1, r.fault.as_deref().unwrap_or(""));

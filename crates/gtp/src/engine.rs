@@ -9,6 +9,7 @@ use std::str::FromStr;
 use tesuji_bot::estimate;
 use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
+use tesuji_clock::{GtpTimeLeft, Remaining, SECOND_MS, TimeControl};
 use tesuji_rules::handicap::fixed_handicap_points;
 use tesuji_rules::spec::MAX_KOMI_POINTS;
 use tesuji_rules::{
@@ -475,7 +476,11 @@ impl Engine {
         let cleanup = cleanup || self.pos.rules().end == EndRule::Score;
         let mv = match self.bot_kind {
             BotKind::Simple => self.bot.choose(&game, cleanup),
-            BotKind::Mcts(config) => {
+            BotKind::Mcts(mut config) => {
+                // Under a clock its budget replaces the configured time per move (a playout count still holds).
+                if let Some(budget) = self.think_time(c) {
+                    config.time = Some(budget);
+                }
                 match MctsBot::new(config, self.seed).choose(&game, self.pos.rules(), cleanup) {
                     Decision::Play(mv) => mv,
                     // Nothing is played: the controller ends the game.
@@ -663,6 +668,54 @@ impl Engine {
                 Ok(String::new())
             }
         }
+    }
+
+    /// The time control as the controller set it, if it limits anything.
+    fn time_control(&self) -> Option<TimeControl> {
+        let s = u64::from;
+        let control = match self.time {
+            TimeSettings::None => return None,
+            TimeSettings::Absolute { main } => TimeControl::Absolute {
+                main_ms: s(main) * SECOND_MS,
+            },
+            TimeSettings::Canadian { main, byo, stones } => TimeControl::Canadian {
+                main_ms: s(main) * SECOND_MS,
+                stones,
+                period_ms: s(byo) * SECOND_MS,
+            },
+            TimeSettings::Byoyomi {
+                main,
+                period,
+                periods,
+            } => TimeControl::ByoYomi {
+                main_ms: s(main) * SECOND_MS,
+                periods,
+                period_ms: s(period) * SECOND_MS,
+            },
+        };
+        // Settings no clock can run (`absolute 0`) limit nothing we can plan with.
+        control.validate().ok().map(|()| control)
+    }
+
+    /// How long the search bot thinks about `color`'s next move under the controller's clock
+    /// ([`tesuji_bot::time::budget`]): from `color`'s last `time_left`, or the whole control before any; `None`
+    /// without a time limit (the bot's own setting holds).
+    pub fn think_time(&self, color: Color) -> Option<std::time::Duration> {
+        let control = self.time_control()?;
+        let left = match self.time_left[color.index()] {
+            Some((t, stones)) => GtpTimeLeft {
+                time_s: t.max(0).unsigned_abs(),
+                stones,
+            }
+            .to_remaining(&control),
+            None => Remaining::initial(&control),
+        };
+        let size = self.pos.size();
+        let grid = self.pos.grid();
+        let empty = (0..size.area())
+            .filter(|&k| grid.get(size.point_at(k)).is_none())
+            .count();
+        tesuji_bot::time::budget(&control, &left, empty)
     }
 
     fn time_settings_cmd(&mut self, args: &[&str]) -> Reply {

@@ -239,6 +239,43 @@ fn time_commands_are_stored() {
     e.ok("time_left b -1 0");
 }
 
+/// The search bot's time per move follows the controller's clock, with the bot crate's budget rule.
+#[test]
+fn the_clock_sets_the_time_to_think() {
+    use tesuji_bot::time::{MARGIN_MS, RESERVE_MS, moves_to_plan};
+    let mut e = Ours::with_spec("chinese:size=9");
+    let ms = |e: &Ours, c: Color| e.engine.think_time(c).map(|d| d.as_millis() as u64);
+    assert_eq!(
+        ms(&e, Color::Black),
+        None,
+        "no clock: the bot's own setting"
+    );
+    e.ok("kgs-time_settings absolute 60");
+    let plan = moves_to_plan(81);
+    let spread = |main: u64| (main - plan * RESERVE_MS) / plan;
+    assert_eq!(ms(&e, Color::Black), Some(spread(60_000)));
+    e.ok("time_left black 20 0");
+    assert_eq!(ms(&e, Color::Black), Some(spread(20_000)));
+    assert_eq!(
+        ms(&e, Color::White),
+        Some(spread(60_000)),
+        "White's clock is its own"
+    );
+    // Byo-yomi periods: most of one period a move once in overtime.
+    e.ok("kgs-time_settings byoyomi 0 10 3");
+    e.ok("time_left white 10 3");
+    assert_eq!(ms(&e, Color::White), Some(8_000));
+    // Canadian: the block's time shared among its stones; a stone with 1 s left keeps the margin.
+    e.ok("time_settings 0 60 10");
+    e.ok("time_left black 60 10");
+    assert_eq!(ms(&e, Color::Black), Some(4_800));
+    e.ok("time_left black 1 1");
+    assert_eq!(ms(&e, Color::Black), Some(1_000 - MARGIN_MS));
+    // `absolute 0` is no clock anyone can keep: the bot's own setting.
+    e.ok("time_settings 0 0 0");
+    assert_eq!(ms(&e, Color::Black), None);
+}
+
 #[test]
 fn moves_out_of_turn_and_passes() {
     // GTP lets either colour move at any time, also after two passes.
