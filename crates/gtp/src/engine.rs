@@ -407,8 +407,7 @@ impl Engine {
             "showboard" => want(args, 0).map(|_| self.showboard()),
             "final_score" => {
                 want(args, 0)?;
-                let dead = self.pos.dead_stones();
-                Ok(self.pos.result(&dead).to_string())
+                Ok(self.pos.result(&self.estimated_dead()).to_string())
             }
             "final_status_list" => self.final_status_list(args),
             "fixed_handicap" => self.fixed_handicap(args),
@@ -556,8 +555,7 @@ impl Engine {
                 String::new()
             });
         }
-        let game = self.pos.game_for(self.pos.to_move());
-        let est = estimate::estimate(&game, estimate::default_playouts(size), self.seed);
+        let est = self.estimate();
         let list = match status.as_str() {
             "dead" => est.dead(),
             "seki" => est.seki(),
@@ -565,6 +563,25 @@ impl Engine {
             _ => est.alive(),
         };
         Ok(vertices(&list, size))
+    }
+
+    /// The estimator's judgement of the position (seeded: the same position gets the same answer).
+    fn estimate(&self) -> estimate::Estimate {
+        let game = self.pos.game_for(self.pos.to_move());
+        estimate::estimate(
+            &game,
+            estimate::default_playouts(self.pos.size()),
+            self.seed,
+        )
+    }
+
+    /// The dead stones of the count: the estimator's (unsure stones count as alive), none under `end=score`.
+    fn estimated_dead(&self) -> Vec<Point> {
+        if self.pos.rules().end == EndRule::Score {
+            Vec::new()
+        } else {
+            self.estimate().dead()
+        }
     }
 
     /// Replaces the position by a setup of black handicap stones, White to move.
@@ -659,7 +676,7 @@ impl Engine {
         if args.len() > 1 {
             return Err(GtpError::WrongArguments);
         }
-        let text = sgfio::one_line(sgfio::record(&self.pos)?);
+        let text = sgfio::one_line(sgfio::record(&self.pos, &self.estimated_dead())?);
         match args.first() {
             None | Some(&"-") => Ok(text),
             Some(file) => {

@@ -7,8 +7,9 @@
 //! `kata-set-rules`, `set_position`) and `tesuji-rules [SPEC]`.
 //!
 //! Legality is always the rules crate's: see [`position`] for how GTP's free colour order is mapped onto a
-//! [`tesuji_rules::Game`], and [`position::Position::dead_stones`] for the dead-stone judgement of
-//! `final_score` and `final_status_list`.
+//! [`tesuji_rules::Game`]. The dead stones of `final_score`, `final_status_list` and the result `printsgf`
+//! writes are the estimator's ([`tesuji_bot::estimate`]: playouts and Benson's unconditional life; stones it is
+//! unsure of count as alive); under `end=score` every stone is alive.
 
 pub mod controller;
 pub mod engine;

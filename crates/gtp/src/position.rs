@@ -15,7 +15,7 @@
 
 use tesuji_rules::game::expand_chains;
 use tesuji_rules::result::{GameResult, Score, score_position};
-use tesuji_rules::score::{benson, seki};
+use tesuji_rules::score::seki;
 use tesuji_rules::{
     Board, Color, EndRule, Game, GameError, Grid, Illegal, Move, PassStones, Phase, Point, Preset,
     Repetition, Rules, Size,
@@ -228,23 +228,6 @@ impl Position {
                 Move::Play(p) => Some(p),
                 Move::Pass => None,
             })
-            .collect()
-    }
-
-    /// The dead stones for counting: none under `end = score` (every stone on the board is alive); otherwise
-    /// the stones that Benson's algorithm puts inside the opponent's unconditional (pass-alive) territory.
-    /// Nothing else is judged dead: a group that is merely weak counts as alive.
-    pub fn dead_stones(&self) -> Vec<Point> {
-        if self.rules.end == EndRule::Score {
-            return Vec::new();
-        }
-        let grid = self.grid();
-        let size = grid.size();
-        let owner = benson(&grid, self.rules.suicide).owner;
-        size.points()
-            .filter(
-                |&p| matches!(grid.get(p), Some(c) if owner[size.index(p)] == Some(c.opponent())),
-            )
             .collect()
     }
 

@@ -6,7 +6,7 @@
 //! plays them.
 
 use tesuji_rules::handicap::fixed_handicap_points;
-use tesuji_rules::{Color, Game, Move, Placement, Rules};
+use tesuji_rules::{Color, Game, Move, Placement, Point, Rules};
 use tesuji_sgf::record::{GameInfo, decode_move, record_rules, replay, to_tree};
 use tesuji_sgf::{Collection, Property, Tree};
 
@@ -124,13 +124,13 @@ fn vertex(mv: Move, pos: &Position) -> String {
 }
 
 /// The record of the position: the root as `tesuji_sgf::record::to_tree` writes it (size, komi, handicap,
-/// rules, setup), every GTP move in order, and `RE` once the last two moves are passes.
-pub fn record(pos: &Position) -> Result<Tree, GtpError> {
+/// rules, setup), every GTP move in order, and `RE` once the last two moves are passes, counted with `dead`.
+pub fn record(pos: &Position, dead: &[Point]) -> Result<Tree, GtpError> {
     let start = Game::from_position(*pos.rules(), pos.start(), pos.start_to_move())
         .map_err(|e| GtpError::Write(e.to_string()))?;
     let mut tree = to_tree(&start, &GameInfo::default());
     if pos.ended() {
-        let result = pos.result(&pos.dead_stones());
+        let result = pos.result(dead);
         tree.root_mut()
             .properties
             .push(Property::text("RE", &result.to_string()));

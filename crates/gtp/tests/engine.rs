@@ -171,6 +171,15 @@ fn counting_and_statuses() {
     e.ok("tesuji-rules tromp-taylor:size=5");
     assert_eq!(e.ok("final_status_list dead"), "");
     assert_eq!(e.ok("final_score"), "B+21");
+    // A stone the estimator finds dead though Benson's algorithm proves nothing (Black's wall has one big
+    // eye): the count removes it, as final_status_list says. Columns A-C Black's, E-G White's, D dame.
+    let mut e = Ours::with_spec("chinese:size=7,komi=0");
+    let walls: Vec<String> = (1..=7)
+        .flat_map(|row| [format!("b c{row}"), format!("w e{row}")])
+        .collect();
+    e.ok(&format!("set_position {} w a4", walls.join(" ")));
+    assert_eq!(e.ok("final_status_list dead"), "A4");
+    assert_eq!(e.ok("final_score"), "0");
     // Captures by colour.
     let mut e = Ours::with_spec("chinese:size=5");
     for line in ["play b a2", "play w a1", "play b b1"] {
