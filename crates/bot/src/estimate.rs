@@ -6,10 +6,13 @@
 //! pass-alive stones are alive and their pass-alive territory is theirs, so stones inside it are dead.
 //!
 //! A chain's value is the mean ownership of its stones from its own colour's side. It is *alive* at
-//! [`SURE`] or more, *dead* at `-SURE` or less, and *unsure* in between: a chain whose fate the playouts do not
-//! agree on is reported as such, never guessed. Alive chains that the territory count's seki test
-//! ([`tesuji_rules::score::seki`], with the dead chains removed) finds in seki are *seki*. Empty points are
-//! owned at `±SURE` or beyond, nobody's (dame) within ±[`DAME`], and unsure in between.
+//! [`SURE`] or more, *dead* at `-DEAD` or less, and *unsure* in between: a chain whose fate the playouts do not
+//! agree on is reported as such, never guessed. [`DEAD`] is lower than `SURE` because the playouts err one way:
+//! they let dead chains escape far more often than they kill living ones. An alive chain below [`FIRM`] that
+//! touches an unsure enemy chain or shares a liberty with it is unsure too: the two may be in a race that the
+//! playouts cannot call. Alive chains that the territory count's seki test ([`tesuji_rules::score::seki`])
+//! finds in seki both with the dead chains removed and with the unsure ones removed too are *seki*. Empty points
+//! are owned at `±SURE` or beyond, nobody's (dame) within ±[`DAME`], and unsure in between.
 
 use rand::SeedableRng;
 use rand_pcg::Pcg32;
@@ -18,9 +21,15 @@ use tesuji_rules::{Board, Color, Game, Point, Size, SuicideRule};
 
 use crate::policy::{self, PASS, Scorer};
 
-/// Ownership (from a colour's side) from which a chain is alive or a point owned; its negation makes a chain
-/// dead.
+/// Ownership (from a colour's side) from which a chain is alive or a point owned.
 pub const SURE: f32 = 0.6;
+/// Ownership against a chain (from its colour's side, negated) from which it is dead. Lower than [`SURE`]
+/// because the playouts err one way: their random attacker rarely kills precisely, so a dead chain with room
+/// around it survives a good share of them, while a living chain is almost never captured in them (on GNU Go's
+/// finished games, `tests/gnugo_dead.rs`, 0.6 left 7 of 120 games short of its dead stones; 0.4 leaves 3).
+pub const DEAD: f32 = 0.4;
+/// Ownership from which an alive chain stays alive next to an unsure enemy chain.
+pub const FIRM: f32 = 0.9;
 /// Ownership within which an empty point is nobody's.
 pub const DAME: f32 = 0.2;
 
@@ -117,6 +126,7 @@ pub fn estimate_board(
     // Chains: mean ownership from their own side.
     let mut status: Vec<Option<Status>> = vec![None; cells.len()];
     let mut seen = vec![false; cells.len()];
+    let mut chains = Vec::new();
     for p in size.points() {
         let k = size.index(p);
         let Some(c) = grid.get(p) else { continue };
@@ -136,24 +146,53 @@ pub fn estimate_board(
             Status::Dead
         } else if mean >= SURE {
             Status::Alive
-        } else if mean <= -SURE {
+        } else if mean <= -DEAD {
             Status::Dead
         } else {
             Status::Unsure
         };
-        for q in chain {
+        for &q in &chain {
             let j = size.index(q);
             seen[j] = true;
             status[j] = Some(s);
         }
+        chains.push((chain, c, mean));
+    }
+    // A chain next to an unsure enemy chain (touching it or sharing a liberty) may be in a race with it: the
+    // playouts' verdict on the one hangs on the other, so unless it is firmly alive it is unsure too.
+    let racing = |chain: &[Point], c: Color| {
+        let unsure_enemy = |r: Point| {
+            grid.get(r) == Some(c.opponent()) && status[size.index(r)] == Some(Status::Unsure)
+        };
+        chain.iter().flat_map(|&q| size.neighbors(q)).any(|q| {
+            unsure_enemy(q) || (grid.get(q).is_none() && size.neighbors(q).any(unsure_enemy))
+        })
+    };
+    let doubted: Vec<usize> = chains
+        .iter()
+        .filter(|(chain, c, mean)| {
+            let k = size.index(chain[0]);
+            status[k] == Some(Status::Alive) && !proof.alive[k] && *mean < FIRM && racing(chain, *c)
+        })
+        .flat_map(|(chain, _, _)| chain.iter().map(|&q| size.index(q)))
+        .collect();
+    for k in doubted {
+        status[k] = Some(Status::Unsure);
     }
     let dead: Vec<Point> = size
         .points()
         .filter(|&p| status[size.index(p)] == Some(Status::Dead))
         .collect();
+    // Unsure chains left on the board make the regions around them touch both colours, which the seki test
+    // reads as shared liberties; so a chain is in seki only when it is whether they stay or go.
+    let unsure_or_dead: Vec<Point> = size
+        .points()
+        .filter(|&p| matches!(status[size.index(p)], Some(Status::Dead | Status::Unsure)))
+        .collect();
     let in_seki = seki(&grid, &dead);
+    let in_seki_without_unsure = seki(&grid, &unsure_or_dead);
     for (k, s) in status.iter_mut().enumerate() {
-        if *s == Some(Status::Alive) && in_seki[k] && !proof.alive[k] {
+        if *s == Some(Status::Alive) && in_seki[k] && in_seki_without_unsure[k] && !proof.alive[k] {
             *s = Some(Status::Seki);
         }
     }

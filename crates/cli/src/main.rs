@@ -62,7 +62,12 @@ enum Command {
         /// the record marks dead (TB/TW on its last node).
         #[arg(long)]
         dead: Option<String>,
-        /// Print JSON: {"result": ..., "black": {...}, "white": {...}}.
+        /// Take the dead stones from the estimator (playouts and Benson's unconditional life) instead of the
+        /// record. Stones it is unsure of count as alive and are listed on standard error, and the exit status
+        /// is then 3 (the result is printed all the same).
+        #[arg(long, conflicts_with = "dead")]
+        auto_dead: bool,
+        /// Print JSON: {"result": ..., "black": {...}, "white": {...}, "dead": [...], "unsure": [...]}.
         #[arg(long)]
         json: bool,
     },
@@ -284,14 +289,28 @@ fn run(cli: Cli) -> Result<()> {
             rules,
             komi,
             dead,
+            auto_dead,
             json,
-        } => records::score(
-            &file,
-            rules.as_deref(),
-            komi.as_deref(),
-            dead.as_deref(),
-            json,
-        ),
+        } => {
+            let from = match (&dead, auto_dead) {
+                (_, true) => records::DeadFrom::Estimate,
+                (Some(list), false) => records::DeadFrom::List(list),
+                (None, false) => records::DeadFrom::Record,
+            };
+            let unsure = records::score(&file, rules.as_deref(), komi.as_deref(), from, json)?;
+            if !unsure.is_empty() {
+                // The count took these stones as alive; a script must not take the result as final.
+                eprintln!(
+                    "tesuji: {}: unsure stones, counted alive: {}",
+                    file.display(),
+                    unsure.join(" ")
+                );
+                use std::io::Write;
+                let _ = std::io::stdout().flush();
+                std::process::exit(3);
+            }
+            Ok(())
+        }
         Command::Sgf {
             what: SgfCommand::Check { files },
         } => records::check(&files),

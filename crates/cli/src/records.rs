@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 use serde_json::json;
+use tesuji_bot::estimate;
 use tesuji_rules::result::{GameResult, PlayerScore, format_half_points};
 use tesuji_rules::{Color, Point, Rules};
 use tesuji_sgf::record::{RulesFromRecord, record_rules, replay, rules_of};
@@ -31,14 +32,27 @@ fn load(path: &Path) -> Result<(Collection, Vec<String>, bool)> {
     Ok((read.collection, lines, errors))
 }
 
-/// `tesuji score FILE [--rules SPEC] [--komi K] [--dead V,...] [--json]`.
+/// Where `tesuji score` takes its dead stones from.
+#[derive(Clone, Copy, Debug)]
+pub enum DeadFrom<'a> {
+    /// The record's TB/TW marks on its last node.
+    Record,
+    /// GTP vertices separated by commas (each marks its chain).
+    List(&'a str),
+    /// The estimator (`tesuji_bot::estimate`): its dead chains; its unsure ones stay on the board.
+    Estimate,
+}
+
+/// `tesuji score FILE [--rules SPEC] [--komi K] [--dead V,... | --auto-dead] [--json]`. Returns the stones the
+/// estimator was unsure of (always none unless `--auto-dead`): the count treats them as alive, so the caller
+/// must tell the user that the result may be wrong.
 pub fn score(
     path: &Path,
     spec: Option<&str>,
     komi: Option<&str>,
-    dead: Option<&str>,
+    dead: DeadFrom,
     as_json: bool,
-) -> Result<()> {
+) -> Result<Vec<String>> {
     let (collection, _, _) = load(path)?;
     let Some(tree) = collection.trees.first() else {
         bail!("{}: no game in the file", path.display());
@@ -66,10 +80,16 @@ pub fn score(
     }
     let replayed = replay(tree, rules).with_context(|| format!("{}", path.display()))?;
     let size = rules.size;
+    let mut unsure = Vec::new();
     let dead_points: Vec<Point> = match dead {
-        // Without --dead, the dead stones the record marks (TB/TW on its last node).
-        None => tesuji_sgf::record::dead_stones_of(tree, &replayed.game.grid()),
-        Some(list) => list
+        DeadFrom::Record => tesuji_sgf::record::dead_stones_of(tree, &replayed.game.grid()),
+        DeadFrom::Estimate => {
+            // A fixed seed: the same record always gets the same count.
+            let est = estimate::estimate(&replayed.game, estimate::default_playouts(size), 0);
+            unsure = est.unsure();
+            est.dead()
+        }
+        DeadFrom::List(list) => list
             .split(',')
             .map(str::trim)
             .filter(|v| !v.is_empty())
@@ -85,6 +105,8 @@ pub fn score(
             .collect::<Result<_>>()?,
     };
     let game = &replayed.game;
+    let vertices =
+        |points: &[Point]| -> Vec<String> { points.iter().map(|p| p.to_gtp(size)).collect() };
     for &p in &dead_points {
         if game.grid().get(p).is_none() {
             bail!("bad --dead vertex {}: no stone there", p.to_gtp(size));
@@ -112,11 +134,20 @@ pub fn score(
             "black": side(&score.black),
             "white": side(&score.white),
             "dame": score.dame,
+            "dead": vertices(&tesuji_rules::game::expand_chains(&game.grid(), &dead_points)),
+            "unsure": vertices(&unsure),
         });
         println!("{out}");
     } else {
         println!("{result}");
         println!("rules {rules}");
+        if matches!(dead, DeadFrom::Estimate) {
+            let dead = vertices(&dead_points);
+            println!(
+                "dead{}",
+                dead.iter().map(|v| format!(" {v}")).collect::<String>()
+            );
+        }
         for (c, s) in [(Color::Black, &score.black), (Color::White, &score.white)] {
             println!(
                 "{c}: stones {} territory {} shared {} captures {} dead {} pass-stones {} komi {} bonus {} total {}",
@@ -132,7 +163,7 @@ pub fn score(
             );
         }
     }
-    Ok(())
+    Ok(vertices(&unsure))
 }
 
 /// `tesuji sgf check FILE...`: prints every diagnostic; fails when any file has an error.

@@ -288,6 +288,152 @@ fn score_takes_dead_stones_marked_in_the_record() {
 }
 
 #[test]
+fn score_auto_dead_removes_the_estimated_dead_stones() {
+    // The 5×5 record above without its marks: the lone black stone at E5 in White's area is dead, so the
+    // estimator's count is the marked count, a draw. A wrong mark (TB on White's D5) is overridden.
+    let dir = tempfile::tempdir().unwrap();
+    let moves = ";B[ba];W[da];B[bb];W[db];B[bc];W[dc];B[bd];W[dd];B[be];W[de];B[ea];W[];B[]";
+    for (name, marks) in [("plain.sgf", ""), ("wrong.sgf", "TB[da]")] {
+        let file = dir.path().join(name);
+        std::fs::write(
+            &file,
+            format!("(;GM[1]FF[4]SZ[5]KM[0]RU[Chinese]{moves}{marks})"),
+        )
+        .unwrap();
+        let path = file.to_str().unwrap();
+        let o = tesuji(&["score", path, "--json", "--auto-dead"]);
+        assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+        assert_eq!(v["result"], "0", "{name}: {v}");
+        assert_eq!(v["dead"], serde_json::json!(["E5"]), "{name}: {v}");
+        assert_eq!(v["unsure"], serde_json::json!([]), "{name}: {v}");
+        let text = tesuji(&["score", path, "--auto-dead"]);
+        assert_eq!(text.status.code(), Some(0), "{name}: {}", stderr(&text));
+        assert!(stdout(&text).contains("\ndead E5\n"), "{}", stdout(&text));
+    }
+    // --dead and --auto-dead exclude each other.
+    let path = dir.path().join("plain.sgf");
+    let o = tesuji(&[
+        "score",
+        path.to_str().unwrap(),
+        "--auto-dead",
+        "--dead",
+        "E5",
+    ]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+}
+
+/// A position of `crates/bot/tests/fixtures/dead/` (GNU Go's dead stones, checked by playing on) as a record:
+/// its stones set up, then two passes from the colour to move. Returns the record and the dead and contested
+/// stones.
+fn fixture_record(name: &str) -> (String, Vec<String>, Vec<String>) {
+    let path = format!(
+        "{}/../bot/tests/fixtures/dead/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let field = |key: &str| -> Vec<String> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(|v| v.split_whitespace().map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    let rows: Vec<String> = text
+        .lines()
+        .skip_while(|l| *l != "board")
+        .map(str::trim)
+        .filter(|l| l.starts_with(|c: char| c.is_ascii_digit()))
+        .map(|l| {
+            l.trim_start_matches(|c: char| c.is_ascii_digit())
+                .replace(' ', "")
+        })
+        .collect();
+    let (mut black, mut white) = (String::new(), String::new());
+    for (y, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            let point = format!("[{}{}]", (b'a' + x as u8) as char, (b'a' + y as u8) as char);
+            match c {
+                'X' => black.push_str(&point),
+                'O' => white.push_str(&point),
+                _ => {}
+            }
+        }
+    }
+    let ru = if field("rules ")[0].starts_with("chinese") {
+        "Chinese"
+    } else {
+        "Japanese"
+    };
+    let passes = if field("to-move ")[0] == "black" {
+        ";B[];W[]"
+    } else {
+        ";W[];B[]"
+    };
+    let record = format!(
+        "(;GM[1]FF[4]SZ[{}]KM[7]RU[{ru}]AB{black}AW{white}{passes})",
+        rows.len()
+    );
+    (record, field("dead "), field("contested "))
+}
+
+#[test]
+fn score_auto_dead_agrees_with_gnugo_on_settled_records() {
+    // Positions from finished GNU Go games where GNU Go's dead stones were confirmed by playing on.
+    let dir = tempfile::tempdir().unwrap();
+    for name in ["game-a-63.txt", "game-b-32.txt", "game-a-99.txt"] {
+        let (record, mut dead, contested) = fixture_record(name);
+        assert!(contested.is_empty() && !dead.is_empty(), "{name}");
+        let file = dir.path().join(name);
+        std::fs::write(&file, record).unwrap();
+        let o = tesuji(&["score", file.to_str().unwrap(), "--json", "--auto-dead"]);
+        let v: serde_json::Value = serde_json::from_str(&stdout(&o))
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", stderr(&o)));
+        let mut ours: Vec<String> = v["dead"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s.as_str().unwrap().to_string())
+            .collect();
+        ours.sort();
+        dead.sort();
+        assert_eq!(ours, dead, "{name}: {v}");
+        // Exit 0 exactly when nothing is unsure.
+        let unsure = v["unsure"].as_array().unwrap();
+        let expected = if unsure.is_empty() { 0 } else { 3 };
+        assert_eq!(o.status.code(), Some(expected), "{name}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn score_auto_dead_reports_unsure_stones_and_exits_3() {
+    // A race that whoever plays first wins (game-a-62): the estimator must not call it, the count leaves
+    // those stones on the board, names them on one line and exits 3, with the result still printed.
+    let (record, _, contested) = fixture_record("game-a-62.txt");
+    assert!(!contested.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("race.sgf");
+    std::fs::write(&file, record).unwrap();
+    let o = tesuji(&["score", file.to_str().unwrap(), "--auto-dead"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = stdout(&o);
+    let first = out.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("B+") || first.starts_with("W+") || first == "0",
+        "{out}"
+    );
+    let err = stderr(&o);
+    let line = err
+        .lines()
+        .find(|l| l.contains("unsure stones, counted alive:"))
+        .unwrap_or_else(|| panic!("no unsure line: {err}"));
+    for v in &contested {
+        assert!(line.split_whitespace().any(|w| w == v), "{v} not in {line}");
+    }
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
 fn match_clocks_make_a_slow_engine_lose_on_time() {
     // A GTP engine that takes 0.7 s over every genmove (and passes): with 2 s of absolute time it runs out on
     // its third move, while tesuji's own engine answers in milliseconds.
