@@ -2,7 +2,8 @@
 //! through the login page, one creates a 9×9 `bga` table in the lobby and the other joins it from the live
 //! lobby list; they play a game with a capture and a refused ko retake by clicking the board, pass, mark a dead
 //! stone, accept, and both see the same result and count, which a spectator's page shows too; the downloaded
-//! SGF gives the same result under `tesuji score`.
+//! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
+//! on time (`W+T` on both pages), and one claimed from a player who left, through the page's notice and button.
 //!
 //! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with the
 //! reqwest client the other tests use, so no TLS stack or driver download comes in.
@@ -14,7 +15,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use tesuji_server::{Limits, ServerConfig, start};
+use tesuji_server::{Limits, ManualTime, ServerConfig, TimeSource, start};
 
 /// How long any one thing may take to show on a page.
 const WAIT: Duration = Duration::from_secs(5);
@@ -798,14 +799,115 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
     Ok(())
 }
 
+/// Ann creates a `blitz` table in the lobby form as White, Bob joins it from the game page as Black; both pages
+/// show the clocks.
+async fn timed_table(ann: &Browser, bob: &Browser) -> Res<u64> {
+    ann.goto("/").await?;
+    ann.wait_for("#lobby-status[data-status=\"open\"]").await?;
+    ann.choose("#preset", "bga").await?;
+    ann.choose("#size", "9").await?;
+    ann.choose("#color", "white").await?;
+    ann.choose("#opponent", "anyone").await?;
+    ann.choose("#time", "blitz").await?;
+    ann.click("#create-submit").await?;
+    let path = ann.wait_path("^/game/\\d+$").await?;
+    let id: u64 = path["/game/".len()..]
+        .parse()
+        .map_err(|e| format!("{path}: {e}"))?;
+    ann.game_ready().await?;
+    bob.goto(&format!("/game/{id}")).await?;
+    bob.game_ready().await?;
+    bob.click("#join").await?;
+    for b in [ann, bob] {
+        b.wait_for(&my_turn("black")).await?;
+        b.wait_for("#clock-black:not([hidden])").await?;
+        b.wait_for("#clock-white:not([hidden])").await?;
+    }
+    Ok(id)
+}
+
+/// The result a page shows once the game is over.
+async fn shown_result(b: &Browser) -> Res<Value> {
+    b.wait_js(
+        "#result",
+        "const r = document.getElementById('result');
+         return !document.getElementById('over').hidden && r.dataset.result;",
+        json!([]),
+    )
+    .await
+}
+
+/// Timed games on the server's manual time: a loss on time, and a claim against a player who left.
+async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()> {
+    // Blitz (3 min + 10 s): Bob, Black, never makes his first move; his clock runs from the start of the game
+    // and his flag falls after 3 min and the 1 s lag allowance.
+    timed_table(ann, bob).await?;
+    time.advance(3 * 60_000 + 1_000);
+    same(
+        "Bob's clock at 3 min and the lag allowance",
+        bob.exists("#moves li[data-move=\"timeout\"]").await?,
+        false,
+    )?;
+    time.advance(1);
+    for b in [ann, bob] {
+        same(
+            &format!("{}'s result", b.name),
+            shown_result(b).await?,
+            json!("W+T"),
+        )?;
+        b.wait_for("#moves li[data-move=\"timeout\"][data-color=\"black\"]")
+            .await?;
+    }
+
+    // Bob leaves the next game: Ann's page says so, counts down the grace period, then offers the claim.
+    let id = timed_table(ann, bob).await?;
+    bob.goto("/").await?;
+    ann.wait_for("#absent:not([hidden])[data-color=\"black\"][data-claimable=\"false\"]")
+        .await?;
+    same(
+        "the claim button before the grace period",
+        ann.exists("#claim[hidden]").await?,
+        true,
+    )?;
+    time.advance(60_000);
+    // The page learns of the time passed from a fresh state (a reload); the server decides.
+    ann.goto(&format!("/game/{id}")).await?;
+    ann.game_ready().await?;
+    ann.wait_for("#absent[data-claimable=\"true\"] #claim:not([hidden])")
+        .await?;
+    ann.click("#claim").await?;
+    same(
+        "Ann's result after the claim",
+        shown_result(ann).await?,
+        json!("W+F"),
+    )?;
+    bob.goto(&format!("/game/{id}")).await?;
+    bob.game_ready().await?;
+    same(
+        "Bob's result after the claim",
+        shown_result(bob).await?,
+        json!("W+F"),
+    )?;
+    same(
+        "the notice once over",
+        ann.exists("#absent[hidden]").await?,
+        true,
+    )?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     let started = Instant::now();
     let data = tempfile::tempdir().unwrap();
+    // The clocks run on manual time: the timed games below end when the test says, not after real minutes.
+    let time = ManualTime::new();
     let running = start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
         data_dir: data.path().to_path_buf(),
         limits: Limits::default(),
+        time: TimeSource::manual(&time),
+        ..ServerConfig::default()
     })
     .await
     .expect("server starts");
@@ -825,7 +927,10 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     if let Some(dir) = &shots {
         std::fs::create_dir_all(dir).unwrap();
     }
-    let outcome = scenario(&browsers[0], &browsers[1], &browsers[2], shots.as_deref()).await;
+    let mut outcome = scenario(&browsers[0], &browsers[1], &browsers[2], shots.as_deref()).await;
+    if outcome.is_ok() {
+        outcome = timed_games(&browsers[0], &browsers[1], &time).await;
+    }
     let mut report = String::new();
     if outcome.is_err() {
         for b in &browsers {

@@ -64,6 +64,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games/{id}/dead", action_route(ActionKind::Dead))
         .route("/api/games/{id}/accept", action_route(ActionKind::Accept))
         .route("/api/games/{id}/dispute", action_route(ActionKind::Dispute))
+        .route("/api/games/{id}/claim", action_route(ActionKind::Claim))
         .route("/api/games/{id}/sgf", get(sgf))
         .route("/api/games/{id}/replay", get(game_replay))
         .route("/api/games/{id}/ws", get(game_ws))
@@ -412,6 +413,7 @@ enum ActionKind {
     Dead,
     Accept,
     Dispute,
+    Claim,
 }
 
 /// Turns an action's fields into a request for game `live`'s board.
@@ -447,6 +449,7 @@ fn request_of(kind: ActionKind, body: &ActionBody, live: &LiveGame) -> Result<Re
         ActionKind::Resign => Ok(Request::Resign),
         ActionKind::Accept => Ok(Request::Accept),
         ActionKind::Dispute => Ok(Request::Dispute),
+        ActionKind::Claim => Ok(Request::Claim),
     }
 }
 
@@ -511,7 +514,7 @@ fn action_route(kind: ActionKind) -> axum::routing::MethodRouter<AppState> {
 async fn sgf(State(app): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let id = path_id(&id)?;
     let entry = app.games.get(id).await?;
-    let text = replay::game_sgf(&*entry.lock().await);
+    let text = entry.lock().await.sgf();
     Ok((
         [
             (
@@ -595,7 +598,12 @@ fn full_state(live: &LiveGame) -> String {
 
 fn error_message(reference: &Option<serde_json::Value>, e: &ApiError) -> String {
     let (_, reason) = e.status_and_reason();
-    json!({"type": "error", "ref": reference, "error": e.to_string(), "reason": reason}).to_string()
+    let mut m =
+        json!({"type": "error", "ref": reference, "error": e.to_string(), "reason": reason});
+    if let (Some(ms), Some(o)) = (e.claim_in_ms(), m.as_object_mut()) {
+        o.insert("claim_in_ms".into(), ms.into());
+    }
+    m.to_string()
 }
 
 /// Answers one message from a game's watcher: a resync, or an action of a seated player.
@@ -617,6 +625,7 @@ async fn answer(app: &App, id: i64, user: Option<&auth::User>, text: &str) -> (S
         Some("dead") => ActionKind::Dead,
         Some("accept") => ActionKind::Accept,
         Some("dispute") => ActionKind::Dispute,
+        Some("claim") => ActionKind::Claim,
         other => {
             let e = ApiError::BadRequest(format!("unknown message type {other:?}"));
             return (error_message(&m.reference, &e), false);
@@ -641,9 +650,27 @@ async fn answer(app: &App, id: i64, user: Option<&auth::User>, text: &str) -> (S
     }
 }
 
-/// One watcher of a game: the full state first, then every event; a resync on request or after falling behind;
-/// a seated player's actions.
+/// One watcher of a game, counted as present at the board (for the grace period) while the socket is open.
 async fn watch_game(
+    socket: WebSocket,
+    app: Arc<App>,
+    id: i64,
+    entry: Arc<tokio::sync::Mutex<LiveGame>>,
+    user: Option<auth::User>,
+) {
+    let user_id = user.as_ref().map(|u| u.id);
+    if let Some(u) = user_id {
+        entry.lock().await.socket(u, true);
+    }
+    serve_watcher(socket, app, id, Arc::clone(&entry), user).await;
+    if let Some(u) = user_id {
+        entry.lock().await.socket(u, false);
+    }
+}
+
+/// The full state first, then every event; a resync on request or after falling behind; a seated player's
+/// actions.
+async fn serve_watcher(
     mut socket: WebSocket,
     app: Arc<App>,
     id: i64,

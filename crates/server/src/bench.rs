@@ -436,6 +436,7 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
                         auth_per_minute: 1_000_000,
                         actions_per_second: 1_000_000,
                     },
+                    ..ServerConfig::default()
                 }))
                 .map_err(|e| fail(format!("starting the server: {e}")))?;
             (Some((runtime, running)), Some(data))

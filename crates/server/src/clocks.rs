@@ -7,21 +7,127 @@
 //! moments as the server saw them, less the lag the client reports (capped, lichess-style). While the server is
 //! down no clock runs: after a restart the turn in progress starts again from the time it had at its start.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use serde::Serialize;
-use tesuji_clock::{Clock, ClockError, Overtime, Remaining, TimeControl};
+use tesuji_clock::{Clock, ClockError, DAY_MS, Overtime, Remaining, TimeControl};
 use tesuji_rules::Color;
+use tokio::sync::watch;
 
 /// The most lag credited to one move.
 pub const LAG_CAP_MS: u64 = 1000;
 
-/// Milliseconds on the server's monotonic scale.
-pub fn server_now() -> u64 {
+/// Milliseconds on the process's monotonic scale (the real time source).
+fn real_now() -> u64 {
     static EPOCH: OnceLock<Instant> = OnceLock::new();
     let epoch = EPOCH.get_or_init(Instant::now);
     u64::try_from(epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+/// Where the server reads the time for its clocks and timers: the real monotonic clock, or a manual one that
+/// only moves when told to (tests). Cloning shares the source.
+#[derive(Clone, Debug, Default)]
+pub struct TimeSource {
+    manual: Option<ManualTime>,
+}
+
+impl TimeSource {
+    /// The process's monotonic clock (the default).
+    pub fn real() -> TimeSource {
+        TimeSource { manual: None }
+    }
+
+    /// Time that moves only by [`ManualTime::advance`]; timers wake when it passes their deadline.
+    pub fn manual(time: &ManualTime) -> TimeSource {
+        TimeSource {
+            manual: Some(time.clone()),
+        }
+    }
+
+    /// Milliseconds on this source's monotonic scale.
+    pub fn now_ms(&self) -> u64 {
+        match &self.manual {
+            None => real_now(),
+            Some(m) => m.now_ms(),
+        }
+    }
+
+    /// Waits until this source reads `deadline_ms` or later. The real clock sleeps a few milliseconds longer, so
+    /// that a check made on waking finds the deadline passed whatever the rounding.
+    pub async fn sleep_until(&self, deadline_ms: u64) {
+        match &self.manual {
+            None => {
+                let ms = deadline_ms.saturating_sub(real_now());
+                tokio::time::sleep(std::time::Duration::from_millis(ms + 5)).await;
+            }
+            Some(m) => {
+                let mut rx = m.now.subscribe();
+                // The sender lives as long as `m`, so this ends only when the time is reached.
+                let _ = rx.wait_for(|&now| now >= deadline_ms).await;
+            }
+        }
+    }
+}
+
+/// Equal when both are real, or both share one manual time.
+impl PartialEq for TimeSource {
+    fn eq(&self, other: &TimeSource) -> bool {
+        match (&self.manual, &other.manual) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(&a.now, &b.now),
+            _ => false,
+        }
+    }
+}
+
+impl Eq for TimeSource {}
+
+/// A hand-moved time for tests: starts at 0 and moves by [`ManualTime::advance`]. Clones share it, so a test
+/// keeps one and gives a [`TimeSource::manual`] of it to the server (and to the next server after a restart).
+#[derive(Clone, Debug)]
+pub struct ManualTime {
+    now: Arc<watch::Sender<u64>>,
+}
+
+impl Default for ManualTime {
+    fn default() -> ManualTime {
+        ManualTime::new()
+    }
+}
+
+impl ManualTime {
+    pub fn new() -> ManualTime {
+        ManualTime {
+            now: Arc::new(watch::Sender::new(0)),
+        }
+    }
+
+    pub fn now_ms(&self) -> u64 {
+        *self.now.borrow()
+    }
+
+    /// Moves the time forward by `ms`, waking every timer whose deadline it passes.
+    pub fn advance(&self, ms: u64) {
+        self.now.send_modify(|now| *now = now.saturating_add(ms));
+    }
+}
+
+/// Whether a game under `control` has the disconnected player's grace period (and the opponent's claim): timed,
+/// and played at one sitting: no main time, byo-yomi period or Canadian block of a day or more.
+pub fn has_grace(control: &TimeControl) -> bool {
+    let longest = match *control {
+        TimeControl::None => return false,
+        TimeControl::Absolute { main_ms } | TimeControl::Fischer { main_ms, .. } => main_ms,
+        TimeControl::ByoYomi {
+            main_ms, period_ms, ..
+        }
+        | TimeControl::Canadian {
+            main_ms, period_ms, ..
+        } => main_ms.max(period_ms),
+        TimeControl::Simple { per_move_ms } => per_move_ms,
+    };
+    longest < DAY_MS
 }
 
 /// A game's clock. While a stored game is replayed it runs on virtual time (each stored turn advances it by the
@@ -33,6 +139,7 @@ pub struct GameClock {
     game_ms: u64,
     since: u64,
     replaying: bool,
+    time: TimeSource,
 }
 
 /// What a turn cost, as stored with the action.
@@ -46,12 +153,17 @@ pub struct TurnTime {
 
 impl GameClock {
     /// A clock for a new game (live), or for replaying a stored one; nobody's turn runs yet.
-    pub fn new(control: TimeControl, replaying: bool) -> Result<GameClock, ClockError> {
+    pub fn new(
+        control: TimeControl,
+        replaying: bool,
+        time: TimeSource,
+    ) -> Result<GameClock, ClockError> {
         Ok(GameClock {
             clock: Clock::new(control, LAG_CAP_MS)?,
             game_ms: 0,
-            since: server_now(),
+            since: time.now_ms(),
             replaying,
+            time,
         })
     }
 
@@ -60,7 +172,7 @@ impl GameClock {
         if self.replaying {
             self.game_ms
         } else {
-            self.game_ms + server_now().saturating_sub(self.since)
+            self.game_ms + self.time.now_ms().saturating_sub(self.since)
         }
     }
 
@@ -104,7 +216,7 @@ impl GameClock {
     /// Ends the replay: the turn running at the end of the log starts again from what it had spent when stored
     /// (no time passes while the server is down), on the live scale.
     pub fn go_live(&mut self) {
-        self.since = server_now();
+        self.since = self.time.now_ms();
         self.replaying = false;
     }
 
@@ -129,6 +241,11 @@ impl GameClock {
         }
     }
 
+    /// `color`'s time as it stands now (the rest value when their turn is not running).
+    pub fn left(&self, color: Color) -> Remaining {
+        self.clock.remaining(color, self.now())
+    }
+
     /// Stops the clock for good (the game is over).
     pub fn stop(&mut self) {
         let now = self.now();
@@ -150,6 +267,46 @@ impl GameClock {
             },
         }
     }
+}
+
+/// Adds a timed game's clock to its SGF text: `TM`/`OT` on the root, and on each move node the mover's time left
+/// after the move (`BL`/`WL`, with `OB`/`OW` in overtime). `left[k]` belongs to the k-th move node of the main
+/// line. The text is read back and written again (`parse(write(c)) == c` in crates/sgf), since the record is
+/// built elsewhere; if it cannot be read, it is returned as it was.
+pub fn sgf_with_times(sgf: String, control: &TimeControl, left: &[(Color, Remaining)]) -> String {
+    use tesuji_clock::sgf::{control_to_sgf, time_left_to_sgf};
+    use tesuji_sgf::Property;
+    let Ok(read) = tesuji_sgf::read(sgf.as_bytes()) else {
+        return sgf;
+    };
+    let mut collection = read.collection;
+    let Some(tree) = collection.trees.first_mut() else {
+        return sgf;
+    };
+    let times = control_to_sgf(control);
+    for (ident, value) in [("TM", times.tm), ("OT", times.ot)] {
+        if let Some(v) = value {
+            tree.root_mut().properties.retain(|p| p.ident != ident);
+            tree.root_mut().properties.push(Property::text(ident, &v));
+        }
+    }
+    let moves: Vec<_> = tree.main_line().skip(1).collect();
+    for (id, (color, remaining)) in moves.into_iter().zip(left) {
+        let Some(time) = time_left_to_sgf(remaining) else {
+            continue;
+        };
+        let (l, o) = match color {
+            Color::Black => ("BL", "OB"),
+            Color::White => ("WL", "OW"),
+        };
+        if let Some(node) = tree.node_mut(id) {
+            node.properties.push(Property::raw(l, vec![time.time]));
+            if let Some(count) = time.overtime {
+                node.properties.push(Property::raw(o, vec![count]));
+            }
+        }
+    }
+    tesuji_sgf::write::write(&collection)
 }
 
 /// Both clocks at the moment a state was taken; the page counts the running one down from there.
@@ -211,8 +368,10 @@ mod tests {
 
     #[test]
     fn replayed_turns_give_the_clock_the_live_game_had() {
-        let mut live = GameClock::new(control("fischer:1m+10s"), false).unwrap();
-        let mut replayed = GameClock::new(control("fischer:1m+10s"), true).unwrap();
+        let mut live =
+            GameClock::new(control("fischer:1m+10s"), false, TimeSource::real()).unwrap();
+        let mut replayed =
+            GameClock::new(control("fischer:1m+10s"), true, TimeSource::real()).unwrap();
         let lags = [
             (Color::Black, 0),
             (Color::White, 300),
@@ -233,9 +392,55 @@ mod tests {
         assert!((69_000..=70_000).contains(&white), "{white}");
     }
 
+    #[tokio::test]
+    async fn manual_time_wakes_a_timer_only_when_advanced_to_its_deadline() {
+        let manual = ManualTime::new();
+        let time = TimeSource::manual(&manual);
+        assert_eq!(time, TimeSource::manual(&manual.clone()));
+        assert_ne!(time, TimeSource::manual(&ManualTime::new()));
+        manual.advance(100);
+        let timer = tokio::spawn({
+            let time = time.clone();
+            async move { time.sleep_until(1_100).await }
+        });
+        manual.advance(999);
+        tokio::task::yield_now().await;
+        assert!(!timer.is_finished());
+        manual.advance(1);
+        tokio::time::timeout(std::time::Duration::from_secs(5), timer)
+            .await
+            .expect("woken")
+            .unwrap();
+        assert_eq!(time.now_ms(), 1_100);
+        // A clock on it runs exactly as far as the time was advanced.
+        let mut clock = GameClock::new(control("byoyomi:1m+3x30s"), false, time).unwrap();
+        clock.start(Color::Black).unwrap();
+        manual.advance(61_500);
+        let view = clock.view();
+        assert_eq!(
+            (view.black.main_ms, view.black.periods, view.black.period_ms),
+            (0, Some(3), Some(28_500))
+        );
+    }
+
+    #[test]
+    fn grace_periods_are_for_games_at_one_sitting() {
+        for (spec, grace) in [
+            ("none", false),
+            ("absolute:10m", true),
+            ("fischer:5m+10s", true),
+            ("byoyomi:23h+5x30s", true),
+            ("absolute:1d", false),
+            ("byoyomi:1h+5x1d", false),
+            ("simple:2d", false),
+        ] {
+            assert_eq!(has_grace(&control(spec)), grace, "{spec}");
+        }
+    }
+
     #[test]
     fn a_stored_turn_past_the_time_is_a_loss_on_replay() {
-        let mut clock = GameClock::new(control("absolute:10s"), true).unwrap();
+        let mut clock = GameClock::new(control("absolute:10s"), true, TimeSource::real()).unwrap();
         clock.start(Color::Black).unwrap();
         let (_, on_time) = clock.end(Color::Black, 0, Some(9_000));
         assert!(on_time.is_ok());

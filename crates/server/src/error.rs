@@ -75,12 +75,22 @@ pub enum ApiError {
     NoRoute,
     #[error("bad SGF: {0}")]
     BadSgf(String),
+    #[error(
+        "only a game in play under a clock of less than a day a move can be claimed from an absent player"
+    )]
+    NoClaim,
+    #[error("your opponent is at the board (or is the computer): there is nothing to claim")]
+    OpponentPresent,
+    #[error("your opponent's grace period is not over: you may claim in {} s", claim_in_ms.div_ceil(1000))]
+    GraceNotOver { claim_in_ms: u64 },
 }
 
 #[derive(Serialize)]
 struct Body<'a> {
     error: String,
     reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    claim_in_ms: Option<u64>,
 }
 
 /// A short machine-readable name of an illegal move's reason.
@@ -128,6 +138,17 @@ impl ApiError {
             ApiError::ForeignOrigin => (StatusCode::FORBIDDEN, "foreign_origin"),
             ApiError::NoUser(_) | ApiError::NoRoute => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::BadSgf(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_sgf"),
+            ApiError::NoClaim => (StatusCode::UNPROCESSABLE_ENTITY, "no_claim"),
+            ApiError::OpponentPresent => (StatusCode::CONFLICT, "opponent_present"),
+            ApiError::GraceNotOver { .. } => (StatusCode::CONFLICT, "grace_not_over"),
+        }
+    }
+
+    /// For a claim made too early: how long until it can be made.
+    pub fn claim_in_ms(&self) -> Option<u64> {
+        match self {
+            ApiError::GraceNotOver { claim_in_ms } => Some(*claim_in_ms),
+            _ => None,
         }
     }
 }
@@ -144,6 +165,7 @@ impl IntoResponse for ApiError {
             Json(Body {
                 error: self.to_string(),
                 reason,
+                claim_in_ms: self.claim_in_ms(),
             }),
         )
             .into_response();

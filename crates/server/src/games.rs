@@ -13,7 +13,7 @@ use tesuji_rules::{Color, EndRule, Game, Illegal, Move, Phase, Point, Rules, Sco
 use tokio::sync::{Mutex, RwLock, broadcast};
 
 use crate::auth::{Accounts, User};
-use crate::clocks::{ClockView, GameClock, TurnTime};
+use crate::clocks::{ClockView, GameClock, TimeSource, TurnTime, has_grace};
 use crate::error::ApiError;
 use crate::store::{Seats, Store, StoreError, StoredGame, StoredMove};
 
@@ -63,7 +63,28 @@ pub struct GameState {
     pub accepted: Pair<bool>,
     /// Both clocks, in a timed game.
     pub clock: Option<ClockView>,
+    /// The seated players who are away from the board, in a game with a grace period (docs/API.md).
+    pub absent: Vec<AbsentView>,
+    /// The self-fill rule (RULES.md §5), when the game has it: the limit and each player's current run.
+    pub self_fill: Option<SelfFillView>,
     pub version: u64,
+}
+
+/// A player away from the board: no socket open to the game since `absent_ms` ago (or since their last action,
+/// the game's start, the server's start). The opponent may claim the game in `claim_in_ms` (0: now).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct AbsentView {
+    pub color: &'static str,
+    pub absent_ms: u64,
+    pub claim_in_ms: u64,
+}
+
+/// The self-fill rule's limit and each player's consecutive self-fills.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SelfFillView {
+    pub limit: u8,
+    pub black: u32,
+    pub white: u32,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -154,6 +175,15 @@ pub struct Summary {
     pub created: i64,
 }
 
+/// A WebSocket event for a change of who is at the board: the state, at the same version.
+#[derive(Debug, Serialize)]
+struct PresenceEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    version: u64,
+    state: &'a GameState,
+}
+
 /// A WebSocket event: an accepted action with the state it produced.
 #[derive(Debug, Serialize)]
 pub struct Event<'a> {
@@ -233,6 +263,8 @@ pub enum Request {
     Dispute,
     /// The player's clock ran out (from the server's timer, never from a client).
     Timeout,
+    /// The opponent has been away longer than the grace period: they forfeit.
+    Claim,
 }
 
 /// Who acts: a signed-in user, or the computer in its seat.
@@ -252,6 +284,8 @@ fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<(), String> {
         "accept" => game.accept(color),
         "dispute" => game.dispute(color),
         "timeout" => game.timeout(color),
+        // Stored with the claimer's colour: the absent opponent forfeits.
+        "claim" => game.forfeit(color.opponent()),
         _ => {
             if let Some(points) = text.strip_prefix("mark") {
                 let points = points
@@ -289,6 +323,21 @@ pub struct LiveGame {
     views: Arc<Vec<MoveView>>,
     /// The clocks of a timed game.
     pub clock: Option<GameClock>,
+    /// In a timed game, the mover's time left after each turn (play or pass), in order.
+    pub times: Vec<(Color, tesuji_clock::Remaining)>,
+    presence: Presence,
+}
+
+/// Who is at the board, for the grace period. Never stored: after a restart nobody is connected, and everyone's
+/// grace period runs from the restart.
+struct Presence {
+    time: TimeSource,
+    grace_ms: u64,
+    /// Open game sockets per signed-in user.
+    sockets: HashMap<i64, u32>,
+    /// When each seat's player was last known at the board (an action, their last socket closing, the game's
+    /// start, the server's start), on `time`'s scale.
+    seen_ms: [u64; 2],
 }
 
 impl LiveGame {
@@ -298,8 +347,11 @@ impl LiveGame {
         seats: Seats,
         created: i64,
         players: [Option<Player>; 2],
+        time: TimeSource,
+        grace_ms: u64,
     ) -> LiveGame {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let now = time.now_ms();
         LiveGame {
             id,
             game,
@@ -311,6 +363,114 @@ impl LiveGame {
             events,
             views: Arc::default(),
             clock: None,
+            times: Vec::new(),
+            presence: Presence {
+                time,
+                grace_ms,
+                sockets: HashMap::new(),
+                seen_ms: [now; 2],
+            },
+        }
+    }
+
+    /// Whether the grace period and the claim apply now: both seats filled, not over, under a clock played at
+    /// one sitting (see [`has_grace`]).
+    fn has_grace(&self) -> bool {
+        self.started()
+            && self.game.phase() != Phase::Over
+            && self.clock.as_ref().is_some_and(|c| has_grace(c.control()))
+    }
+
+    /// `color`'s player is away: a user with no socket open to the game. The computer is always present.
+    fn away(&self, color: Color) -> bool {
+        match &self.players[color.index()] {
+            Some(Player::User(u)) => self.presence.sockets.get(&u.id).is_none_or(|&n| n == 0),
+            _ => false,
+        }
+    }
+
+    /// The players away from the board, with the time until their opponent may claim.
+    fn absent(&self) -> Vec<AbsentView> {
+        if !self.has_grace() {
+            return Vec::new();
+        }
+        let now = self.presence.time.now_ms();
+        [Color::Black, Color::White]
+            .into_iter()
+            .filter(|&c| self.away(c))
+            .map(|c| {
+                let seen = self.presence.seen_ms[c.index()];
+                AbsentView {
+                    color: color_name(c),
+                    absent_ms: now.saturating_sub(seen),
+                    claim_in_ms: seen
+                        .saturating_add(self.presence.grace_ms)
+                        .saturating_sub(now),
+                }
+            })
+            .collect()
+    }
+
+    /// `color`'s player is known to be at the board now.
+    fn seen(&mut self, color: Color) {
+        self.presence.seen_ms[color.index()] = self.presence.time.now_ms();
+    }
+
+    /// Whether `color` may claim the game now; the refusal says why not.
+    fn check_claim(&self, color: Color) -> Result<(), ApiError> {
+        if self.game.phase() == Phase::Over {
+            return Err(Illegal::GameOver.into());
+        }
+        if !self.has_grace() {
+            return Err(ApiError::NoClaim);
+        }
+        let opponent = color.opponent();
+        if !self.away(opponent) {
+            return Err(ApiError::OpponentPresent);
+        }
+        let left = self.presence.seen_ms[opponent.index()]
+            .saturating_add(self.presence.grace_ms)
+            .saturating_sub(self.presence.time.now_ms());
+        if left > 0 {
+            return Err(ApiError::GraceNotOver { claim_in_ms: left });
+        }
+        Ok(())
+    }
+
+    /// A game socket of `user` opened (`open`) or closed; the opponent hears of a seated player coming or going.
+    pub fn socket(&mut self, user: i64, open: bool) {
+        let count = self.presence.sockets.entry(user).or_insert(0);
+        let before = *count;
+        if open {
+            *count += 1;
+        } else {
+            *count = count.saturating_sub(1);
+        }
+        let after = *count;
+        if after == 0 {
+            self.presence.sockets.remove(&user);
+        }
+        let Some(color) = self.seat_of(Actor::User(user)) else {
+            return;
+        };
+        if !open {
+            self.seen(color);
+        }
+        if (before == 0) != (after == 0) && self.has_grace() {
+            let state = self.state();
+            self.broadcast_presence(&state);
+        }
+    }
+
+    /// Tells the watchers that who is present changed; the version stays (no action was taken).
+    fn broadcast_presence(&self, state: &GameState) {
+        let event = PresenceEvent {
+            kind: "presence",
+            version: self.version,
+            state,
+        };
+        if let Ok(text) = serde_json::to_string(&event) {
+            let _ = self.events.send(Arc::from(text));
         }
     }
 
@@ -342,8 +502,14 @@ impl LiveGame {
         Some((time, on_time.is_ok()))
     }
 
-    /// Records an accepted action: in `moves`, and in the list the states share.
+    /// Records an accepted action: in `moves`, and in the list the states share; a turn's time left, for the
+    /// SGF record.
     fn push_move(&mut self, m: StoredMove) {
+        let size = self.game.rules().size;
+        let turn = m.text == "pass" || Point::from_gtp(&m.text, size).is_some();
+        if turn && let (Some(clock), Some(color)) = (&self.clock, parse_color(&m.color)) {
+            self.times.push((color, clock.left(color)));
+        }
         // Copies the list only while an older state still holds it.
         Arc::make_mut(&mut self.views).push(MoveView {
             number: m.number,
@@ -357,6 +523,8 @@ impl LiveGame {
     pub fn replay(
         stored: StoredGame,
         players: [Option<Player>; 2],
+        time: &TimeSource,
+        grace_ms: u64,
     ) -> Result<LiveGame, ReplayError> {
         let rules_error = |reason: String| ReplayError::Rules {
             id: stored.id,
@@ -373,12 +541,21 @@ impl LiveGame {
                 spec.parse::<TimeControl>()
                     .map_err(|e| rules_error(format!("time control {spec:?}: {e}")))
                     .and_then(|c| {
-                        GameClock::new(c, true).map_err(|e| rules_error(e.to_string()))
+                        GameClock::new(c, true, time.clone())
+                            .map_err(|e| rules_error(e.to_string()))
                     })?,
             ),
             None => None,
         };
-        let mut live = LiveGame::new(stored.id, game, stored.seats, stored.created, players);
+        let mut live = LiveGame::new(
+            stored.id,
+            game,
+            stored.seats,
+            stored.created,
+            players,
+            time.clone(),
+            grace_ms,
+        );
         live.clock = clock;
         if live.started() {
             live.clock_after();
@@ -509,7 +686,25 @@ impl LiveGame {
             dead: point_names(self.game.dead_stones(), size),
             accepted: Pair::of(self.game.acceptances()),
             clock: self.clock.as_ref().map(GameClock::view),
+            absent: self.absent(),
+            self_fill: rules.self_fill.map(|limit| {
+                let runs = self.game.self_fill_runs();
+                SelfFillView {
+                    limit,
+                    black: runs[Color::Black.index()],
+                    white: runs[Color::White.index()],
+                }
+            }),
             version: self.version,
+        }
+    }
+
+    /// The game's SGF record, with the clock's times when timed.
+    pub fn sgf(&self) -> String {
+        let text = crate::replay::game_sgf(self);
+        match &self.clock {
+            Some(clock) => crate::clocks::sgf_with_times(text, clock.control(), &self.times),
+            None => text,
         }
     }
 
@@ -594,11 +789,19 @@ pub struct Games {
     summaries: std::sync::RwLock<HashMap<i64, Summary>>,
     /// Raised whenever a listing changes; the lobby sockets re-read then.
     pub lobby: broadcast::Sender<()>,
+    /// The time of every clock and timer.
+    time: TimeSource,
+    /// The disconnected player's grace period.
+    grace_ms: u64,
 }
 
 impl Games {
     /// Loads the users and replays every stored game; the computer moves where it was its turn.
-    pub async fn load(store: Arc<dyn Store>) -> Result<Arc<Games>, crate::ServerError> {
+    pub async fn load(
+        store: Arc<dyn Store>,
+        time: TimeSource,
+        grace_ms: u64,
+    ) -> Result<Arc<Games>, crate::ServerError> {
         let accounts = Accounts::load(store.clone()).await?;
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
@@ -606,7 +809,7 @@ impl Games {
             let players = Self::players_of(&accounts, &stored.seats).await;
             // One game that no longer replays (say, after a rules change) must not keep every other game
             // offline: it is left out, loudly, and its rows stay in the database for a later fix.
-            let live = match LiveGame::replay(stored, players) {
+            let live = match LiveGame::replay(stored, players, &time, grace_ms) {
                 Ok(live) => live,
                 Err(e) => {
                     tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
@@ -623,6 +826,8 @@ impl Games {
             games: RwLock::new(games),
             summaries: std::sync::RwLock::new(summaries),
             lobby,
+            time,
+            grace_ms,
         });
         let ids: Vec<i64> = games.games.read().await.keys().copied().collect();
         for id in ids {
@@ -723,7 +928,7 @@ impl Games {
         let game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
         let canonical = game.rules().to_string();
         let clock = control
-            .map(|c| GameClock::new(c, false))
+            .map(|c| GameClock::new(c, false, self.time.clone()))
             .transpose()
             .map_err(|e| ApiError::BadRequest(format!("bad time control: {e}")))?;
         let color = table.color.unwrap_or_else(|| {
@@ -773,7 +978,15 @@ impl Games {
             .await?;
         let invite = seats.invite.clone();
         let players = Self::players_of(&self.accounts, &seats).await;
-        let mut live = LiveGame::new(id, game, seats, crate::store::sqlite::now(), players);
+        let mut live = LiveGame::new(
+            id,
+            game,
+            seats,
+            crate::store::sqlite::now(),
+            players,
+            self.time.clone(),
+            self.grace_ms,
+        );
         live.clock = clock;
         if live.started() {
             live.clock_after();
@@ -822,8 +1035,10 @@ impl Games {
         live.seats.joined = true;
         live.players[color.index()] = Some(Player::User(user.clone()));
         live.version += 1;
-        // The game starts now, and with it the first player's clock.
+        // The game starts now, and with it the first player's clock and both grace periods.
         live.clock_after();
+        live.seen(Color::Black);
+        live.seen(Color::White);
         let state = live.state();
         live.broadcast(
             "join",
@@ -877,18 +1092,19 @@ impl Games {
                 let Ok(entry) = games.get(id).await else {
                     return;
                 };
-                let (wait, version) = {
+                let (deadline, version) = {
                     let live = entry.lock().await;
                     if live.game.phase() != Phase::Playing || !live.started() {
                         return;
                     }
+                    // The deadline is taken under the lock, so that time passing before the sleep starts
+                    // does not move it.
                     match live.clock.as_ref().and_then(GameClock::until_flag_ms) {
-                        Some(ms) => (ms, live.version),
+                        Some(ms) => (games.time.now_ms().saturating_add(ms), live.version),
                         None => return,
                     }
                 };
-                // A little past the flag, so that the check below finds it down.
-                tokio::time::sleep(std::time::Duration::from_millis(wait + 5)).await;
+                games.time.sleep_until(deadline).await;
                 let color = {
                     let live = entry.lock().await;
                     if live.version != version {
@@ -962,6 +1178,10 @@ impl Games {
             Request::Accept => ("accept", "accept".to_owned()),
             Request::Dispute => ("dispute", "dispute".to_owned()),
             Request::Timeout => ("timeout", "timeout".to_owned()),
+            Request::Claim => {
+                live.check_claim(color)?;
+                ("claim", "claim".to_owned())
+            }
         };
         // A turn (play or pass) ends its player's clock; legality first, so that a refused move changes no clock.
         // A turn that came too late is a loss on time instead of a move.
@@ -1003,6 +1223,7 @@ impl Games {
                     return Err(e.into());
                 }
             }
+            Request::Claim => live.game.forfeit(color.opponent())?,
         }
         live.clock_after();
         let text = if kind == "mark" {
@@ -1042,6 +1263,9 @@ impl Games {
         }
         live.push_move(stored.clone());
         live.version += 1;
+        if let Actor::User(_) = actor {
+            live.seen(color);
+        }
         let state = live.state();
         live.broadcast(
             kind,

@@ -21,11 +21,15 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
+pub use clocks::{ManualTime, TimeSource};
 pub use error::{ApiError, ServerError};
 use games::Games;
 pub use limit::Limits;
 use store::Store;
 use store::sqlite::SqliteStore;
+
+/// The default grace period of a player who left a timed game before the opponent may claim it.
+pub const DEFAULT_GRACE_MS: u64 = 60_000;
 
 /// Where to listen and where to keep the data.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -35,6 +39,10 @@ pub struct ServerConfig {
     /// Holds the database file; created when missing. Default `tesuji-data`.
     pub data_dir: PathBuf,
     pub limits: Limits,
+    /// The time of the game clocks and their timers: real by default, manual in tests.
+    pub time: TimeSource,
+    /// How long a player may be away from a timed game before the opponent may claim it (docs/API.md).
+    pub grace_ms: u64,
 }
 
 impl Default for ServerConfig {
@@ -43,6 +51,8 @@ impl Default for ServerConfig {
             address: SocketAddr::from(([127, 0, 0, 1], 8080)),
             data_dir: PathBuf::from("tesuji-data"),
             limits: Limits::default(),
+            time: TimeSource::real(),
+            grace_ms: DEFAULT_GRACE_MS,
         }
     }
 }
@@ -76,7 +86,12 @@ impl Running {
 /// the background.
 pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let store = Arc::new(SqliteStore::open(&config.data_dir).await?);
-    let games = Games::load(store.clone() as Arc<dyn Store>).await?;
+    let games = Games::load(
+        store.clone() as Arc<dyn Store>,
+        config.time.clone(),
+        config.grace_ms,
+    )
+    .await?;
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {

@@ -5,7 +5,7 @@ use std::path::Path;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tesuji_rules::{Color, Game, Move, Point, Rules};
-use tesuji_server::{Limits, Running, ServerConfig, start};
+use tesuji_server::{Limits, ManualTime, Running, ServerConfig, TimeSource, start};
 use tokio_tungstenite::tungstenite::Message;
 
 async fn server(dir: &Path) -> Running {
@@ -17,6 +17,19 @@ async fn server_with(dir: &Path, limits: Limits) -> Running {
         address: "127.0.0.1:0".parse().unwrap(),
         data_dir: dir.to_path_buf(),
         limits,
+        ..ServerConfig::default()
+    })
+    .await
+    .expect("server starts")
+}
+
+/// A server whose clocks and timers run on `time` only (the default grace period of 60 s).
+async fn server_at(dir: &Path, time: &ManualTime) -> Running {
+    start(ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.to_path_buf(),
+        time: TimeSource::manual(time),
+        ..ServerConfig::default()
     })
     .await
     .expect("server starts")
@@ -66,6 +79,16 @@ impl Client {
         let body: Value = r.json().await.unwrap();
         c.csrf = body["csrf"].as_str().unwrap().to_owned();
         c.user = body["user"].clone();
+        c
+    }
+
+    /// The same browser (cookies and CSRF token) talking to another server, such as the restarted one.
+    fn at(&self, running: &Running) -> Client {
+        let mut c = Client::new(running);
+        c.http = self.http.clone();
+        c.csrf = self.csrf.clone();
+        c.user = self.user.clone();
+        c.cookie = self.cookie.clone();
         c
     }
 
@@ -1157,27 +1180,77 @@ async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
     running.stop().await.unwrap();
 }
 
-#[tokio::test]
-async fn clocks_run_survive_a_restart_and_flag_a_late_player() {
-    let dir = tempfile::tempdir().unwrap();
-    let running = server(dir.path()).await;
-    let black = Client::guest(&running, "black").await;
-    let white = Client::guest(&running, "white").await;
-    let table = black
+// ---- clocks, on manual time: nothing here waits for the clocks to run in real time ----
+
+/// A timed table of `black`'s, joined by `white`: the game and its clocks start at the join.
+async fn timed(black: &Client, white: &Client, rules: &str, time: &str) -> (i64, Value) {
+    let (status, table) = black
         .post(
             "/api/games",
-            json!({"rules": "chinese:size=9", "color": "black", "time": "fischer:1m+10s"}),
+            json!({"rules": rules, "color": "black", "time": time}),
         )
         .await;
-    assert_eq!(table.0, 201, "{}", table.1);
-    let id = table.1["id"].as_i64().unwrap();
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_i64().unwrap();
     // No clock runs before the second player sits down.
-    assert_eq!(table.1["state"]["clock"]["running"], Value::Null);
-    assert_eq!(table.1["state"]["clock"]["control"], "fischer:1m+10s");
-    let (_, state) = white
+    assert_eq!(table["state"]["clock"]["running"], Value::Null);
+    assert_eq!(table["state"]["clock"]["control"], time);
+    let (status, state) = white
         .post(&format!("/api/games/{id}/join"), json!({}))
         .await;
+    assert_eq!(status, 200, "{state}");
     assert_eq!(state["clock"]["running"], "black");
+    (id, state)
+}
+
+/// Polls the game's state until `done` holds (the server's own tasks, such as a socket closing, take a moment).
+async fn state_until(c: &Client, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let (_, state) = c.get(&format!("/api/games/{id}")).await;
+        if done(&state) {
+            return state;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{what}: {state}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+/// The next message of a socket that satisfies `want`, skipping others.
+async fn next_matching<S>(ws: &mut S, want: impl Fn(&Value) -> bool) -> Value
+where
+    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
+{
+    for _ in 0..20 {
+        let m = next_json(ws).await;
+        if want(&m) {
+            return m;
+        }
+    }
+    panic!("no matching message in 20");
+}
+
+async fn claim(c: &Client, id: i64) -> (u16, Value) {
+    c.post(&format!("/api/games/{id}/claim"), json!({})).await
+}
+
+fn main_ms(state: &Value, color: &str) -> u64 {
+    state["clock"][color]["main_ms"].as_u64().unwrap()
+}
+
+#[tokio::test]
+async fn clocks_are_exact_across_reconnects_and_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = Client::guest(&running, "black").await;
+    let white = Client::guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:1m+10s").await;
+    // Black thinks 4 s and reports 50 ms of lag: 60 - 3.95 + 10 s of increment.
+    time.advance(4_000);
     let (status, state) = black
         .post(
             &format!("/api/games/{id}/moves"),
@@ -1185,23 +1258,137 @@ async fn clocks_run_survive_a_restart_and_flag_a_late_player() {
         )
         .await;
     assert_eq!(status, 200, "{state}");
-    let clock = &state["clock"];
-    assert_eq!(clock["running"], "white");
-    let black_ms = clock["black"]["main_ms"].as_u64().unwrap();
-    assert!((65_000..=70_000).contains(&black_ms), "{clock}");
-    assert_eq!(clock["black"]["overtime"], "sudden-death");
+    assert_eq!(state["clock"]["running"], "white");
+    assert_eq!(main_ms(&state, "black"), 66_050);
+    assert_eq!(main_ms(&state, "white"), 60_000);
+    assert_eq!(state["clock"]["black"]["overtime"], "sudden-death");
+
+    // White's clock runs 7 s; a new socket and a fresh GET both see exactly that.
+    time.advance(7_000);
+    let mut ws = game_socket(&running, id, Some(&white)).await;
+    let first = next_json(&mut ws).await;
+    assert_eq!(first["type"], "state");
+    let (_, got) = white.get(&format!("/api/games/{id}")).await;
+    for s in [&first, &got] {
+        assert_eq!(
+            (main_ms(s, "black"), main_ms(s, "white")),
+            (66_050, 53_000),
+            "{s}"
+        );
+        assert_eq!(s["clock"]["running"], "white");
+    }
+    ws.close(None).await.unwrap();
+    drop(ws);
+    let mut again = game_socket(&running, id, Some(&white)).await;
+    time.advance(1_000);
+    again
+        .send(Message::Text(json!({"resync": true}).to_string().into()))
+        .await
+        .unwrap();
+    let first = next_json(&mut again).await;
+    let resynced = next_matching(&mut again, |m| m["type"] == "state").await;
+    assert_eq!(main_ms(&first, "white"), 53_000);
+    assert_eq!(main_ms(&resynced, "white"), 52_000);
+    drop(again);
     running.stop().await.unwrap();
 
-    // After a restart the clock is rebuilt from the stored turn times: Black's exactly, White's turn starts
-    // again from where it began (no time runs while the server is down).
-    let running = server(dir.path()).await;
+    // After a restart the clocks are rebuilt from the stored turn times: Black's exactly; White's turn starts
+    // again from where it began (no time runs while the server is down), and then runs on.
+    time.advance(500_000);
+    let running = server_at(dir.path(), &time).await;
     let c = Client::new(&running);
     let (_, after) = c.get(&format!("/api/games/{id}")).await;
-    assert_eq!(after["clock"]["black"]["main_ms"], black_ms);
     assert_eq!(after["clock"]["running"], "white");
-    assert!(after["clock"]["white"]["main_ms"].as_u64().unwrap() > 59_000);
+    assert_eq!(
+        (main_ms(&after, "black"), main_ms(&after, "white")),
+        (66_050, 60_000)
+    );
+    time.advance(2_500);
+    let (_, after) = c.get(&format!("/api/games/{id}")).await;
+    assert_eq!(main_ms(&after, "white"), 57_500);
+    running.stop().await.unwrap();
+}
 
-    // Bad controls are refused with a clear sentence; self-fill needs a clock.
+#[tokio::test]
+async fn a_player_whose_flag_falls_loses_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = Client::guest(&running, "slow").await;
+    let white = Client::guest(&running, "quick").await;
+
+    // Black does not move: 1 s, plus the 1 s lag allowance.
+    let (b_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    let mut ws = game_socket(&running, b_lost, None).await;
+    assert_eq!(next_json(&mut ws).await["type"], "state");
+    // Up to 1 s + 1 s, a move is on time (the lag allowance is the server's to credit): no flag yet.
+    time.advance(2_000);
+    let (_, state) = black.get(&format!("/api/games/{b_lost}")).await;
+    assert_eq!(state["result"], Value::Null, "{state}");
+    assert_eq!(state["clock"]["black"]["main_ms"], 0);
+    assert_eq!(state["clock"]["black"]["flagged"], false);
+    time.advance(1);
+    let m = next_matching(&mut ws, |m| m["type"] == "timeout").await;
+    assert_eq!(m["action"]["color"], "black");
+    assert_eq!(m["state"]["result"], "W+T");
+    assert_eq!(m["state"]["clock"]["black"]["flagged"], true, "{m}");
+    assert_eq!(m["state"]["clock"]["running"], Value::Null);
+
+    // White loses: Black moves in time, White runs out.
+    let (w_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    let mut ws = game_socket(&running, w_lost, None).await;
+    time.advance(900);
+    let (status, state) = black.play(w_lost, "E5").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(main_ms(&state, "black"), 100);
+    time.advance(2_001);
+    let m = next_matching(&mut ws, |m| m["type"] == "timeout").await;
+    assert_eq!(
+        (m["action"]["color"].as_str(), m["state"]["result"].as_str()),
+        (Some("white"), Some("B+T"))
+    );
+    // A move after the flag fell is refused: the game is over.
+    let (status, body) = white.play(w_lost, "D5").await;
+    assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
+
+    // A move that comes 1 s late with 1 s of reported lag is on time, at the last millisecond.
+    let (just, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    let (status, _) = black.play(just, "E5").await;
+    assert_eq!(status, 200);
+    time.advance(2_000);
+    let (status, state) = white
+        .post(
+            &format!("/api/games/{just}/moves"),
+            json!({"move": "D5", "lag_ms": 1_000}),
+        )
+        .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(
+        (
+            state["result"].as_null(),
+            state["clock"]["white"]["main_ms"].as_u64()
+        ),
+        (Some(()), Some(0))
+    );
+    running.stop().await.unwrap();
+
+    // Stored like any action: the results survive a restart.
+    let running = server_at(dir.path(), &time).await;
+    let c = Client::new(&running);
+    for (id, result) in [(b_lost, "W+T"), (w_lost, "B+T")] {
+        let (_, state) = c.get(&format!("/api/games/{id}")).await;
+        assert_eq!(
+            (state["result"].as_str(), state["phase"].as_str()),
+            (Some(result), Some("over"))
+        );
+    }
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_controls_are_refused_and_ideal_games_get_self_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
     let ann = Client::guest(&running, "ann").await;
     let (status, body) = ann
         .post(
@@ -1217,6 +1404,7 @@ async fn clocks_run_survive_a_restart_and_flag_a_late_player() {
         body["error"].as_str().unwrap().contains("time control"),
         "{body}"
     );
+    // Self-fill needs a clock.
     let (status, body) = ann
         .post("/api/games", json!({"rules": "ideal:self-fill=10"}))
         .await;
@@ -1225,7 +1413,7 @@ async fn clocks_run_survive_a_restart_and_flag_a_late_player() {
         (400, Some("bad_rules")),
         "{body}"
     );
-    // A timed game under the ideal rules has the self-fill rule.
+    // A timed game under the ideal rules has the self-fill rule, and its state shows each player's run.
     let (status, body) = ann
         .post(
             "/api/games",
@@ -1240,45 +1428,277 @@ async fn clocks_run_survive_a_restart_and_flag_a_late_player() {
             .contains("self-fill=10"),
         "{body}"
     );
+    assert_eq!(
+        body["state"]["self_fill"],
+        json!({"limit": 10, "black": 0, "white": 0})
+    );
+    let (_, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese:size=9", "time": "absolute:10m"}),
+        )
+        .await;
+    assert_eq!(body["state"]["self_fill"], Value::Null);
+    running.stop().await.unwrap();
+}
 
-    // A player who does not move loses on time when the flag falls (1 s, plus the 1 s lag allowance).
-    let (id, _black, _white) = {
-        let black = Client::guest(&running, "slow").await;
-        let white = Client::guest(&running, "quick").await;
-        let t = black
-            .post(
-                "/api/games",
-                json!({"rules": "japanese:size=9", "color": "black", "time": "absolute:1s"}),
-            )
-            .await;
-        let id = t.1["id"].as_i64().unwrap();
+#[tokio::test]
+async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = Client::guest(&running, "stays").await;
+    let white = Client::guest(&running, "leaves").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+
+    // Both at the board: nobody is absent, and there is nothing to claim.
+    let mut b_ws = game_socket(&running, id, Some(&black)).await;
+    let mut w_ws = game_socket(&running, id, Some(&white)).await;
+    assert_eq!(next_json(&mut b_ws).await["type"], "state");
+    assert_eq!(next_json(&mut w_ws).await["type"], "state");
+    let state = state_until(&black, id, "both present", |s| {
+        s["absent"].as_array().is_some_and(Vec::is_empty)
+    })
+    .await;
+    assert_eq!(state["absent"], json!([]));
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("opponent_present"))
+    );
+
+    // White closes the page: Black's socket hears of it, with the claim 60 s away.
+    time.advance(5_000);
+    w_ws.close(None).await.unwrap();
+    drop(w_ws);
+    let m = next_matching(&mut b_ws, |m| {
+        m["type"] == "presence" && m["state"]["absent"] != json!([])
+    })
+    .await;
+    assert_eq!(
+        m["state"]["absent"],
+        json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}])
+    );
+    assert_eq!(m["version"], 1, "presence changes no version");
+    time.advance(30_000);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("grace_not_over"))
+    );
+    assert_eq!(body["claim_in_ms"], 30_000, "{body}");
+    // Over the socket too.
+    b_ws.send(Message::Text(
+        json!({"type": "claim", "ref": 7}).to_string().into(),
+    ))
+    .await
+    .unwrap();
+    let m = next_matching(&mut b_ws, |m| m["type"] == "error").await;
+    assert_eq!(
+        (m["ref"].as_i64(), m["reason"].as_str()),
+        (Some(7), Some("grace_not_over"))
+    );
+    assert_eq!(m["claim_in_ms"], 30_000);
+
+    // White comes back (a presence event) and leaves again: the grace period starts over.
+    let w_ws = game_socket(&running, id, Some(&white)).await;
+    let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+    assert_eq!(m["state"]["absent"], json!([]));
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("opponent_present"))
+    );
+    drop(w_ws);
+    let m = next_matching(&mut b_ws, |m| {
+        m["type"] == "presence" && m["state"]["absent"] != json!([])
+    })
+    .await;
+    assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 60_000);
+    time.advance(59_999);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!((status, body["claim_in_ms"].as_u64()), (409, Some(1)));
+    // Neither a spectator nor the absent player's own claim counts.
+    let cat = Client::guest(&running, "cat").await;
+    let (status, body) = claim(&cat, id).await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    time.advance(1);
+    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    assert_eq!(state["absent"][0]["claim_in_ms"], 0, "{state}");
+    let (status, state) = claim(&black, id).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], "B+F");
+    assert_eq!(state["absent"], json!([]));
+    assert_eq!(
+        state["moves"].as_array().unwrap().last().unwrap(),
+        &json!({"number": 1, "color": "black", "move": "claim"})
+    );
+    let m = next_matching(&mut b_ws, |m| m["type"] == "claim").await;
+    assert_eq!(m["state"]["result"], "B+F");
+    let (status, body) = claim(&black, id).await;
+    assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
+    drop(b_ws);
+
+    // Untimed games, and games against the computer, have nothing to claim.
+    let (untimed, _, _) = {
+        let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+            .as_i64()
+            .unwrap();
         white
             .post(&format!("/api/games/{id}/join"), json!({}))
             .await;
-        (id, black, white)
+        (id, (), ())
     };
-    let mut ws = game_socket(&running, id, None).await;
-    let mut result = Value::Null;
-    for _ in 0..5 {
-        let m = next_json(&mut ws).await;
-        if m["type"] == "timeout" {
-            result = m["state"]["result"].clone();
-            assert_eq!(m["action"]["color"], "black");
-            assert!(
-                m["state"]["clock"]["black"]["flagged"].as_bool().unwrap(),
-                "{m}"
-            );
-            break;
-        }
-    }
-    assert_eq!(result, "W+T");
+    let (status, body) = black
+        .post(&format!("/api/games/{untimed}/claim"), json!({}))
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (422, Some("no_claim")));
+    let (status, table) = black
+        .post(
+            "/api/games",
+            json!({"rules": "chinese:size=9", "color": "white", "opponent": "bot", "bot": "simple", "time": "fischer:10m+10s"}),
+        )
+        .await;
+    assert_eq!(status, 201, "{table}");
+    let bot_game = table["id"].as_i64().unwrap();
+    time.advance(100_000);
+    let (status, body) = black
+        .post(&format!("/api/games/{bot_game}/claim"), json!({}))
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("opponent_present"))
+    );
+    // A correspondence-scale control has no grace period.
+    let (corr, state) = timed(&black, &white, "chinese:size=9", "absolute:3d").await;
+    assert_eq!(state["absent"], json!([]));
+    time.advance(1_000_000);
+    let (status, body) = white
+        .post(&format!("/api/games/{corr}/claim"), json!({}))
+        .await;
+    assert_eq!((status, body["reason"].as_str()), (422, Some("no_claim")));
     running.stop().await.unwrap();
-    let running = server(dir.path()).await;
+
+    // The claim is stored like the other actions.
+    let running = server_at(dir.path(), &time).await;
     let c = Client::new(&running);
     let (_, state) = c.get(&format!("/api/games/{id}")).await;
+    assert_eq!(state["result"], "B+F");
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn after_a_restart_the_grace_period_starts_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = Client::guest(&running, "black").await;
+    let white = Client::guest(&running, "white").await;
+    let (id, state) = timed(&black, &white, "chinese:size=9", "byoyomi:10m+5x30s").await;
+    // Nobody has a socket open: both are absent from the start of the game.
+    assert_eq!(state["absent"].as_array().unwrap().len(), 2, "{state}");
+    let (status, _) = black.play(id, "E5").await;
+    assert_eq!(status, 200);
+    time.advance(70_000);
+    let (_, state) = black.get(&format!("/api/games/{id}")).await;
     assert_eq!(
-        (state["result"].as_str(), state["phase"].as_str()),
-        (Some("W+T"), Some("over"))
+        state["absent"][1],
+        json!({"color": "white", "absent_ms": 70_000, "claim_in_ms": 0})
     );
+    running.stop().await.unwrap();
+
+    // White's claimable absence does not survive the server's: the grace period runs from the restart.
+    time.advance(10_000);
+    let running = server_at(dir.path(), &time).await;
+    let black = black.at(&running);
+    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    assert_eq!(
+        state["absent"],
+        json!([
+            {"color": "black", "absent_ms": 0, "claim_in_ms": 60_000},
+            {"color": "white", "absent_ms": 0, "claim_in_ms": 60_000},
+        ])
+    );
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/claim"), json!({}))
+        .await;
+    assert_eq!(
+        (
+            status,
+            body["reason"].as_str(),
+            body["claim_in_ms"].as_u64()
+        ),
+        (409, Some("grace_not_over"), Some(60_000))
+    );
+    time.advance(60_000);
+    let (status, state) = black
+        .post(&format!("/api/games/{id}/claim"), json!({}))
+        .await;
+    assert_eq!(
+        (status, state["result"].as_str()),
+        (200, Some("B+F")),
+        "{state}"
+    );
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = Client::guest(&running, "black").await;
+    let white = Client::guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "byoyomi:10s+3x5s").await;
+    // Black: 4 s of 10 in main time. White: all 10 s of main time and 2 s of a period (the period stays whole).
+    // Black: the last 6 s of main time and 11 s more: two periods used up, the third whole again.
+    for (player, wait, mv) in [
+        (&black, 4_000, "E5"),
+        (&white, 12_000, "D5"),
+        (&black, 17_000, "E4"),
+    ] {
+        time.advance(wait);
+        let (status, state) = player.play(id, mv).await;
+        assert_eq!(status, 200, "{state}");
+    }
+    let sgf = black
+        .http
+        .get(format!("{}/api/games/{id}/sgf", black.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for part in [
+        "TM[10]",
+        "OT[3x5 byo-yomi]",
+        ";B[ee]BL[6]",
+        ";W[de]WL[5]OW[3]",
+        ";B[ef]BL[5]OB[1]",
+    ] {
+        assert!(sgf.contains(part), "{part} in {sgf}");
+    }
+    // An untimed game's record has none of these.
+    let (untimed, _, _) = {
+        let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+            .as_i64()
+            .unwrap();
+        white
+            .post(&format!("/api/games/{id}/join"), json!({}))
+            .await;
+        (id, (), ())
+    };
+    assert_eq!(black.play(untimed, "E5").await.0, 200);
+    let sgf = black
+        .http
+        .get(format!("{}/api/games/{untimed}/sgf", black.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!sgf.contains("BL[") && !sgf.contains("TM["), "{sgf}");
     running.stop().await.unwrap();
 }

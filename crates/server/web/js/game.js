@@ -80,7 +80,7 @@ function refusal(e) {
 
 function moveText(m) {
   const text = String(m.move ?? "");
-  if (text === "pass" || text === "resign" || text === "accept" || text === "dispute") return t(`move.${text}`);
+  if (["pass", "resign", "accept", "dispute", "claim", "timeout"].includes(text)) return t(`move.${text}`);
   if (text === "mark" || text.startsWith("mark ")) {
     const points = text.slice(4).trim();
     return points ? t("move.mark", { points }) : t("move.mark-none");
@@ -151,6 +151,58 @@ function renderClocks() {
     clearInterval(clockTimer);
     clockTimer = null;
   }
+}
+
+// An absent player (no page open on the game): the opponent's countdown to the claim, counted from the moment
+// the state arrived like the clocks; the server decides whether a claim is allowed.
+let absentTimer = null;
+
+function renderAbsent() {
+  const box = $("absent");
+  const mine = myColor();
+  const elapsed = performance.now() - clockTaken;
+  const away = (game.absent ?? []).filter((a) => a.color !== mine);
+  const shown = away[0];
+  box.hidden = !shown;
+  $("claim").hidden = true;
+  if (shown) {
+    const claimIn = Math.max(0, shown.claim_in_ms - elapsed);
+    if (!mine) {
+      $("absent-text").textContent = t("absent.other", {
+        color: t(`color.${shown.color}`),
+        time: formatMs(shown.absent_ms + elapsed),
+      });
+    } else if (claimIn > 0) {
+      $("absent-text").textContent = t("absent.wait", { time: formatMs(claimIn) });
+    } else {
+      $("absent-text").textContent = t("absent.now", { time: formatMs(shown.absent_ms + elapsed) });
+      $("claim").hidden = false;
+    }
+    box.dataset.color = shown.color;
+    box.dataset.claimable = String(Boolean(mine) && claimIn <= 0);
+  } else {
+    delete box.dataset.color;
+    delete box.dataset.claimable;
+  }
+  if (shown && !absentTimer) absentTimer = setInterval(renderAbsent, 500);
+  if (!shown && absentTimer) {
+    clearInterval(absentTimer);
+    absentTimer = null;
+  }
+}
+
+// The self-fill rule of timed ideal games (RULES.md §5): said when active, with each non-zero run.
+function renderSelfFill() {
+  const box = $("self-fill");
+  const rule = game.self_fill;
+  box.hidden = !rule;
+  if (!rule) return;
+  const runs = ["black", "white"]
+    .filter((c) => rule[c] > 0)
+    .map((c) => t("selffill.count", { color: t(`color.${c}`), count: rule[c] }));
+  box.textContent = [t("selffill.active", { limit: rule.limit }), ...runs].join(" ");
+  box.dataset.black = String(rule.black);
+  box.dataset.white = String(rule.white);
 }
 
 function renderTurn() {
@@ -291,6 +343,8 @@ function render() {
   renderBoard();
   renderPlayers();
   renderClocks();
+  renderAbsent();
+  renderSelfFill();
   renderTurn();
   renderButtons();
   renderMoves();
@@ -324,6 +378,7 @@ const HTTP_ACTIONS = {
   dead: (f) => ["dead", { point: f.point }],
   accept: () => ["accept", {}],
   dispute: () => ["dispute", {}],
+  claim: () => ["claim", {}],
 };
 
 async function viaHttp(type, fields, version, { retry = false } = {}) {
@@ -401,6 +456,7 @@ function hoverPoint(point) {
 $("pass").addEventListener("click", () => act("play", { move: "pass" }));
 $("accept").addEventListener("click", () => act("accept"));
 $("dispute").addEventListener("click", () => act("dispute"));
+$("claim").addEventListener("click", () => act("claim"));
 
 $("resign").addEventListener("click", () => {
   const dialog = $("confirm");
@@ -474,6 +530,11 @@ function onSocketMessage(m) {
       pending.delete(m.ref);
     }
     actionFailed(new ApiError(0, m.error ?? null, m.reason ?? null));
+    return;
+  }
+  if (m.type === "presence") {
+    // Who is at the board changed; no action was taken, so the version is the same.
+    if (m.state && (!game || m.version >= game.version)) take(m.state);
     return;
   }
   if (typeof m.version === "number" && m.state) {
