@@ -762,17 +762,29 @@ pub struct NewTable {
 /// move, and one second a move on one thread).
 pub const BOTS: &[&str] = &["simple", "mcts-1", "mcts-2", "mcts-3"];
 
-/// The computer's choice in `game` as the bot `kind`.
-fn bot_choice(kind: &str, game: &Game, seed: u64) -> Request {
-    let cleanup = game.rules().end == EndRule::Score;
-    let config = match kind {
+/// The search settings of the bot `kind` (`None`: the simple bot). Under a clock (`budget`) the search never
+/// thinks longer than the clock allows; a strength's playout count still holds when it is reached first.
+fn search_config(kind: &str, budget: Option<std::time::Duration>) -> Option<MctsConfig> {
+    let mut config = match kind {
         "mcts-1" => MctsConfig::playouts(1_000),
         "mcts-2" => MctsConfig::playouts(5_000),
         "mcts-3" => MctsConfig {
             threads: 1,
             ..MctsConfig::default()
         },
-        _ => return Request::Play(SimpleBot::new(seed).choose(game, cleanup)),
+        _ => return None,
+    };
+    if let Some(budget) = budget {
+        config.time = Some(config.time.map_or(budget, |t| t.min(budget)));
+    }
+    Some(config)
+}
+
+/// The computer's choice in `game` as the bot `kind`, within `budget` when the game has a clock.
+fn bot_choice(kind: &str, game: &Game, seed: u64, budget: Option<std::time::Duration>) -> Request {
+    let cleanup = game.rules().end == EndRule::Score;
+    let Some(config) = search_config(kind, budget) else {
+        return Request::Play(SimpleBot::new(seed).choose(game, cleanup));
     };
     match MctsBot::new(config, seed).choose(game, game.rules(), cleanup) {
         Decision::Play(mv) => Request::Play(mv),
@@ -1289,7 +1301,7 @@ impl Games {
                 let Ok(entry) = games.get(id).await else {
                     return;
                 };
-                let (color, game, version, kind) = {
+                let (color, game, version, kind, budget) = {
                     let live = entry.lock().await;
                     if !live.started() {
                         return;
@@ -1300,7 +1312,13 @@ impl Games {
                         .as_ref()
                         .map_or_else(String::new, |(k, _)| k.clone());
                     match live.bot_turn() {
-                        Some(c) => (c, live.game.clone(), live.version, kind),
+                        Some(c) => {
+                            let budget = live.clock.as_ref().and_then(|clock| {
+                                let empty = live.game.board().empty_points().len();
+                                tesuji_bot::time::budget(clock.control(), &clock.left(c), empty)
+                            });
+                            (c, live.game.clone(), live.version, kind, budget)
+                        }
                         None => return,
                     }
                 };
@@ -1308,7 +1326,10 @@ impl Games {
                     Request::Accept
                 } else {
                     let seed = u64::try_from(id).unwrap_or(0) ^ version.rotate_left(32);
-                    match tokio::task::spawn_blocking(move || bot_choice(&kind, &game, seed)).await
+                    match tokio::task::spawn_blocking(move || {
+                        bot_choice(&kind, &game, seed, budget)
+                    })
+                    .await
                     {
                         Ok(request) => request,
                         Err(_) => return,
@@ -1329,5 +1350,36 @@ impl Games {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_clock_caps_the_computers_thinking_time() {
+        // Without a clock: each strength as it is.
+        assert_eq!(search_config("simple", None), None);
+        assert_eq!(search_config("mcts-2", None).unwrap().time, None);
+        assert_eq!(
+            search_config("mcts-3", None).unwrap().time,
+            Some(Duration::from_secs(1))
+        );
+        // With one: the clock's budget bounds the search, and a shorter own time stays.
+        let short = Duration::from_millis(300);
+        let c = search_config("mcts-2", Some(short)).unwrap();
+        assert_eq!((c.playouts, c.time), (Some(5_000), Some(short)));
+        assert_eq!(
+            search_config("mcts-3", Some(short)).unwrap().time,
+            Some(short)
+        );
+        let long = Duration::from_secs(30);
+        assert_eq!(
+            search_config("mcts-3", Some(long)).unwrap().time,
+            Some(Duration::from_secs(1))
+        );
     }
 }
