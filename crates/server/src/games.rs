@@ -60,6 +60,9 @@ pub struct GameState {
     pub pass_stones: Pair<u32>,
     /// The dead stones of the current proposal.
     pub dead: Vec<String>,
+    /// In the marking phase, the stones whose fate the server's estimate could not settle (docs/API.md): the
+    /// players should look at them before accepting. Empty until the estimate is made.
+    pub unsure: Vec<String>,
     pub accepted: Pair<bool>,
     /// Both clocks, in a timed game.
     pub clock: Option<ClockView>,
@@ -259,6 +262,8 @@ pub enum Request {
     Resign,
     /// Marking: toggle the chain at the point between dead and alive.
     Dead(Point),
+    /// Marking: the server's first proposal, from its estimate (never from a client).
+    Propose(Vec<Point>),
     Accept,
     Dispute,
     /// The player's clock ran out (from the server's timer, never from a client).
@@ -326,6 +331,8 @@ pub struct LiveGame {
     /// In a timed game, the mover's time left after each turn (play or pass), in order.
     pub times: Vec<(Color, tesuji_clock::Remaining)>,
     presence: Presence,
+    /// The estimate's unsure stones for the current marking phase; `None` until it is made.
+    unsure: Option<Vec<Point>>,
 }
 
 /// Who is at the board, for the grace period. Never stored: after a restart nobody is connected, and everyone's
@@ -364,6 +371,7 @@ impl LiveGame {
             views: Arc::default(),
             clock: None,
             times: Vec::new(),
+            unsure: None,
             presence: Presence {
                 time,
                 grace_ms,
@@ -684,6 +692,10 @@ impl LiveGame {
             captures: Pair::of(self.game.captures()),
             pass_stones: Pair::of(self.game.pass_stones()),
             dead: point_names(self.game.dead_stones(), size),
+            unsure: match (&self.unsure, self.game.phase()) {
+                (Some(points), Phase::Marking) => point_names(points, size),
+                _ => Vec::new(),
+            },
             accepted: Pair::of(self.game.acceptances()),
             clock: self.clock.as_ref().map(GameClock::view),
             absent: self.absent(),
@@ -1093,6 +1105,38 @@ impl Games {
     pub fn wake(self: &Arc<Self>, id: i64) {
         self.wake_bot(id);
         self.watch_clock(id);
+        self.estimate_dead(id);
+    }
+
+    /// In a marking phase whose estimate is not known (after a restart): the estimate again, for its unsure
+    /// stones. (The first proposal is made with the turn that ends play, in [`Games::act_now`].)
+    pub fn estimate_dead(self: &Arc<Self>, id: i64) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            let Ok(entry) = games.get(id).await else {
+                return;
+            };
+            let (game, version) = {
+                let live = entry.lock().await;
+                if live.game.phase() != Phase::Marking || live.unsure.is_some() {
+                    return;
+                }
+                (live.game.clone(), live.version)
+            };
+            let seed = u64::try_from(id).unwrap_or(0) ^ version;
+            let Ok(estimate) = tokio::task::spawn_blocking(move || {
+                let playouts = tesuji_bot::estimate::default_playouts(game.rules().size);
+                tesuji_bot::estimate::estimate(&game, playouts, seed)
+            })
+            .await
+            else {
+                return;
+            };
+            let mut live = entry.lock().await;
+            if live.game.phase() == Phase::Marking && live.unsure.is_none() {
+                live.unsure = Some(estimate.unsure());
+            }
+        });
     }
 
     /// Waits for the running clock of game `id` to run out, then records the loss on time. Every action starts
@@ -1165,6 +1209,53 @@ impl Games {
     ) -> Result<GameState, ApiError> {
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
+        let was_playing = live.game.phase() == Phase::Playing;
+        let state = self
+            .act_locked(&mut live, id, actor, request, expected_version, lag_ms)
+            .await?;
+        if !(was_playing && live.game.phase() == Phase::Marking) {
+            return Ok(state);
+        }
+        // Play has just ended: the estimate's dead stones become the first proposal, stored as the referee's
+        // `mark` for the player who ended play, before anyone can act in the phase (the players still decide:
+        // they may change it, accept it or dispute). Its unsure stones are shown beside it.
+        let ender = live.seat_of(actor).unwrap_or(Color::Black);
+        let (game, seed) = (
+            live.game.clone(),
+            u64::try_from(id).unwrap_or(0) ^ live.version,
+        );
+        let Ok(estimate) = tokio::task::spawn_blocking(move || {
+            let playouts = tesuji_bot::estimate::default_playouts(game.rules().size);
+            tesuji_bot::estimate::estimate(&game, playouts, seed)
+        })
+        .await
+        else {
+            return Ok(state);
+        };
+        live.unsure = Some(estimate.unsure());
+        let proposal = Request::Propose(estimate.dead());
+        match self
+            .act_locked(&mut live, id, Actor::Referee(ender), proposal, None, 0)
+            .await
+        {
+            Ok(state) => Ok(state),
+            Err(e) => {
+                tracing::warn!(game = id, error = %e, "storing the first proposal failed");
+                Ok(state)
+            }
+        }
+    }
+
+    /// [`Games::act_now`] on a locked game.
+    async fn act_locked(
+        &self,
+        live: &mut LiveGame,
+        id: i64,
+        actor: Actor,
+        request: Request,
+        expected_version: Option<u64>,
+        lag_ms: u64,
+    ) -> Result<GameState, ApiError> {
         let color = live.seat_of(actor).ok_or(ApiError::NotSeated)?;
         if !live.started() {
             return Err(ApiError::NotStarted);
@@ -1187,6 +1278,7 @@ impl Games {
                 }
                 ("mark", String::new())
             }
+            Request::Propose(_) => ("mark", String::new()),
             Request::Accept => ("accept", "accept".to_owned()),
             Request::Dispute => ("dispute", "dispute".to_owned()),
             Request::Timeout => ("timeout", "timeout".to_owned()),
@@ -1227,6 +1319,7 @@ impl Games {
             Request::Play(mv) => live.game.play(color, *mv).map(|_| ())?,
             Request::Resign => live.game.resign(color)?,
             Request::Dead(p) => live.game.toggle_dead(color, *p)?,
+            Request::Propose(points) => live.game.propose(color, points)?,
             Request::Accept => live.game.accept(color)?,
             Request::Dispute => live.game.dispute(color)?,
             Request::Timeout => {
@@ -1236,6 +1329,10 @@ impl Games {
                 }
             }
             Request::Claim => live.game.forfeit(color.opponent())?,
+        }
+        if live.game.phase() != Phase::Marking {
+            // A later marking phase (after a dispute) gets an estimate of its own.
+            live.unsure = None;
         }
         live.clock_after();
         let text = if kind == "mark" {
@@ -1288,7 +1385,7 @@ impl Games {
             },
             &state,
         );
-        self.set_summary(&live);
+        self.set_summary(live);
         Ok(state)
     }
 

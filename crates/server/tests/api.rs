@@ -954,6 +954,76 @@ async fn to_marking(black: &Client, white: &Client, id: i64) {
     }
 }
 
+/// The turn that ends play brings the server's first proposal with it: the estimate's dead stones, stored as the
+/// referee's `mark` for the player who ended play, and its unsure stones beside them. The lone stones at B5 and
+/// H5 are dead: the estimate may call them dead or unsure, never alive.
+#[tokio::test]
+async fn the_estimate_makes_the_first_proposal() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=9,komi=0.5").await;
+    // Black walls off columns A-D, White F-J; White's lone stone at B5 and Black's at H5 are dead.
+    let mut turns = Vec::new();
+    for row in 1..=9 {
+        turns.push(("black", format!("D{row}")));
+        turns.push(("white", format!("F{row}")));
+    }
+    turns.extend([
+        ("black", "H5".to_owned()),
+        ("white", "B5".to_owned()),
+        ("black", "pass".to_owned()),
+    ]);
+    for (color, mv) in &turns {
+        let (status, state) = by(color, &black, &white).play(id, mv).await;
+        assert_eq!(status, 200, "{color} {mv}: {state}");
+    }
+    let (status, state) = white.play(id, "pass").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["phase"], "marking");
+    let last = state["moves"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(
+        last["color"], "white",
+        "the proposal is stored for the player who ended play"
+    );
+    let dead: Vec<String> = serde_json::from_value(state["dead"].clone()).unwrap();
+    let unsure: Vec<String> = serde_json::from_value(state["unsure"].clone()).unwrap();
+    let text: Vec<&str> = last["move"].as_str().unwrap().split(' ').collect();
+    assert_eq!(text[0], "mark");
+    assert_eq!(text[1..].to_vec(), dead, "{state}");
+    for stone in ["B5", "H5"] {
+        assert!(
+            dead.iter().chain(&unsure).any(|p| p == stone),
+            "{stone} is neither dead nor unsure: {state}"
+        );
+    }
+    // Never a living stone proposed dead. (Unsure is allowed anywhere: the estimate may doubt what it cannot
+    // settle, and the players decide.)
+    for p in &dead {
+        assert!(p == "B5" || p == "H5", "{p} is alive: {state}");
+    }
+    // Accepting it scores it.
+    black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await;
+    let (_, state) = white
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await;
+    assert_eq!(state["status"], "over");
+    assert_eq!(state["unsure"], json!([]));
+    // The proposal replays like any mark.
+    let (_, before) = black.get(&format!("/api/games/{id}")).await;
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    assert_eq!(
+        Client::new(&running)
+            .get(&format!("/api/games/{id}"))
+            .await
+            .1,
+        before
+    );
+    running.stop().await.unwrap();
+}
+
 #[tokio::test]
 async fn dead_stones_are_marked_accepted_or_disputed() {
     let dir = tempfile::tempdir().unwrap();

@@ -165,9 +165,10 @@ export class Board {
 
   /**
    * Draws a position: `rows` from the top ('.', 'X', 'O'); `lastMove` a vertex or null; `dead` a Set of vertices
-   * drawn translucent with a cross; `preview` {point, color} or null; `interactive` sets the pointer cursor.
+   * drawn translucent with a cross; `unsure` a Set of vertices the server's estimate could not settle (a ring);
+   * `preview` {point, color} or null; `interactive` sets the pointer cursor.
    */
-  render({ rows, lastMove = null, dead = new Set(), preview = null, interactive = false }) {
+  render({ rows, lastMove = null, dead = new Set(), unsure = new Set(), preview = null, interactive = false }) {
     this.svg.classList.toggle("interactive", interactive);
     const stones = [];
     for (let r = 0; r < this.height; r++) {
@@ -185,6 +186,10 @@ export class Board {
           const d = 2.6;
           g.append(svgEl("path", { class: "cross", d: `M${cx - d} ${cy - d}L${cx + d} ${cy + d}M${cx + d} ${cy - d}L${cx - d} ${cy + d}` }));
           g.setAttribute("data-dead", "true");
+        }
+        if (unsure.has(name)) {
+          g.append(svgEl("circle", { class: "unsure", cx: this.x(c), cy: this.y(r), r: 4.2 }));
+          g.setAttribute("data-unsure", "true");
         }
         if (name === lastMove) {
           g.append(svgEl("circle", { class: "last", cx: this.x(c), cy: this.y(r), r: 2.1 }));

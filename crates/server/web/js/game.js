@@ -240,6 +240,10 @@ function renderButtons() {
   $("accept").disabled = Boolean(game.accepted?.[mine]);
   $("dispute").hidden = !(mine && isMarking());
   $("marking-hint").hidden = !(mine && isMarking());
+  // The server's estimate could not settle these stones: nobody should accept a count without looking at them.
+  const unsure = isMarking() ? (game.unsure ?? []) : [];
+  $("unsure-note").hidden = unsure.length === 0;
+  $("unsure-note").textContent = unsure.length ? t("game.unsure", { count: unsure.length }) : "";
 
   let token = null;
   try {
@@ -333,6 +337,7 @@ function renderBoard() {
     rows: game.board,
     lastMove: game.last_move,
     dead: new Set(showDead ? (game.dead ?? []) : []),
+    unsure: new Set(game.phase === "marking" ? (game.unsure ?? []) : []),
     preview: myTurn() && point ? { point, color: mine } : null,
     interactive: myTurn() || Boolean(mine && isMarking()),
   });
