@@ -34,6 +34,9 @@ enum Command {
         /// Folder of the database (created if missing).
         #[arg(long, env = "TESUJI_DATA_DIR", default_value = "tesuji-data")]
         data_dir: PathBuf,
+        /// No first dead-stone proposal from the estimate when play ends: the players mark every dead stone.
+        #[arg(long)]
+        no_first_proposal: bool,
     },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
@@ -228,7 +231,11 @@ fn run(cli: Cli) -> Result<()> {
         },
     };
     match command {
-        Command::Serve { address, data_dir } => {
+        Command::Serve {
+            address,
+            data_dir,
+            no_first_proposal,
+        } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
                     tracing_subscriber::EnvFilter::try_from_default_env()
@@ -239,6 +246,7 @@ fn run(cli: Cli) -> Result<()> {
             tesuji_server::run(tesuji_server::ServerConfig {
                 address,
                 data_dir,
+                first_proposal: !no_first_proposal,
                 ..tesuji_server::ServerConfig::default()
             })
             .context("the server stopped")

@@ -81,6 +81,8 @@ impl Server {
             .expect("open the server log");
         let mut child = Command::new(env!("CARGO_BIN_EXE_tesuji"))
             .arg("serve")
+            // The script plays every marking step itself; the estimate's proposal would be a step it cannot know.
+            .arg("--no-first-proposal")
             .arg("--address")
             .arg("127.0.0.1:0")
             .arg("--data-dir")

@@ -817,6 +817,8 @@ pub struct Games {
     time: TimeSource,
     /// The disconnected player's grace period.
     grace_ms: u64,
+    /// Whether the end of play brings the estimate's first proposal.
+    first_proposal: bool,
 }
 
 impl Games {
@@ -825,6 +827,7 @@ impl Games {
         store: Arc<dyn Store>,
         time: TimeSource,
         grace_ms: u64,
+        first_proposal: bool,
     ) -> Result<Arc<Games>, crate::ServerError> {
         let accounts = Accounts::load(store.clone()).await?;
         let mut games = HashMap::new();
@@ -852,6 +855,7 @@ impl Games {
             lobby,
             time,
             grace_ms,
+            first_proposal,
         });
         let ids: Vec<i64> = games.games.read().await.keys().copied().collect();
         for id in ids {
@@ -1213,7 +1217,7 @@ impl Games {
         let state = self
             .act_locked(&mut live, id, actor, request, expected_version, lag_ms)
             .await?;
-        if !(was_playing && live.game.phase() == Phase::Marking) {
+        if !(self.first_proposal && was_playing && live.game.phase() == Phase::Marking) {
             return Ok(state);
         }
         // Play has just ended: the estimate's dead stones become the first proposal, stored as the referee's

@@ -43,6 +43,9 @@ pub struct ServerConfig {
     pub time: TimeSource,
     /// How long a player may be away from a timed game before the opponent may claim it (docs/API.md).
     pub grace_ms: u64,
+    /// Whether the turn that ends play brings the estimate's first dead-stone proposal (docs/API.md); without
+    /// it, the players mark every dead stone themselves.
+    pub first_proposal: bool,
 }
 
 impl Default for ServerConfig {
@@ -53,6 +56,7 @@ impl Default for ServerConfig {
             limits: Limits::default(),
             time: TimeSource::real(),
             grace_ms: DEFAULT_GRACE_MS,
+            first_proposal: true,
         }
     }
 }
@@ -90,6 +94,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
         store.clone() as Arc<dyn Store>,
         config.time.clone(),
         config.grace_ms,
+        config.first_proposal,
     )
     .await?;
     let listener = TcpListener::bind(config.address)
