@@ -1055,7 +1055,15 @@ async fn dead_stones_are_marked_accepted_or_disputed() {
         (400, Some("bad_request"))
     );
 
-    // White marks E5 dead; Black accepts; then White; the count follows RULES.md §7.
+    // The end of play brought the estimate's proposal: E5 dead. White toggles it alive and dead again; Black
+    // accepts; then White; the count follows RULES.md §7.
+    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    assert_eq!(state["dead"], json!(["E5"]), "{state}");
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["dead"], json!([]));
     let (status, state) = white
         .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
         .await;
@@ -1194,10 +1202,15 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
             ann.play(id, "pass").await
         };
         assert_eq!(status, 200, "{body}");
-        // Wait until it is Black's turn again, or the game is over.
+        // Wait until it is Black's turn again, or the game is over: after this action (the events before it,
+        // such as the server's first proposal that came with the end of play, are already answered).
+        let acted = body["version"].as_u64().unwrap();
         loop {
             let m = next_json(&mut ws).await;
             let s = &m["state"];
+            if s["version"].as_u64().unwrap() <= acted {
+                continue;
+            }
             let black_to_act = match s["phase"].as_str() {
                 Some("playing") => s["to_move"] == "black",
                 Some("marking") => s["accepted"]["black"] == false,
