@@ -7,7 +7,8 @@
 //!
 //! Chains keep *pseudo-liberties*: one count per (stone, empty neighbour) pair, with the sum and the sum of
 //! squares of those neighbour indices. A chain has no liberties when the count is 0, and exactly one liberty
-//! when all pseudo-liberties are the same point, which is when `count * sum2 == sum * sum`.
+//! when all pseudo-liberties are the same point, which is when `count * sum2 == sum * sum`. The three live in
+//! one `u64` (see [`lib_key`]), so adding or removing a pseudo-liberty is a single addition.
 
 use crate::grid::Grid;
 use crate::types::{Color, Point, Size};
@@ -116,12 +117,40 @@ pub(crate) fn zobrist(i: Idx, c: u8) -> u64 {
     unsafe { *ZOBRIST.get_unchecked(i).get_unchecked((c - 1) as usize) }
 }
 
+/// Bit positions of the packed pseudo-liberty record: sum of squares in bits 0..31, sum in 31..52, count in
+/// 52..64. The bounds hold on the largest board (25×25, cells below 676): a chain has at most 4 × 624 = 2,496
+/// pseudo-liberties (12 bits), their sum is at most 2,496 × 675 < 2²¹ and their sum of squares at most
+/// 2,496 × 675² < 2³¹, so no field ever carries into the next and sums of records are field-wise sums.
+const SUM_SHIFT: u32 = 31;
+const COUNT_SHIFT: u32 = 52;
+
+/// The packed record of one pseudo-liberty at `lib`.
+#[inline(always)]
+const fn lib_key(lib: Idx) -> u64 {
+    let l = lib as u64;
+    (1 << COUNT_SHIFT) | (l << SUM_SHIFT) | (l * l)
+}
+
 #[derive(Clone, Copy, Debug, Default)]
 struct ChainInfo {
-    libs: u32,
-    lib_sum: u32,
-    lib_sum2: u32,
+    /// Pseudo-liberty count, sum and sum of squares, packed (see [`lib_key`]).
+    libs: u64,
     stones: u32,
+}
+
+impl ChainInfo {
+    #[inline(always)]
+    fn lib_count(&self) -> u64 {
+        self.libs >> COUNT_SHIFT
+    }
+    #[inline(always)]
+    fn lib_sum(&self) -> u64 {
+        (self.libs >> SUM_SHIFT) & ((1 << (COUNT_SHIFT - SUM_SHIFT)) - 1)
+    }
+    #[inline(always)]
+    fn lib_sum2(&self) -> u64 {
+        self.libs & ((1 << SUM_SHIFT) - 1)
+    }
 }
 
 /// What a play did.
@@ -425,9 +454,8 @@ impl Board {
     #[inline]
     fn in_atari_at(&self, i: Idx, lib: Idx) -> bool {
         let ch = self.info(i);
-        // All pseudo-liberties are `lib` exactly when count * lib == sum and count * lib² == sum2.
-        let l = lib as u64;
-        ch.libs as u64 * l == ch.lib_sum as u64 && ch.libs as u64 * l * l == ch.lib_sum2 as u64
+        // All pseudo-liberties are `lib` exactly when the record is `count` records of `lib`.
+        ch.libs == ch.lib_count() * lib_key(lib)
     }
 
     /// Whether the chain through the stone at `i` has exactly one liberty.
@@ -439,7 +467,8 @@ impl Board {
     #[inline(always)]
     fn in_atari_unchecked(&self, i: Idx) -> bool {
         let ch = self.info(i);
-        ch.libs > 0 && ch.libs as u64 * ch.lib_sum2 as u64 == ch.lib_sum as u64 * ch.lib_sum as u64
+        let (n, sum) = (ch.lib_count(), ch.lib_sum());
+        n > 0 && n * ch.lib_sum2() == sum * sum
     }
 
     /// The only liberty of a chain in atari (meaningful only when [`Board::in_atari`] holds).
@@ -449,7 +478,7 @@ impl Board {
             return 0;
         }
         let ch = self.info(i);
-        (ch.lib_sum / ch.libs.max(1)) as usize
+        (ch.lib_sum() / ch.lib_count().max(1)) as usize
     }
 
     /// Checks a play at padded index `i` by `c` against occupancy, suicide (of two or more stones unless
@@ -637,7 +666,7 @@ impl Board {
     /// Whether the chain through the stone at `i` has at least one liberty.
     #[inline]
     pub fn has_liberty(&self, i: Idx) -> bool {
-        self.holds_stone(i) && self.info(i).libs > 0
+        self.holds_stone(i) && self.info(i).libs != 0
     }
 
     /// libEGO's eye test for playouts: an empty point whose every neighbour is `c`'s or off the board, and fewer
@@ -700,7 +729,8 @@ impl Board {
             return None;
         }
         let me = code(c);
-        let start = start % n;
+        // The caller's start is usually in range already: a division costs more than the rest of the call.
+        let start = if start < n { start } else { start % n };
         // Points of the empty list are empty cells of the board.
         let candidate = |&v: &u16| self.light_candidate_at(me, v as usize);
         self.empty[start..]
@@ -741,13 +771,12 @@ impl Board {
                     m.sort_unstable();
                     m
                 };
-                (a.libs, a.lib_sum, a.lib_sum2, a.stones)
-                    == (b.libs, b.lib_sum, b.lib_sum2, b.stones)
-                    && members(self) == members(&fresh)
+                (a.libs, a.stones) == (b.libs, b.stones) && members(self) == members(&fresh)
             };
             chains_agree
                 && self.nbr[i] == fresh.nbr[i]
-                && (self.color[i] != EMPTY || self.empty[self.empty_pos[i] as usize] as usize == i)
+                && (self.color[i] != EMPTY
+                    || (self.empty[self.empty_pos[i] as usize] as usize == i && self.chain[i] == 0))
         });
         same_points
             && self.hash == fresh.hash
@@ -779,7 +808,7 @@ impl Board {
         if own.libs == 0 {
             effect.suicided = self.remove_chain(i);
             self.captures[c.opponent().index()] += effect.suicided;
-        } else if captured == 1 && own.stones == 1 && own.libs == 1 {
+        } else if captured == 1 && own.stones == 1 && own.lib_count() == 1 {
             // A lone stone with one liberty (pseudo-liberties are exact for one stone) that took one stone.
             self.ko = Some(last_captured);
         }
@@ -834,9 +863,13 @@ impl Board {
         self.place::<false>(i, me);
     }
 
-    /// Puts a stone of colour code `me` on the empty point `i` in one pass over its neighbours: neighbour
-    /// counts, liberties, merges with own chains and (when `CAPTURE`) the removal of opponent chains left
-    /// without liberties. Returns the stones captured and the last point captured.
+    /// Puts a stone of colour code `me` on the empty point `i`: neighbour counts, liberties, merges with own
+    /// chains and (when `CAPTURE`) the removal of opponent chains left without liberties. Returns the stones
+    /// captured and the last point captured.
+    ///
+    /// The first pass has no branch on what the neighbours are (such branches are the playout's costliest
+    /// mispredictions): every neighbour's chain record loses the pseudo-liberty at `i`, and empty and border
+    /// cells, whose chain is the scratch record 0, absorb it harmlessly.
     #[inline(always)]
     fn place<const CAPTURE: bool>(&mut self, i: Idx, me: u8) -> (u32, Idx) {
         debug_assert!(self.color[i] == EMPTY);
@@ -853,54 +886,56 @@ impl Board {
             *self.empty.get_unchecked_mut(pos) = last;
             *self.empty_pos.get_unchecked_mut(last as usize) = pos as u16;
             self.empty.set_len(self.empty.len() - 1);
-            *self.chain.get_unchecked_mut(i) = i as u16;
             *self.next.get_unchecked_mut(i) = i as u16;
         }
-        *self.info_mut(i) = ChainInfo {
-            stones: 1,
-            ..ChainInfo::default()
-        };
         let diag = diag_delta(me);
         for d in self.diagonals(i) {
             self.nbr_add(d, diag);
         }
         let delta = nbr_delta(me);
-        // Chains to capture, removed after the pass: removing one at once would empty points the pass has
-        // yet to count as liberties.
-        let mut dead = [0usize; 4];
-        let mut ndead = 0;
-        for n in self.neighbors(i) {
+        let key = lib_key(i);
+        let s = self.stride;
+        let around = [i - s, i - 1, i + 1, i + s];
+        let mut libs = 0u64;
+        let (mut own, mut opp) = (0u32, 0u32);
+        for (k, &n) in around.iter().enumerate() {
             self.nbr_add(n, delta);
             let x = self.col(n);
-            if x == EMPTY {
-                let ri = self.root(i);
-                add_lib(self.info_mut(ri), n);
-            } else if x != BORDER {
-                let r = self.root(n);
-                sub_lib(self.info_mut(r), i);
-                if x == me {
-                    // A chain met a second time already has the new stone's root.
-                    let ri = self.root(i);
-                    if r != ri {
-                        self.merge(ri, r);
-                    }
-                } else if CAPTURE && self.info_mut(r).libs == 0 {
-                    // Its last adjacency to `i` has just been counted: it has no liberty left.
-                    dead[ndead] = n;
-                    ndead += 1;
-                }
+            libs += lib_key(n) & ((x == EMPTY) as u64).wrapping_neg();
+            let r = self.root(n);
+            self.info_mut(r).libs = self.info_mut(r).libs.wrapping_sub(key);
+            own |= ((x == me) as u32) << k;
+            opp |= ((x == 3 - me) as u32) << k;
+        }
+        // SAFETY: `i` is a cell.
+        unsafe { *self.chain.get_unchecked_mut(i) = i as u16 };
+        *self.info_mut(i) = ChainInfo { libs, stones: 1 };
+        let mut root = i;
+        while own != 0 {
+            let n = around[own.trailing_zeros() as usize];
+            own &= own - 1;
+            let r = self.root(n);
+            if r != root {
+                root = self.merge(root, r);
             }
         }
         let (mut captured, mut last_captured) = (0, 0);
-        for &n in &dead[..ndead] {
-            last_captured = n;
-            captured += self.remove_chain(n);
+        if CAPTURE {
+            while opp != 0 {
+                let n = around[opp.trailing_zeros() as usize];
+                opp &= opp - 1;
+                // A chain met twice is removed at the first meeting: the second finds the point empty.
+                if self.info(n).libs == 0 && self.col(n) != EMPTY {
+                    last_captured = n;
+                    captured += self.remove_chain(n);
+                }
+            }
         }
         (captured, last_captured)
     }
 
-    /// Merges two distinct chains, relabelling the smaller.
-    fn merge(&mut self, a: usize, b: usize) {
+    /// Merges two distinct chains, relabelling the smaller. Returns the root of the merged chain.
+    fn merge(&mut self, a: usize, b: usize) -> usize {
         let (big, small) = if self.info_mut(a).stones >= self.info_mut(b).stones {
             (a, b)
         } else {
@@ -918,9 +953,8 @@ impl Board {
         let sm = *self.info_mut(small);
         let bg = self.info_mut(big);
         bg.libs += sm.libs;
-        bg.lib_sum += sm.lib_sum;
-        bg.lib_sum2 += sm.lib_sum2;
         bg.stones += sm.stones;
+        big
     }
 
     /// Removes the chain through `i`, giving its neighbours their liberties back. Returns the stones removed.
@@ -930,19 +964,27 @@ impl Board {
         let mut s = i;
         loop {
             let nxt = self.nxt(s);
-            unsafe { *self.color.get_unchecked_mut(s) = EMPTY };
+            // SAFETY: `s` is a cell; `empty` has capacity for every point and `s` was not in it. An empty
+            // cell's chain is the scratch record 0.
+            unsafe {
+                *self.color.get_unchecked_mut(s) = EMPTY;
+                *self.chain.get_unchecked_mut(s) = 0;
+                let len = self.empty.len();
+                debug_assert!(len < self.empty.capacity());
+                *self.empty_pos.get_unchecked_mut(s) = len as u16;
+                self.empty.as_mut_ptr().add(len).write(s as u16);
+                self.empty.set_len(len + 1);
+            }
             self.hash ^= zobrist(s, x);
             self.flip_bit(s, x);
-            // SAFETY: `s` is a cell; `empty` has capacity for every point and `s` was not in it.
-            unsafe { *self.empty_pos.get_unchecked_mut(s) = self.empty.len() as u16 };
-            self.empty.push(s as u16);
             count += 1;
             s = nxt;
             if s == i {
                 break;
             }
         }
-        // Second pass: every remaining neighbouring stone gains a pseudo-liberty per adjacency.
+        // Second pass: every neighbouring stone gains a pseudo-liberty per adjacency; empty and border cells
+        // (the removed stones among them) give theirs to the scratch record, without a branch.
         let undo = nbr_delta(x).wrapping_neg();
         let undo_diag = diag_delta(x).wrapping_neg();
         let mut s = i;
@@ -950,13 +992,11 @@ impl Board {
             for d in self.diagonals(s) {
                 self.nbr_add(d, undo_diag);
             }
+            let key = lib_key(s);
             for n in self.neighbors(s) {
                 self.nbr_add(n, undo);
-                let y = self.col(n);
-                if y != EMPTY && y != BORDER {
-                    let r = self.root(n);
-                    add_lib(self.info_mut(r), s);
-                }
+                let r = self.root(n);
+                self.info_mut(r).libs = self.info_mut(r).libs.wrapping_add(key);
             }
             s = self.nxt(s);
             if s == i {
@@ -966,20 +1006,6 @@ impl Board {
         self.stones[(x - 1) as usize] -= count;
         count
     }
-}
-
-#[inline]
-fn add_lib(ch: &mut ChainInfo, lib: Idx) {
-    ch.libs += 1;
-    ch.lib_sum += lib as u32;
-    ch.lib_sum2 += (lib * lib) as u32;
-}
-
-#[inline]
-fn sub_lib(ch: &mut ChainInfo, lib: Idx) {
-    ch.libs -= 1;
-    ch.lib_sum -= lib as u32;
-    ch.lib_sum2 -= (lib * lib) as u32;
 }
 
 impl Clone for Board {
@@ -992,7 +1018,12 @@ impl Clone for Board {
             next: self.next.clone(),
             nbr: self.nbr.clone(),
             chains: self.chains.clone(),
-            empty: self.empty.clone(),
+            empty: {
+                // Room for every point: `remove_chain` appends without checking.
+                let mut empty = Vec::with_capacity(self.size.area());
+                empty.extend_from_slice(&self.empty);
+                empty
+            },
             empty_pos: self.empty_pos.clone(),
             hash: self.hash,
             ko: self.ko,
@@ -1011,7 +1042,9 @@ impl Clone for Board {
         self.next.clone_from(&src.next);
         self.nbr.clone_from(&src.nbr);
         self.chains.clone_from(&src.chains);
-        self.empty.clone_from(&src.empty);
+        self.empty.clear();
+        self.empty.reserve(src.size.area());
+        self.empty.extend_from_slice(&src.empty);
         self.empty_pos.clone_from(&src.empty_pos);
         self.hash = src.hash;
         self.ko = src.ko;
