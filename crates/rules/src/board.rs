@@ -66,7 +66,8 @@ fn own_count(counts: u32, me: u8) -> u32 {
 fn eyelike_counts(counts: u32, me: u8) -> bool {
     let opp_diag = (counts >> (DIAG + 4 * (2 - me as u32))) & 15;
     let edge_diag = ((counts >> DIAG_EDGE) & 15 != 0) as u32;
-    own_count(counts, me) + ((counts >> NBR_EDGE) & 15) == 4 && opp_diag + edge_diag < 2
+    // `&` rather than `&&`: both halves are cheap, and one branch mispredicts less than two.
+    (own_count(counts, me) + ((counts >> NBR_EDGE) & 15) == 4) & (opp_diag + edge_diag < 2)
 }
 
 /// Words of the largest packed position: two bits for every cell of the largest array.
@@ -124,7 +125,7 @@ pub(crate) fn zobrist(i: Idx, c: u8) -> u64 {
 const SUM_SHIFT: u32 = 31;
 const COUNT_SHIFT: u32 = 52;
 
-/// The packed record of one pseudo-liberty at `lib`.
+/// The packed record of one pseudo-liberty at `lib`. Computed, not looked up: a table was slower.
 #[inline(always)]
 const fn lib_key(lib: Idx) -> u64 {
     let l = lib as u64;
@@ -205,6 +206,7 @@ pub struct Board {
     /// The position packed two bits per padded cell (black bit, white bit): an exact, cheap-to-copy snapshot
     /// for confirming hash matches.
     bits: Vec<u64>,
+    snapshot_kept: bool,
 }
 
 impl Board {
@@ -227,6 +229,7 @@ impl Board {
             captures: [0; 2],
             stones: [0; 2],
             bits: vec![0; (2 * cells).div_ceil(64)],
+            snapshot_kept: true,
         };
         let (w, h) = (size.width() as usize, size.height() as usize);
         for y in 0..h {
@@ -360,14 +363,39 @@ impl Board {
         self.hash
     }
 
-    /// The position packed two bits per cell: equal for equal positions on boards of the same size.
+    /// The position packed two bits per cell: equal for equal positions on boards of the same size. Empty
+    /// on a board that does not keep it ([`Board::keep_snapshot`]).
     #[inline]
     pub fn snapshot(&self) -> &[u64] {
         &self.bits
     }
 
+    /// Whether the board keeps its packed snapshot up to date (the default). Playouts, which never compare
+    /// positions exactly, turn it off and save the work on every stone placed or removed; turning it back on
+    /// rebuilds it.
+    pub fn keep_snapshot(&mut self, keep: bool) {
+        if keep == self.snapshot_kept {
+            return;
+        }
+        self.snapshot_kept = keep;
+        self.bits = Vec::new();
+        if keep {
+            let cells = self.color.len();
+            self.bits = vec![0; (2 * cells).div_ceil(64)];
+            for i in 0..cells {
+                let x = self.color[i];
+                if x == 1 || x == 2 {
+                    self.flip_bit(i, x);
+                }
+            }
+        }
+    }
+
     #[inline(always)]
     fn flip_bit(&mut self, i: Idx, code: u8) {
+        if !self.snapshot_kept {
+            return;
+        }
         let b = 2 * i + (code as usize - 1);
         debug_assert!(b / 64 < self.bits.len());
         // SAFETY: `bits` holds two bits for every cell of the array and `i` is a cell.
@@ -745,11 +773,12 @@ impl Board {
     #[inline(always)]
     fn light_capture(&self, i: Idx) -> bool {
         let s = self.stride;
-        self.ko != Some(i)
-            && [i - s, i - 1, i + 1, i + s].into_iter().any(|n| {
-                let x = self.col(n);
-                x != BORDER && x != EMPTY && self.in_atari_unchecked(n)
-            })
+        // Without branches: a border cell's chain is the scratch record, whose answer is masked off.
+        let mut any = false;
+        for n in [i - s, i - 1, i + 1, i + s] {
+            any |= (self.col(n) != BORDER) & self.in_atari_unchecked(n);
+        }
+        any & (self.ko != Some(i))
     }
 
     /// Whether every incrementally kept record (hash, packed copy, chains and their pseudo-liberties, neighbour
@@ -780,7 +809,7 @@ impl Board {
         });
         same_points
             && self.hash == fresh.hash
-            && self.bits == fresh.bits
+            && (!self.snapshot_kept || self.bits == fresh.bits)
             && self.stones == fresh.stones
             && empty_a == empty_b
     }
@@ -921,6 +950,12 @@ impl Board {
         }
         let (mut captured, mut last_captured) = (0, 0);
         if CAPTURE {
+            // The opponent's neighbouring chains left without a pseudo-liberty, found without branches.
+            let mut dead = 0;
+            for (k, &n) in around.iter().enumerate() {
+                dead |= ((self.info(n).libs == 0) as u32) << k;
+            }
+            opp &= dead;
             while opp != 0 {
                 let n = around[opp.trailing_zeros() as usize];
                 opp &= opp - 1;
@@ -1030,6 +1065,7 @@ impl Clone for Board {
             captures: self.captures,
             stones: self.stones,
             bits: self.bits.clone(),
+            snapshot_kept: self.snapshot_kept,
         }
     }
 
@@ -1051,6 +1087,7 @@ impl Clone for Board {
         self.captures = src.captures;
         self.stones = src.stones;
         self.bits.clone_from(&src.bits);
+        self.snapshot_kept = src.snapshot_kept;
     }
 }
 

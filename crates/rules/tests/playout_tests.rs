@@ -102,3 +102,45 @@ proptest! {
         prop_assert_eq!(board.first_light_candidate(to_move, start as usize), expected);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// A board that stops keeping its snapshot plays on exactly like one that keeps it (hash, chains, counts),
+    /// and turning the snapshot back on rebuilds the packed position exactly.
+    #[test]
+    fn the_snapshot_switch_changes_nothing_else(
+        w in 1u8..=9,
+        h in 1u8..=9,
+        before in prop::collection::vec(any::<u16>(), 0..60),
+        after in prop::collection::vec(any::<u16>(), 0..60),
+    ) {
+        let size = Size::new(w, h).unwrap();
+        let (kept, to_move) = random_board(size, &before);
+        let mut kept = kept;
+        let mut light = kept.clone();
+        light.keep_snapshot(false);
+        prop_assert!(light.snapshot().is_empty());
+        let mut c = to_move;
+        for &k in &after {
+            let empty = kept.empty_points();
+            if empty.is_empty() {
+                break;
+            }
+            let i = empty[k as usize % empty.len()] as usize;
+            if kept.is_light_legal(c, i) {
+                prop_assert_eq!(kept.play(c, i), light.play(c, i));
+            } else {
+                kept.pass();
+                light.pass();
+            }
+            c = c.opponent();
+            prop_assert_eq!(kept.hash(), light.hash());
+            prop_assert!(light.is_consistent());
+        }
+        prop_assert_eq!(&kept, &light);
+        light.keep_snapshot(true);
+        prop_assert_eq!(light.snapshot(), kept.snapshot());
+        prop_assert!(light.is_consistent());
+    }
+}
