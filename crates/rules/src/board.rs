@@ -54,20 +54,27 @@ fn diag_delta(c: u8) -> u32 {
     1u32 << (DIAG + 4 * (c as u32 - 1))
 }
 
-/// How many orthogonal neighbours of colour code `me` the counts hold.
-#[inline(always)]
-fn own_count(counts: u32, me: u8) -> u32 {
-    (counts >> (4 * (me as u32 - 1))) & 15
-}
-
 /// libEGO's eye test from the counts alone: every orthogonal neighbour is `me`'s or the edge, and the
 /// opponent's diagonals plus one if any diagonal is off the board are fewer than two.
 #[inline(always)]
 fn eyelike_counts(counts: u32, me: u8) -> bool {
     let opp_diag = (counts >> (DIAG + 4 * (2 - me as u32))) & 15;
     let edge_diag = ((counts >> DIAG_EDGE) & 15 != 0) as u32;
-    // `&` rather than `&&`: both halves are cheap, and one branch mispredicts less than two.
-    (own_count(counts, me) + ((counts >> NBR_EDGE) & 15) == 4) & (opp_diag + edge_diag < 2)
+    // Own or edge all round is no opponent and no empty neighbour: one mask. `&` rather than `&&`: both
+    // halves are cheap, and one branch mispredicts less than two.
+    (counts & (opp_or_empty_mask(me)) == 0) & (opp_diag + edge_diag < 2)
+}
+
+/// The nibbles of the opponent's and the empty orthogonal neighbours, for colour code `me`.
+#[inline(always)]
+fn opp_or_empty_mask(me: u8) -> u32 {
+    (15 << (4 * (2 - me as u32))) | (15 << NBR_EMPTY)
+}
+
+/// The nibbles of own and empty orthogonal neighbours: either makes a play legal in a light playout.
+#[inline(always)]
+fn own_or_empty_mask(me: u8) -> u32 {
+    (15 << (4 * (me as u32 - 1))) | (15 << NBR_EMPTY)
 }
 
 /// Words of the largest packed position: two bits for every cell of the largest array.
@@ -718,7 +725,7 @@ impl Board {
     /// settles it, otherwise the play must capture (and not at the ko point).
     #[inline(always)]
     fn light_legal_at(&self, me: u8, i: Idx, counts: u32) -> bool {
-        (counts >> NBR_EMPTY) & 15 != 0 || own_count(counts, me) != 0 || self.light_capture(i)
+        counts & own_or_empty_mask(me) != 0 || self.light_capture(i)
     }
 
     /// The uniform playout's test of a candidate: an empty point that is not [`Board::is_eyelike`] for `c` and
@@ -751,6 +758,7 @@ impl Board {
 
     /// libEGO's light-playout choice: scanning the empty-point list from position `start` (taken modulo its
     /// length) and wrapping around, the first point that is [`Board::is_light_candidate`] for `c`.
+    #[inline]
     pub fn first_light_candidate(&self, c: Color, start: usize) -> Option<Idx> {
         let n = self.empty.len();
         if n == 0 {
