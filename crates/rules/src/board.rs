@@ -935,11 +935,13 @@ impl Board {
         let around = [i - s, i - 1, i + 1, i + s];
         let mut libs = 0u64;
         let (mut own, mut opp) = (0u32, 0u32);
+        let mut roots = [0usize; 4];
         for (k, &n) in around.iter().enumerate() {
             self.nbr_add(n, delta);
             let x = self.col(n);
             libs += lib_key(n) & ((x == EMPTY) as u64).wrapping_neg();
             let r = self.root(n);
+            roots[k] = r;
             self.info_mut(r).libs = self.info_mut(r).libs.wrapping_sub(key);
             own |= ((x == me) as u32) << k;
             opp |= ((x == 3 - me) as u32) << k;
@@ -958,10 +960,11 @@ impl Board {
         }
         let (mut captured, mut last_captured) = (0, 0);
         if CAPTURE {
-            // The opponent's neighbouring chains left without a pseudo-liberty, found without branches.
+            // The opponent's neighbouring chains left without a pseudo-liberty, found without branches (the
+            // merges above relabel own chains only, so the opponent's roots are still those of the first pass).
             let mut dead = 0;
-            for (k, &n) in around.iter().enumerate() {
-                dead |= ((self.info(n).libs == 0) as u32) << k;
+            for (k, &r) in roots.iter().enumerate() {
+                dead |= ((self.info_mut(r).libs == 0) as u32) << k;
             }
             opp &= dead;
             while opp != 0 {
