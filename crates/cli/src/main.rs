@@ -37,6 +37,10 @@ enum Command {
         /// No first dead-stone proposal from the estimate when play ends: the players mark every dead stone.
         #[arg(long)]
         no_first_proposal: bool,
+        /// Seconds a player may be away from a timed game before the opponent may claim it (1 to 86400).
+        #[arg(long, env = "TESUJI_GRACE", default_value_t = 60,
+              value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        grace: u64,
     },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
@@ -235,6 +239,7 @@ fn run(cli: Cli) -> Result<()> {
             address,
             data_dir,
             no_first_proposal,
+            grace,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -247,6 +252,7 @@ fn run(cli: Cli) -> Result<()> {
                 address,
                 data_dir,
                 first_proposal: !no_first_proposal,
+                grace_ms: grace * 1000,
                 ..tesuji_server::ServerConfig::default()
             })
             .context("the server stopped")

@@ -38,6 +38,16 @@ fn perft_prints_one_line_per_depth() {
 }
 
 #[test]
+fn serve_refuses_a_grace_period_out_of_range() {
+    for bad in ["0", "86401", "soon"] {
+        let o = tesuji(&["serve", "--grace", bad, "--address", "127.0.0.1:0"]);
+        assert_eq!(o.status.code(), Some(2), "--grace {bad}");
+        let err = stderr(&o);
+        assert!(err.contains("--grace"), "--grace {bad}: {err}");
+    }
+}
+
+#[test]
 fn bad_input_is_one_clear_line_and_exit_1() {
     for (args, needle) in [
         (
