@@ -18,7 +18,7 @@ fn playouts(c: &mut Criterion) {
         let mut board = empty.clone();
         let mut rng = Pcg32::seed_from_u64(1);
         let mut scorer = Scorer::new(&empty);
-        let (mut scratch, mut moves) = (Vec::new(), Vec::new());
+        let (mut scratch, mut moves) = (policy::Scratch::new(), Vec::new());
         c.bench_function(&format!("policy playout {side}x{side}"), |b| {
             b.iter(|| {
                 board.clone_from(&empty);

@@ -90,7 +90,7 @@ pub fn estimate_board(
     let mut rng = Pcg32::seed_from_u64(seed);
     let mut scorer = Scorer::new(board);
     let mut b = board.clone();
-    let (mut scratch, mut moves) = (Vec::new(), Vec::new());
+    let (mut scratch, mut moves) = (policy::Scratch::without_ladders(), Vec::new());
     for k in 0..playouts {
         b.clone_from(board);
         moves.clear();

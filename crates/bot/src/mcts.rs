@@ -4,7 +4,10 @@
 //! ## The tree
 //! An arena of nodes; a node's children are one contiguous run, made when the node has been visited
 //! [`MctsConfig::expand_after`] times. Every child starts with a *prior* (virtual visits and wins from
-//! `prior`: captures, rescues, shape, self-atari, the first line), so no first-play urgency is needed. A child
+//! `prior`: captures, rescues, ladders read by [`crate::ladder`] (an escape into a working ladder is bad, an atari
+//! that starts one good), shape, self-atari, the first line, and on boards of 13×13 and more the opening's
+//! lines), so no first-play urgency is needed. On those big boards the prior, scaled up, also starts the child's
+//! AMAF record, since AMAF soon outweighs the prior's visits and in open areas favours the second line. A child
 //! is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule `β = n_amaf / (n_amaf + n + n·n_amaf / K)`
 //! (`n` includes the prior's visits), plus a small UCB term. After each playout every node of the path counts
 //! the result, and each of its children whose point was played first, after that node, by the child's colour
@@ -47,6 +50,7 @@ use tesuji_rules::{
 };
 
 use crate::estimate::{self, Estimate};
+use crate::ladder::Ladder;
 use crate::patterns;
 use crate::policy::{self, PASS, Scorer};
 
@@ -419,7 +423,8 @@ struct Node {
     visits: u32,
     /// Results for the player who made `mv`.
     wins: f32,
-    amaf_visits: u32,
+    /// AMAF plays counted (on big boards starting from the prior's visits, see `expand`).
+    amaf_visits: f32,
     amaf_wins: f32,
     prior_visits: f32,
     prior_wins: f32,
@@ -642,8 +647,18 @@ fn game_hashes(game: &Game) -> Vec<u64> {
     out
 }
 
+/// On boards of 13×13 and more: the weight of a child's prior in its AMAF record, in prior visits.
+const AMAF_PRIOR: f32 = 5.0;
+
 /// Prior visits and wins of a child: an even start, then knowledge.
-fn prior(board: &Board, c: Color, m: Idx, last: Idx, size: Size) -> (f32, f32) {
+fn prior(
+    board: &Board,
+    c: Color,
+    m: Idx,
+    last: Idx,
+    size: Size,
+    ladder: &mut Ladder,
+) -> (f32, f32) {
     const EVEN: f32 = 10.0;
     if m == PASS {
         return (EVEN, 0.3 * EVEN);
@@ -658,10 +673,21 @@ fn prior(board: &Board, c: Color, m: Idx, last: Idx, size: Size) -> (f32, f32) {
         add(10.0 + 5.0 * t.captured.min(6) as f32, 1.0);
     }
     if t.rescued > 0 {
-        add(
-            10.0 + 5.0 * t.rescued.min(6) as f32,
-            if t.liberties >= 3 { 1.0 } else { 0.7 },
-        );
+        if t.liberties == 2 && ladder.escape_fails(board, c, m, Ladder::BUDGET) {
+            // Running in a ladder: the chain dies anyway, bigger.
+            add(20.0 + 2.0 * t.rescued.min(10) as f32, 0.0);
+        } else {
+            add(
+                10.0 + 5.0 * t.rescued.min(6) as f32,
+                if t.liberties >= 3 { 1.0 } else { 0.7 },
+            );
+        }
+    }
+    if !t.is_self_atari() {
+        let caught = ladder.ladder_capture(board, c, m, Ladder::BUDGET);
+        if caught > 0 {
+            add(10.0 + 5.0 * caught.min(6) as f32, 0.9);
+        }
     }
     if t.is_self_atari() {
         add(if t.stones >= 3 { 30.0 } else { 15.0 }, 0.0);
@@ -687,18 +713,35 @@ fn prior(board: &Board, c: Color, m: Idx, last: Idx, size: Size) -> (f32, f32) {
             .min(size.width() - 1 - p.x)
             .min(size.height() - 1 - p.y);
     let lonely = !near_stones(board, p, size);
-    if edge == 0 && lonely {
+    if size.width().min(size.height()) >= 13 {
+        // The opening on a big board: in an empty area (no stone within three lines either way) the third and
+        // fourth lines take territory and the first two lines waste a move; left alone, the playouts would
+        // prefer the second line.
+        let open = lonely && !stones_in_square(board, p, size, 3);
+        match edge {
+            0 if lonely => add(30.0, 0.05),
+            0 => add(5.0, 0.3),
+            1 if open => add(30.0, 0.1),
+            1 if lonely => add(20.0, 0.2),
+            2 | 3 if open => add(20.0, 0.75),
+            2 | 3 if lonely => add(10.0, 0.65),
+            _ if open => add(10.0, 0.45),
+            _ => {}
+        }
+    } else if edge == 0 && lonely {
         add(15.0, 0.1);
     } else if edge == 0 {
         add(5.0, 0.3);
-    } else if lonely && size.width().min(size.height()) >= 13 {
-        match edge {
-            1 => add(5.0, 0.3),
-            2 | 3 => add(10.0, 0.65),
-            _ => {}
-        }
     }
     (n, w)
+}
+
+/// Whether a stone stands in the square of points within `r` lines of `p` in both directions.
+fn stones_in_square(board: &Board, p: Point, size: Size, r: i32) -> bool {
+    let (x0, y0) = ((p.x as i32 - r).max(0), (p.y as i32 - r).max(0));
+    let x1 = (p.x as i32 + r).min(size.width() as i32 - 1);
+    let y1 = (p.y as i32 + r).min(size.height() as i32 - 1);
+    (y0..=y1).any(|y| (x0..=x1).any(|x| board.get(Point::new(x as u8, y as u8)).is_some()))
 }
 
 /// Whether a stone stands within Manhattan distance 2 of `p`.
@@ -732,7 +775,9 @@ struct Worker<'a> {
     tree_moves: Vec<(Idx, Color)>,
     path_hashes: Vec<u64>,
     playout_moves: Vec<(Idx, Color)>,
-    scratch: Vec<Idx>,
+    scratch: policy::Scratch,
+    /// The tree's ladder reader (the priors').
+    ladder: Ladder,
     scorer: Scorer,
     /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
     first: Vec<u8>,
@@ -759,7 +804,8 @@ impl<'a> Worker<'a> {
             tree_moves: Vec::new(),
             path_hashes: Vec::new(),
             playout_moves: Vec::with_capacity(ctx.max_moves + 1),
-            scratch: Vec::new(),
+            scratch: policy::Scratch::new(),
+            ladder: Ladder::new(),
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
             own_sum: vec![0; ncells],
@@ -845,12 +891,23 @@ impl<'a> Worker<'a> {
         let c = st.to_move;
         let first = self.nodes.len();
         let board = &self.board;
-        let push = |nodes: &mut Vec<Node>, m: Idx| {
-            let (pn, pw) = prior(board, c, m, st.last, size);
+        let ladder = &mut self.ladder;
+        // On big boards AMAF misleads in open areas (random playouts reward the second line), and it soon
+        // outweighs the prior's visits: there the prior, scaled up, starts the AMAF record too.
+        let amaf_prior = size.width().min(size.height()) >= 13;
+        let mut push = |nodes: &mut Vec<Node>, m: Idx| {
+            let (pn, pw) = prior(board, c, m, st.last, size, ladder);
+            let (an, aw) = if amaf_prior && m != PASS {
+                (AMAF_PRIOR * pn, AMAF_PRIOR * pw)
+            } else {
+                (0.0, 0.0)
+            };
             nodes.push(Node {
                 mv: m as u16,
                 prior_visits: pn,
                 prior_wins: pw,
+                amaf_visits: an,
+                amaf_wins: aw,
                 ..Node::default()
             });
         };
@@ -905,8 +962,8 @@ impl<'a> Worker<'a> {
         {
             let n = ch.visits as f32 + ch.prior_visits;
             let q = (ch.wins + ch.prior_wins) / n;
-            let v = if ch.amaf_visits > 0 {
-                let an = ch.amaf_visits as f32;
+            let v = if ch.amaf_visits > 0.0 {
+                let an = ch.amaf_visits;
                 let beta = an / (an + n + n * an / k);
                 (1.0 - beta) * q + beta * ch.amaf_wins / an
             } else {
@@ -958,7 +1015,7 @@ impl<'a> Worker<'a> {
             let first = nd.first_child as usize;
             for ch in &mut self.nodes[first..first + nd.nchildren as usize] {
                 if self.first[ch.mv as usize] == mine && ch.mv as Idx != PASS {
-                    ch.amaf_visits += 1;
+                    ch.amaf_visits += 1.0;
                     ch.amaf_wins += v;
                 }
             }

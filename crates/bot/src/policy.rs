@@ -4,7 +4,8 @@
 //!
 //! 1. **Atari.** If the last stone's chain is in atari, capture it. If the last move put one of `c`'s chains next
 //!    to it in atari, save it: capture a neighbouring chain that is itself in atari, or extend at the liberty when
-//!    that leaves the chain at least two liberties. One of these moves at random.
+//!    that leaves the chain at least two liberties (and, with exactly two, early in the playout, when it does
+//!    not then die in a ladder: [`crate::ladder`]). One of these moves at random.
 //! 2. **Patterns.** One of the empty points around the last move whose 3×3 neighbourhood is a
 //!    [`crate::patterns`] shape, when the play is not a self-atari.
 //! 3. **Random.** From a random place in the empty-point list, the first point that is not `c`'s eye
@@ -18,10 +19,55 @@ use rand::{Rng, RngExt};
 use rand_pcg::Pcg32;
 use tesuji_rules::{Board, Color, Idx};
 
+use crate::ladder::Ladder;
 use crate::patterns;
 
 /// The move code of a pass in move lists: index 0 is a border cell on every board.
 pub const PASS: Idx = 0;
+
+/// Plays a playout's ladder reading may spend: a ladder across a 9×9 board, most of one across 19×19.
+const PLAYOUT_LADDER_BUDGET: u32 = 60;
+
+/// A playout's reusable buffers: the candidate list and the ladder reader.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    moves: Vec<Idx>,
+    ladder: Ladder,
+    /// Whether atari escapes are read as ladders: only early in a playout, where it matters and is cheap.
+    read_ladders: bool,
+    /// Whether playouts read ladders at all.
+    ladders: bool,
+}
+
+impl Default for Scratch {
+    fn default() -> Scratch {
+        Scratch::new()
+    }
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch {
+            moves: Vec::new(),
+            ladder: Ladder::new(),
+            read_ladders: true,
+            ladders: true,
+        }
+    }
+
+    /// Buffers for playouts that never read ladders: the estimator's, whose playouts start from finished
+    /// positions and whose verdicts were checked with this policy.
+    pub fn without_ladders() -> Scratch {
+        Scratch {
+            ladders: false,
+            ..Scratch::new()
+        }
+    }
+}
+
+/// Moves at the start of a playout during which atari escapes are read as ladders. Later the board is full of
+/// short-of-liberty chains whose reading costs much and tells little.
+const LADDER_PLIES: usize = 24;
 
 /// What a play at an empty point would do for its chain, found without playing.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -157,8 +203,16 @@ fn pick(rng: &mut Pcg32, list: &[Idx]) -> Option<Idx> {
     }
 }
 
-/// Step 1: captures of the last stone's chain and the rescues of own chains it put in atari.
-pub fn atari_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
+/// Step 1: captures of the last stone's chain and the rescues of own chains it put in atari. An extension that
+/// leaves two liberties is kept only when the chain does not then die in a ladder: running along a ladder only
+/// feeds the opponent more stones.
+pub fn atari_moves(
+    board: &Board,
+    c: Color,
+    last: Idx,
+    out: &mut Vec<Idx>,
+    mut ladder: Option<&mut Ladder>,
+) {
     let opp = Some(c.opponent());
     if board.color_at(last) == opp && board.in_atari(last) {
         let lib = board.atari_liberty(last);
@@ -171,8 +225,12 @@ pub fn atari_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
             continue;
         }
         let lib = board.atari_liberty(n);
-        if board.is_light_legal(c, lib) && tactics(board, c, lib).liberties >= 2 {
-            out.push(lib);
+        if board.is_light_legal(c, lib) {
+            let libs = tactics(board, c, lib).liberties;
+            let dies = |l: &mut Ladder| l.escape_fails(board, c, lib, PLAYOUT_LADDER_BUDGET);
+            if libs >= 3 || (libs == 2 && !ladder.as_deref_mut().is_some_and(dies)) {
+                out.push(lib);
+            }
         }
         for s in board.chain_stones(n) {
             for m in board.neighbors(s) {
@@ -238,16 +296,17 @@ pub fn random_move(board: &Board, c: Color, rng: &mut Pcg32) -> Idx {
 }
 
 /// The policy's move for `c` after the last move `last` ([`PASS`] when it was a pass or there is none).
-/// `scratch` is a reusable buffer.
-pub fn choose(board: &Board, c: Color, last: Idx, rng: &mut Pcg32, scratch: &mut Vec<Idx>) -> Idx {
+pub fn choose(board: &Board, c: Color, last: Idx, rng: &mut Pcg32, scratch: &mut Scratch) -> Idx {
     if last != PASS && board.color_at(last).is_some() {
-        scratch.clear();
-        atari_moves(board, c, last, scratch);
-        if let Some(m) = pick(rng, scratch) {
+        let out = &mut scratch.moves;
+        out.clear();
+        let ladder = scratch.read_ladders.then_some(&mut scratch.ladder);
+        atari_moves(board, c, last, out, ladder);
+        if let Some(m) = pick(rng, out) {
             return m;
         }
-        pattern_moves(board, c, last, scratch);
-        if let Some(m) = pick(rng, scratch) {
+        pattern_moves(board, c, last, out);
+        if let Some(m) = pick(rng, out) {
             return m;
         }
     }
@@ -261,13 +320,14 @@ pub fn run(
     mut to_move: Color,
     mut last: Idx,
     rng: &mut Pcg32,
-    scratch: &mut Vec<Idx>,
+    scratch: &mut Scratch,
     moves: &mut Vec<(Idx, Color)>,
     max_moves: usize,
 ) {
     let mut passes = 0;
-    let end = moves.len() + max_moves;
+    let (start, end) = (moves.len(), moves.len() + max_moves);
     while passes < 2 && moves.len() < end {
+        scratch.read_ladders = scratch.ladders && moves.len() - start < LADDER_PLIES;
         let m = choose(board, to_move, last, rng, scratch);
         if m == PASS {
             board.pass();
@@ -280,6 +340,7 @@ pub fn run(
         last = m;
         to_move = to_move.opponent();
     }
+    scratch.read_ladders = scratch.ladders;
 }
 
 /// Area counting of a board at the end of a playout, with reusable buffers.
@@ -399,7 +460,7 @@ mod tests {
         let last = b.idx(Point::new(1, 1));
         for seed in 0..20 {
             let mut rng = Pcg32::seed_from_u64(seed);
-            let m = choose(&b, Color::Black, last, &mut rng, &mut Vec::new());
+            let m = choose(&b, Color::Black, last, &mut rng, &mut Scratch::new());
             assert_eq!(m, b.idx(Point::new(2, 1)));
         }
     }
@@ -417,7 +478,7 @@ mod tests {
                 Color::Black,
                 PASS,
                 &mut rng,
-                &mut Vec::new(),
+                &mut Scratch::new(),
                 &mut moves,
                 3 * 81,
             );

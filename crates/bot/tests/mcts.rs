@@ -395,3 +395,44 @@ fn ko_rules_are_the_game_rules() {
         assert!(g.is_legal(Color::Black, s.mv), "{:?}", s.mv);
     }
 }
+
+/// White's stone at C3 is in atari and running at D3 is a ladder that works over the empty board: the search
+/// hardly looks at the escape (as a plain rescue it would start with a good prior).
+#[test]
+fn does_not_run_out_in_a_working_ladder() {
+    const LADDER: &str = "
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . . . . . . . .
+        . . X . . . . . .
+        . X O . . . . . .
+        . . X X . . . . .
+        . . . . . . . . .";
+    let escape = Move::Play(Point::new(3, 6));
+    let g = game(LADDER, Color::White, "chinese:komi=7.5");
+    let r = *g.rules();
+    for seed in 0..3 {
+        let a = bot(600, seed).analyze(&g, &r, false);
+        let s = a.stat(escape).unwrap();
+        assert!(s.visits < 20, "{s:?}");
+        assert_ne!(a.best().unwrap().mv, escape);
+    }
+}
+
+/// On an empty 19×19 board the first move is on the third or fourth line, never on the first two (random
+/// playouts alone prefer the second line).
+#[test]
+fn opens_on_the_third_or_fourth_line() {
+    let g = Game::new(rules("chinese:size=19")).unwrap();
+    let r = *g.rules();
+    for seed in 0..3 {
+        let a = bot(1500, seed).analyze(&g, &r, false);
+        let Move::Play(p) = a.best().unwrap().mv else {
+            panic!("passed");
+        };
+        let edge = p.x.min(p.y).min(18 - p.x).min(18 - p.y);
+        assert!((2..=3).contains(&edge), "{p:?} {:?}", &a.moves[..5]);
+    }
+}
