@@ -12,7 +12,7 @@ use tesuji_rules::{Board, Color, Idx};
 /// The liberties of the chain through the stone at `i`, up to `out.len()` of them; returns how many it found.
 /// Stops early once `out` is full, so for big chains with many liberties it is cheap.
 #[inline]
-pub fn chain_liberties(board: &Board, i: Idx, out: &mut [Idx]) -> usize {
+fn chain_liberties(board: &Board, i: Idx, out: &mut [Idx]) -> usize {
     let mut n = 0;
     for s in board.chain_stones(i) {
         for l in board.neighbors(s) {
@@ -109,7 +109,7 @@ impl Ladder {
         let mut seen = [0; 4];
         let mut nseen = 0;
         for n in board.neighbors(m) {
-            if board.color_at(n) != opp || seen[..nseen].contains(&n) {
+            if board.color_at(n) != opp {
                 continue;
             }
             if libs3(board, n) != 2 {

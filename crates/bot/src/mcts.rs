@@ -683,17 +683,17 @@ fn prior(
             );
         }
     }
-    if !t.is_self_atari() {
+    if t.is_self_atari() {
+        add(if t.stones >= 3 { 30.0 } else { 15.0 }, 0.0);
+    } else {
         let caught = ladder.ladder_capture(board, c, m, Ladder::BUDGET);
         if caught > 0 {
             add(10.0 + 5.0 * caught.min(6) as f32, 0.9);
         }
-    }
-    if t.is_self_atari() {
-        add(if t.stones >= 3 { 30.0 } else { 15.0 }, 0.0);
-    } else if t.captured == 0 && t.liberties == 2 && t.stones >= 3 {
-        // Leaves a chain of three or more in a two-liberty squeeze: a little doubtful.
-        add(5.0, 0.2);
+        if t.captured == 0 && t.liberties == 2 && t.stones >= 3 {
+            // Leaves a chain of three or more in a two-liberty squeeze: a little doubtful.
+            add(5.0, 0.2);
+        }
     }
     if last != PASS && board.color_at(last).is_some() {
         let near = board.neighbors(last).contains(&m) || board.diagonals(last).contains(&m);

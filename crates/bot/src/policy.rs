@@ -33,9 +33,7 @@ const PLAYOUT_LADDER_BUDGET: u32 = 60;
 pub struct Scratch {
     moves: Vec<Idx>,
     ladder: Ladder,
-    /// Whether atari escapes are read as ladders: only early in a playout, where it matters and is cheap.
-    read_ladders: bool,
-    /// Whether playouts read ladders at all.
+    /// Whether playouts read ladders at all (early in each playout only: [`LADDER_PLIES`]).
     ladders: bool,
 }
 
@@ -50,7 +48,6 @@ impl Scratch {
         Scratch {
             moves: Vec::new(),
             ladder: Ladder::new(),
-            read_ladders: true,
             ladders: true,
         }
     }
@@ -297,10 +294,23 @@ pub fn random_move(board: &Board, c: Color, rng: &mut Pcg32) -> Idx {
 
 /// The policy's move for `c` after the last move `last` ([`PASS`] when it was a pass or there is none).
 pub fn choose(board: &Board, c: Color, last: Idx, rng: &mut Pcg32, scratch: &mut Scratch) -> Idx {
+    let read_ladders = scratch.ladders;
+    choose_reading(board, c, last, rng, scratch, read_ladders)
+}
+
+/// [`choose`], reading ladders only when `read_ladders` (and the scratch allows it).
+fn choose_reading(
+    board: &Board,
+    c: Color,
+    last: Idx,
+    rng: &mut Pcg32,
+    scratch: &mut Scratch,
+    read_ladders: bool,
+) -> Idx {
     if last != PASS && board.color_at(last).is_some() {
         let out = &mut scratch.moves;
         out.clear();
-        let ladder = scratch.read_ladders.then_some(&mut scratch.ladder);
+        let ladder = (read_ladders && scratch.ladders).then_some(&mut scratch.ladder);
         atari_moves(board, c, last, out, ladder);
         if let Some(m) = pick(rng, out) {
             return m;
@@ -327,8 +337,8 @@ pub fn run(
     let mut passes = 0;
     let (start, end) = (moves.len(), moves.len() + max_moves);
     while passes < 2 && moves.len() < end {
-        scratch.read_ladders = scratch.ladders && moves.len() - start < LADDER_PLIES;
-        let m = choose(board, to_move, last, rng, scratch);
+        let early = moves.len() - start < LADDER_PLIES;
+        let m = choose_reading(board, to_move, last, rng, scratch, early);
         if m == PASS {
             board.pass();
             passes += 1;
@@ -340,7 +350,6 @@ pub fn run(
         last = m;
         to_move = to_move.opponent();
     }
-    scratch.read_ladders = scratch.ladders;
 }
 
 /// Area counting of a board at the end of a playout, with reusable buffers.

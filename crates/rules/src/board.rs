@@ -212,8 +212,8 @@ pub struct Board {
     stones: [u32; 2],
     /// The position packed two bits per padded cell (black bit, white bit): an exact, cheap-to-copy snapshot
     /// for confirming hash matches.
+    /// Empty when the board does not keep it ([`Board::keep_snapshot`]).
     bits: Vec<u64>,
-    snapshot_kept: bool,
 }
 
 impl Board {
@@ -236,7 +236,6 @@ impl Board {
             captures: [0; 2],
             stones: [0; 2],
             bits: vec![0; (2 * cells).div_ceil(64)],
-            snapshot_kept: true,
         };
         let (w, h) = (size.width() as usize, size.height() as usize);
         for y in 0..h {
@@ -381,10 +380,9 @@ impl Board {
     /// positions exactly, turn it off and save the work on every stone placed or removed; turning it back on
     /// rebuilds it.
     pub fn keep_snapshot(&mut self, keep: bool) {
-        if keep == self.snapshot_kept {
+        if keep == self.snapshot_kept() {
             return;
         }
-        self.snapshot_kept = keep;
         self.bits = Vec::new();
         if keep {
             let cells = self.color.len();
@@ -398,9 +396,15 @@ impl Board {
         }
     }
 
+    /// Every board has cells, so its kept snapshot is never empty.
+    #[inline(always)]
+    fn snapshot_kept(&self) -> bool {
+        !self.bits.is_empty()
+    }
+
     #[inline(always)]
     fn flip_bit(&mut self, i: Idx, code: u8) {
-        if !self.snapshot_kept {
+        if !self.snapshot_kept() {
             return;
         }
         let b = 2 * i + (code as usize - 1);
@@ -817,7 +821,7 @@ impl Board {
         });
         same_points
             && self.hash == fresh.hash
-            && (!self.snapshot_kept || self.bits == fresh.bits)
+            && (!self.snapshot_kept() || self.bits == fresh.bits)
             && self.stones == fresh.stones
             && empty_a == empty_b
     }
@@ -971,7 +975,7 @@ impl Board {
                 let n = around[opp.trailing_zeros() as usize];
                 opp &= opp - 1;
                 // A chain met twice is removed at the first meeting: the second finds the point empty.
-                if self.info(n).libs == 0 && self.col(n) != EMPTY {
+                if self.col(n) != EMPTY {
                     last_captured = n;
                     captured += self.remove_chain(n);
                 }
@@ -1076,7 +1080,6 @@ impl Clone for Board {
             captures: self.captures,
             stones: self.stones,
             bits: self.bits.clone(),
-            snapshot_kept: self.snapshot_kept,
         }
     }
 
@@ -1098,7 +1101,6 @@ impl Clone for Board {
         self.captures = src.captures;
         self.stones = src.stones;
         self.bits.clone_from(&src.bits);
-        self.snapshot_kept = src.snapshot_kept;
     }
 }
 
