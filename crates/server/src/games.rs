@@ -793,6 +793,15 @@ fn search_config(kind: &str, budget: Option<std::time::Duration>) -> Option<Mcts
 }
 
 /// The computer's choice in `game` as the bot `kind`, within `budget` when the game has a clock.
+/// The estimate of game `id`'s position at the end of play. Its seed comes from the game and the turns played,
+/// which no marking action changes, so the estimate made when play ended and the one made again after a
+/// restart are the same (the players see the same unsure stones).
+fn estimate_position(id: i64, game: &Game) -> tesuji_bot::estimate::Estimate {
+    let seed = u64::try_from(id).unwrap_or(0) ^ u64::from(game.turns());
+    let playouts = tesuji_bot::estimate::default_playouts(game.rules().size);
+    tesuji_bot::estimate::estimate(game, playouts, seed)
+}
+
 fn bot_choice(kind: &str, game: &Game, seed: u64, budget: Option<std::time::Duration>) -> Request {
     let cleanup = game.rules().end == EndRule::Score;
     let Some(config) = search_config(kind, budget) else {
@@ -1120,19 +1129,15 @@ impl Games {
             let Ok(entry) = games.get(id).await else {
                 return;
             };
-            let (game, version) = {
+            let game = {
                 let live = entry.lock().await;
                 if live.game.phase() != Phase::Marking || live.unsure.is_some() {
                     return;
                 }
-                (live.game.clone(), live.version)
+                live.game.clone()
             };
-            let seed = u64::try_from(id).unwrap_or(0) ^ version;
-            let Ok(estimate) = tokio::task::spawn_blocking(move || {
-                let playouts = tesuji_bot::estimate::default_playouts(game.rules().size);
-                tesuji_bot::estimate::estimate(&game, playouts, seed)
-            })
-            .await
+            let Ok(estimate) =
+                tokio::task::spawn_blocking(move || estimate_position(id, &game)).await
             else {
                 return;
             };
@@ -1224,15 +1229,8 @@ impl Games {
         // `mark` for the player who ended play, before anyone can act in the phase (the players still decide:
         // they may change it, accept it or dispute). Its unsure stones are shown beside it.
         let ender = live.seat_of(actor).unwrap_or(Color::Black);
-        let (game, seed) = (
-            live.game.clone(),
-            u64::try_from(id).unwrap_or(0) ^ live.version,
-        );
-        let Ok(estimate) = tokio::task::spawn_blocking(move || {
-            let playouts = tesuji_bot::estimate::default_playouts(game.rules().size);
-            tesuji_bot::estimate::estimate(&game, playouts, seed)
-        })
-        .await
+        let game = live.game.clone();
+        let Ok(estimate) = tokio::task::spawn_blocking(move || estimate_position(id, &game)).await
         else {
             return Ok(state);
         };
