@@ -6,8 +6,10 @@
 //! [`MctsConfig::expand_after`] times. Every child starts with a *prior* (virtual visits and wins from
 //! `prior`: captures, rescues, ladders read by [`crate::ladder`] (an escape into a working ladder is bad, an atari
 //! that starts one good), shape, self-atari, the first line, and on boards of 13×13 and more the opening's
-//! lines), so no first-play urgency is needed. On those big boards the prior, scaled up, also starts the child's
-//! AMAF record, since AMAF soon outweighs the prior's visits and in open areas favours the second line. A child
+//! lines, the first two lines away from contact, and closeness to the last move in the common-fate graph, where a
+//! chain is one node), so no first-play urgency is needed. On those big boards the prior, except the closeness,
+//! also starts the child's AMAF record, scaled up, since AMAF soon outweighs the prior's visits and in open areas
+//! favours the second line. A child
 //! is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule `β = n_amaf / (n_amaf + n + n·n_amaf / K)`
 //! (`n` includes the prior's visits), plus a small UCB term. After each playout every node of the path counts
 //! the result, and each of its children whose point was played first, after that node, by the child's colour
@@ -650,6 +652,54 @@ fn game_hashes(game: &Game) -> Vec<u64> {
 /// On boards of 13×13 and more: the weight of a child's prior in its AMAF record, in prior visits.
 const AMAF_PRIOR: f32 = 5.0;
 
+/// On boards of 13×13 and more: the prior (visits, value) of a play at common-fate-graph distance 1, 2 and 3
+/// from the last move.
+const CFG_PRIOR: [(f32, f32); 3] = [(15.0, 0.9), (12.0, 0.85), (5.0, 0.7)];
+
+/// Common-fate-graph distances from the chain of the stone at `last`, up to 3, per padded index (0: farther,
+/// the chain itself, or no last move). A chain is one node: every stone of a chain at distance `d` is at `d`,
+/// and its neighbours are at `d + 1`.
+fn cfg_distances(board: &Board, last: Idx, dist: &mut Vec<u8>, queue: &mut Vec<Idx>) {
+    dist.clear();
+    dist.resize(board.stride() * (board.size().height() as usize + 2) + 1, 0);
+    if last == PASS || board.color_at(last).is_none() {
+        return;
+    }
+    const SEEN: u8 = u8::MAX;
+    queue.clear();
+    for s in board.chain_stones(last) {
+        dist[s] = SEEN;
+        queue.push(s);
+    }
+    // Breadth first, one ring at a time; the chain itself is marked SEEN and reset at the end.
+    let mut ring = 0;
+    let mut start = 0;
+    while ring < 3 && start < queue.len() {
+        ring += 1;
+        let end = queue.len();
+        for k in start..end {
+            for n in board.neighbors(queue[k]) {
+                if dist[n] != 0 || n == PASS {
+                    continue;
+                }
+                if board.is_empty_at(n) {
+                    dist[n] = ring;
+                    queue.push(n);
+                } else if board.color_at(n).is_some() {
+                    for t in board.chain_stones(n) {
+                        dist[t] = ring;
+                        queue.push(t);
+                    }
+                }
+            }
+        }
+        start = end;
+    }
+    for s in board.chain_stones(last) {
+        dist[s] = 0;
+    }
+}
+
 /// Prior visits and wins of a child: an even start, then knowledge.
 fn prior(
     board: &Board,
@@ -695,9 +745,10 @@ fn prior(
             add(5.0, 0.2);
         }
     }
+    let big = size.width().min(size.height()) >= 13;
     if last != PASS && board.color_at(last).is_some() {
         let near = board.neighbors(last).contains(&m) || board.diagonals(last).contains(&m);
-        if near {
+        if near && !big {
             add(5.0, 0.7);
         }
         if near && patterns::matches(board, m) {
@@ -713,16 +764,25 @@ fn prior(
             .min(size.width() - 1 - p.x)
             .min(size.height() - 1 - p.y);
     let lonely = !near_stones(board, p, size);
-    if size.width().min(size.height()) >= 13 {
+    if big {
         // The opening on a big board: in an empty area (no stone within three lines either way) the third and
         // fourth lines take territory and the first two lines waste a move; left alone, the playouts would
         // prefer the second line.
+        // Away from contact (no stone next to it or diagonally), the first two lines are slow even near other
+        // stones: a move there is rarely more than a shape move a player would not make.
         let open = lonely && !stones_in_square(board, p, size, 3);
+        let contact = board
+            .neighbors(m)
+            .into_iter()
+            .chain(board.diagonals(m))
+            .any(|n| board.color_at(n).is_some());
         match edge {
             0 if lonely => add(30.0, 0.05),
+            0 if !contact => add(15.0, 0.15),
             0 => add(5.0, 0.3),
             1 if open => add(30.0, 0.1),
             1 if lonely => add(20.0, 0.2),
+            1 if !contact => add(10.0, 0.3),
             2 | 3 if open => add(20.0, 0.75),
             2 | 3 if lonely => add(10.0, 0.65),
             _ if open => add(10.0, 0.45),
@@ -778,6 +838,9 @@ struct Worker<'a> {
     scratch: policy::Scratch,
     /// The tree's ladder reader (the priors').
     ladder: Ladder,
+    /// Per padded index: the common-fate-graph distance from the last move (see [`cfg_distances`]).
+    cfg: Vec<u8>,
+    cfg_queue: Vec<Idx>,
     scorer: Scorer,
     /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
     first: Vec<u8>,
@@ -804,8 +867,10 @@ impl<'a> Worker<'a> {
             tree_moves: Vec::new(),
             path_hashes: Vec::new(),
             playout_moves: Vec::with_capacity(ctx.max_moves + 1),
-            scratch: policy::Scratch::new(),
+            scratch: policy::Scratch::for_board(&ctx.board),
             ladder: Ladder::new(),
+            cfg: Vec::new(),
+            cfg_queue: Vec::new(),
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
             own_sum: vec![0; ncells],
@@ -895,13 +960,23 @@ impl<'a> Worker<'a> {
         // On big boards AMAF misleads in open areas (random playouts reward the second line), and it soon
         // outweighs the prior's visits: there the prior, scaled up, starts the AMAF record too.
         let amaf_prior = size.width().min(size.height()) >= 13;
+        let last = if amaf_prior { st.last } else { PASS };
+        cfg_distances(board, last, &mut self.cfg, &mut self.cfg_queue);
+        let cfg = &self.cfg;
         let mut push = |nodes: &mut Vec<Node>, m: Idx| {
-            let (pn, pw) = prior(board, c, m, st.last, size, ladder);
+            let (mut pn, mut pw) = prior(board, c, m, st.last, size, ladder);
             let (an, aw) = if amaf_prior && m != PASS {
                 (AMAF_PRIOR * pn, AMAF_PRIOR * pw)
             } else {
                 (0.0, 0.0)
             };
+            // Locality on a big board: answers next to the last move's chain, and a little further out, are
+            // where the play is (distance in the common-fate graph, where a chain is one node). In the node's
+            // own record only: AMAF, which counts moves played anywhere later, has its own sense of urgency.
+            if let Some(&(visits, value)) = CFG_PRIOR.get(usize::from(cfg[m]).wrapping_sub(1)) {
+                pn += visits;
+                pw += visits * value;
+            }
             nodes.push(Node {
                 mv: m as u16,
                 prior_visits: pn,
@@ -1033,4 +1108,39 @@ pub fn game_from_diagram(diagram: &str, to_move: Color, rules: &Rules) -> Option
     let mut r = *rules;
     r.size = grid.size();
     Game::from_position(r, &grid, to_move).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cfg_distances_count_a_chain_as_one_node() {
+        // Points as (x, y) from the top left. The last move is (1,4), in a black chain (1,4)-(2,4) touching the
+        // white chain (3,3)-(3,4).
+        let grid =
+            Grid::from_diagram(".......\n.......\n.......\n...O...\n.XXO...\n.......\n.......")
+                .unwrap();
+        let board = Board::from_grid(&grid).unwrap();
+        let at = |x: u8, y: u8| board.idx(Point::new(x, y));
+        let (mut dist, mut queue) = (Vec::new(), Vec::new());
+        cfg_distances(&board, at(1, 4), &mut dist, &mut queue);
+        // The chain itself is not a candidate; its liberties and the touching chain are at 1.
+        assert_eq!(dist[at(1, 4)], 0);
+        assert_eq!(dist[at(2, 4)], 0);
+        assert_eq!(dist[at(0, 4)], 1);
+        assert_eq!(dist[at(2, 3)], 1);
+        assert_eq!(dist[at(3, 4)], 1);
+        // The white chain is one node: its liberties (4,3) and (3,2) are at 2, as is (0,3) beside two
+        // liberties of the black chain.
+        assert_eq!(dist[at(4, 3)], 2);
+        assert_eq!(dist[at(3, 2)], 2);
+        assert_eq!(dist[at(0, 3)], 2);
+        // Three steps: counted; four: not.
+        assert_eq!(dist[at(5, 3)], 3);
+        assert_eq!(dist[at(6, 3)], 0);
+        // No last move, or a pass: nothing is near.
+        cfg_distances(&board, PASS, &mut dist, &mut queue);
+        assert!(dist.iter().all(|&d| d == 0));
+    }
 }

@@ -8,7 +8,9 @@
 //!    not then die in a ladder: [`crate::ladder`]). One of these moves at random.
 //! 2. **Patterns.** One of the empty points around the last move whose 3×3 neighbourhood is a
 //!    [`crate::patterns`] shape, when the play is not a self-atari.
-//! 3. **Random.** From a random place in the empty-point list, the first point that is not `c`'s eye
+//! 3. **Fill board** (boards of 13×13 and more). A few random empty points are tried; the first whose eight
+//!    neighbours are all empty points is played.
+//! 4. **Random.** From a random place in the empty-point list, the first point that is not `c`'s eye
 //!    ([`Board::is_eyelike`]), is legal with simple ko, is no suicide, and is no self-atari of a chain of three or
 //!    more stones (a throw-in of one or two stones stays possible, as nakade needs). None: pass.
 //!
@@ -35,6 +37,8 @@ pub struct Scratch {
     ladder: Ladder,
     /// Whether playouts read ladders at all (early in each playout only: [`LADDER_PLIES`]).
     ladders: bool,
+    /// Whether the fill-board step runs ([`fill_board_move`]): set by [`Scratch::for_board`] on big boards.
+    fill_board: bool,
 }
 
 impl Default for Scratch {
@@ -49,6 +53,16 @@ impl Scratch {
             moves: Vec::new(),
             ladder: Ladder::new(),
             ladders: true,
+            fill_board: false,
+        }
+    }
+
+    /// Buffers for the tree's playouts on `board`: the fill-board step on boards of 13×13 and more.
+    pub fn for_board(board: &Board) -> Scratch {
+        let size = board.size();
+        Scratch {
+            fill_board: size.width().min(size.height()) >= 13,
+            ..Scratch::new()
         }
     }
 
@@ -273,7 +287,29 @@ fn acceptable(board: &Board, c: Color, i: Idx) -> bool {
     t.captured > 0 || t.liberties >= 2 || (t.liberties == 1 && t.stones < 3)
 }
 
-/// Step 3: the first acceptable point from a random place in the empty-point list, or [`PASS`].
+/// Random points the fill-board step tries on a big board.
+const FILL_BOARD_TRIES: usize = 3;
+
+/// Step 3 on boards of 13×13 and more (MoGo's "fill board"): a random empty point whose eight neighbours are
+/// all empty points of the board, if one of a few tries finds it. Uniformly random play leaves wide areas of
+/// a big board empty for long; a stone in the middle of nothing settles the count there sooner and closer to
+/// what players would get.
+fn fill_board_move(board: &Board, rng: &mut Pcg32) -> Option<Idx> {
+    let empty = board.empty_points();
+    if empty.is_empty() {
+        return None;
+    }
+    for _ in 0..FILL_BOARD_TRIES {
+        let i = empty[((rng.next_u32() as u64 * empty.len() as u64) >> 32) as usize] as Idx;
+        let clear = |cells: [Idx; 4]| cells.iter().all(|&n| board.is_empty_at(n));
+        if clear(board.neighbors(i)) && clear(board.diagonals(i)) {
+            return Some(i);
+        }
+    }
+    None
+}
+
+/// Step 4: the first acceptable point from a random place in the empty-point list, or [`PASS`].
 pub fn random_move(board: &Board, c: Color, rng: &mut Pcg32) -> Idx {
     let empty = board.empty_points();
     let n = empty.len();
@@ -319,6 +355,11 @@ fn choose_reading(
         if let Some(m) = pick(rng, out) {
             return m;
         }
+    }
+    if scratch.fill_board
+        && let Some(m) = fill_board_move(board, rng)
+    {
+        return m;
     }
     random_move(board, c, rng)
 }
@@ -472,6 +513,27 @@ mod tests {
             let m = choose(&b, Color::Black, last, &mut rng, &mut Scratch::new());
             assert_eq!(m, b.idx(Point::new(2, 1)));
         }
+    }
+
+    #[test]
+    fn fill_board_plays_in_open_areas_of_big_boards_only() {
+        // The first move of a playout on an empty board: on 19x19 the fill-board step nearly always finds a
+        // point away from the edge; on 9x9 there is no such step, and a random point is on the first line about
+        // one time in three.
+        let first_line_share = |n: u8| {
+            let b = Board::new(Size::square(n).unwrap());
+            let mut scratch = Scratch::for_board(&b);
+            let edge = (0..400)
+                .filter(|&seed| {
+                    let mut rng = Pcg32::seed_from_u64(seed);
+                    let p = b.point(choose(&b, Color::Black, PASS, &mut rng, &mut scratch));
+                    p.x == 0 || p.y == 0 || p.x == n - 1 || p.y == n - 1
+                })
+                .count();
+            edge as f64 / 400.0
+        };
+        assert!(first_line_share(19) < 0.02, "{}", first_line_share(19));
+        assert!(first_line_share(9) > 0.2, "{}", first_line_share(9));
     }
 
     #[test]
