@@ -798,29 +798,32 @@ fn prior(
 
 /// Whether a stone stands in the square of points within `r` lines of `p` in both directions.
 fn stones_in_square(board: &Board, p: Point, size: Size, r: i32) -> bool {
-    let (x0, y0) = ((p.x as i32 - r).max(0), (p.y as i32 - r).max(0));
-    let x1 = (p.x as i32 + r).min(size.width() as i32 - 1);
-    let y1 = (p.y as i32 + r).min(size.height() as i32 - 1);
-    (y0..=y1).any(|y| (x0..=x1).any(|x| board.get(Point::new(x as u8, y as u8)).is_some()))
+    stone_around(board, p, size, r, |_, _| true)
 }
 
 /// Whether a stone stands within Manhattan distance 2 of `p`.
 fn near_stones(board: &Board, p: Point, size: Size) -> bool {
-    for dy in -2i32..=2 {
-        for dx in -2i32..=2 {
-            if dx.abs() + dy.abs() > 2 || (dx == 0 && dy == 0) {
-                continue;
-            }
-            let (x, y) = (p.x as i32 + dx, p.y as i32 + dy);
-            if x < 0 || y < 0 || x >= size.width() as i32 || y >= size.height() as i32 {
-                continue;
-            }
-            if board.get(Point::new(x as u8, y as u8)).is_some() {
-                return true;
-            }
-        }
-    }
-    false
+    stone_around(board, p, size, 2, |dx, dy| dx.abs() + dy.abs() <= 2)
+}
+
+/// Whether a stone stands on a board point at an offset (dx, dy) from `p` with |dx|, |dy| ≤ `r` that `within`
+/// accepts.
+fn stone_around(
+    board: &Board,
+    p: Point,
+    size: Size,
+    r: i32,
+    within: impl Fn(i32, i32) -> bool,
+) -> bool {
+    let (x0, y0) = ((p.x as i32 - r).max(0), (p.y as i32 - r).max(0));
+    let x1 = (p.x as i32 + r).min(size.width() as i32 - 1);
+    let y1 = (p.y as i32 + r).min(size.height() as i32 - 1);
+    (y0..=y1).any(|y| {
+        (x0..=x1).any(|x| {
+            within(x - p.x as i32, y - p.y as i32)
+                && board.get(Point::new(x as u8, y as u8)).is_some()
+        })
+    })
 }
 
 /// One thread's tree and buffers.
