@@ -41,6 +41,10 @@ enum Command {
         #[arg(long, env = "TESUJI_GRACE", default_value_t = 60,
               value_parser = clap::value_parser!(u64).range(1..=86_400))]
         grace: u64,
+        /// Mark the session cookie `Secure`: set this when players reach the server over HTTPS (say, through a
+        /// proxy that terminates TLS); browsers then never send the cookie over plain HTTP.
+        #[arg(long, env = "TESUJI_SECURE_COOKIES")]
+        secure_cookies: bool,
     },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
@@ -240,6 +244,7 @@ fn run(cli: Cli) -> Result<()> {
             data_dir,
             no_first_proposal,
             grace,
+            secure_cookies,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -253,6 +258,7 @@ fn run(cli: Cli) -> Result<()> {
                 data_dir,
                 first_proposal: !no_first_proposal,
                 grace_ms: grace * 1000,
+                secure_cookies,
                 ..tesuji_server::ServerConfig::default()
             })
             .context("the server stopped")

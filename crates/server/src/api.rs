@@ -207,7 +207,7 @@ async fn log_out(State(app): State<AppState>, headers: HeaderMap) -> Result<Resp
     let mut response = Json(json!({})).into_response();
     response
         .headers_mut()
-        .insert(header::SET_COOKIE, auth::clear_cookie());
+        .insert(header::SET_COOKIE, app.games.accounts.clear_cookie());
     Ok(response)
 }
 

@@ -59,6 +59,8 @@ struct CachedSession {
 /// Users and sessions, backed by the store and cached in memory (a move must not wait for a session read).
 pub struct Accounts {
     store: Arc<dyn Store>,
+    /// Whether the session cookie carries `Secure` (the server is reached over HTTPS).
+    secure_cookies: bool,
     users: RwLock<HashMap<i64, User>>,
     sessions: RwLock<HashMap<[u8; 32], CachedSession>>,
 }
@@ -147,14 +149,10 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
         })
 }
 
-/// The `Set-Cookie` value that removes the session cookie.
-pub fn clear_cookie() -> HeaderValue {
-    HeaderValue::from_static("tesuji_session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0")
-}
-
 impl Accounts {
-    /// Loads every user's name.
-    pub async fn load(store: Arc<dyn Store>) -> Result<Accounts, StoreError> {
+    /// Loads every user's name. `secure_cookies`: the session cookie is marked `Secure`, for a server that
+    /// users reach over HTTPS (browsers then never send it over plain HTTP).
+    pub async fn load(store: Arc<dyn Store>, secure_cookies: bool) -> Result<Accounts, StoreError> {
         let users = store
             .load_users()
             .await?
@@ -170,9 +168,28 @@ impl Accounts {
             .collect::<HashMap<_, _>>();
         Ok(Accounts {
             store,
+            secure_cookies,
             users: RwLock::new(users),
             sessions: RwLock::new(HashMap::new()),
         })
+    }
+
+    /// The `Set-Cookie` value of a session cookie holding `token` for `seconds`.
+    fn cookie(
+        &self,
+        token: &str,
+        seconds: i64,
+    ) -> Result<HeaderValue, axum::http::header::InvalidHeaderValue> {
+        let secure = if self.secure_cookies { "; Secure" } else { "" };
+        HeaderValue::from_str(&format!(
+            "{COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={seconds}{secure}"
+        ))
+    }
+
+    /// The `Set-Cookie` value that removes the session cookie.
+    pub fn clear_cookie(&self) -> HeaderValue {
+        self.cookie("", 0)
+            .unwrap_or_else(|_| HeaderValue::from_static("tesuji_session=; Path=/; Max-Age=0"))
     }
 
     pub async fn user(&self, id: i64) -> Option<User> {
@@ -210,10 +227,9 @@ impl Accounts {
                 expires,
             },
         );
-        let cookie = HeaderValue::from_str(&format!(
-            "{COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={SESSION_SECONDS}"
-        ))
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let cookie = self
+            .cookie(&token, SESSION_SECONDS)
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
         Ok(NewSession { user, csrf, cookie })
     }
 

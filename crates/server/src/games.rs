@@ -837,8 +837,9 @@ impl Games {
         time: TimeSource,
         grace_ms: u64,
         first_proposal: bool,
+        secure_cookies: bool,
     ) -> Result<Arc<Games>, crate::ServerError> {
-        let accounts = Accounts::load(store.clone()).await?;
+        let accounts = Accounts::load(store.clone(), secure_cookies).await?;
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
         for stored in store.load_games().await? {

@@ -46,6 +46,9 @@ pub struct ServerConfig {
     /// Whether the turn that ends play brings the estimate's first dead-stone proposal (docs/API.md); without
     /// it, the players mark every dead stone themselves.
     pub first_proposal: bool,
+    /// Whether the session cookie is marked `Secure`: for a server reached over HTTPS, usually through a proxy
+    /// that terminates TLS. Off by default, since a plain-HTTP server could not keep anyone signed in with it.
+    pub secure_cookies: bool,
 }
 
 impl Default for ServerConfig {
@@ -57,6 +60,7 @@ impl Default for ServerConfig {
             time: TimeSource::real(),
             grace_ms: DEFAULT_GRACE_MS,
             first_proposal: true,
+            secure_cookies: false,
         }
     }
 }
@@ -95,6 +99,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
         config.time.clone(),
         config.grace_ms,
         config.first_proposal,
+        config.secure_cookies,
     )
     .await?;
     let listener = TcpListener::bind(config.address)

@@ -328,6 +328,47 @@ async fn create_play_refuse_resign_and_download() {
 }
 
 #[tokio::test]
+async fn session_cookies_are_secure_when_asked() {
+    for secure in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let running = start(ServerConfig {
+            address: "127.0.0.1:0".parse().unwrap(),
+            data_dir: dir.path().to_path_buf(),
+            secure_cookies: secure,
+            ..ServerConfig::default()
+        })
+        .await
+        .expect("server starts");
+        let http = reqwest::Client::new();
+        let base = format!("http://{}", running.address);
+        let r = http
+            .post(format!("{base}/api/guest"))
+            .json(&json!({ "name": "ann" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 201);
+        let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert_eq!(set.contains("; Secure"), secure, "{set}");
+        let cookie = set.split(';').next().unwrap().to_owned();
+        let body: Value = r.json().await.unwrap();
+        // Signing out clears the cookie with the same attributes, so the browser replaces it.
+        let r = http
+            .post(format!("{base}/api/logout"))
+            .header("cookie", &cookie)
+            .header("x-csrf-token", body["csrf"].as_str().unwrap())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        let cleared = r.headers()["set-cookie"].to_str().unwrap();
+        assert!(cleared.contains("Max-Age=0"), "{cleared}");
+        assert_eq!(cleared.contains("; Secure"), secure, "{cleared}");
+        running.stop().await.unwrap();
+    }
+}
+
+#[tokio::test]
 async fn bad_requests_are_clear_json_errors() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
