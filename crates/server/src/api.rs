@@ -662,9 +662,10 @@ async fn watch_game(
     if let Some(u) = user_id {
         entry.lock().await.socket(u, true);
     }
-    serve_watcher(socket, app, id, Arc::clone(&entry), user).await;
+    serve_watcher(socket, Arc::clone(&app), id, Arc::clone(&entry), user).await;
     if let Some(u) = user_id {
         entry.lock().await.socket(u, false);
+        app.games.watch_grace(id);
     }
 }
 

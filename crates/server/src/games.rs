@@ -345,6 +345,10 @@ struct Presence {
     /// When each seat's player was last known at the board (an action, their last socket closing, the game's
     /// start, the server's start), on `time`'s scale.
     seen_ms: [u64; 2],
+    /// Per seat: the `seen_ms` whose grace period's end was announced (see [`Games::watch_grace`]).
+    announced: [Option<u64>; 2],
+    /// Whether a [`Games::watch_grace`] task runs for this game.
+    watching: bool,
 }
 
 impl LiveGame {
@@ -377,6 +381,8 @@ impl LiveGame {
                 grace_ms,
                 sockets: HashMap::new(),
                 seen_ms: [now; 2],
+                announced: [None; 2],
+                watching: false,
             },
         }
     }
@@ -417,6 +423,21 @@ impl LiveGame {
                 }
             })
             .collect()
+    }
+
+    /// The next end of a grace period not yet announced: its time, the absent seat, and when that player was
+    /// last seen. `None` when no grace period runs.
+    fn next_grace_end(&self) -> Option<(u64, Color, u64)> {
+        if !self.has_grace() {
+            return None;
+        }
+        [Color::Black, Color::White]
+            .into_iter()
+            .filter(|&c| self.away(c))
+            .map(|c| (c, self.presence.seen_ms[c.index()]))
+            .filter(|&(c, seen)| self.presence.announced[c.index()] != Some(seen))
+            .map(|(c, seen)| (seen.saturating_add(self.presence.grace_ms), c, seen))
+            .min_by_key(|&(end, _, _)| end)
     }
 
     /// `color`'s player is known to be at the board now.
@@ -1120,6 +1141,46 @@ impl Games {
         self.wake_bot(id);
         self.watch_clock(id);
         self.estimate_dead(id);
+        self.watch_grace(id);
+    }
+
+    /// Announces the end of an absent player's grace period: watchers get a `presence` event whose state shows
+    /// the claim open (`claim_in_ms` 0), so that no client has to count down by itself. One task per game at
+    /// most; it runs while a grace period does, and checks again on waking, since the player may have come back
+    /// or acted meanwhile (and a later absence ends later: the grace period is the same for all).
+    pub fn watch_grace(self: &Arc<Self>, id: i64) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            let Ok(entry) = games.get(id).await else {
+                return;
+            };
+            {
+                let mut live = entry.lock().await;
+                if live.presence.watching {
+                    return;
+                }
+                live.presence.watching = true;
+            }
+            loop {
+                let (end, color, seen) = {
+                    let mut live = entry.lock().await;
+                    match live.next_grace_end() {
+                        Some(next) => next,
+                        None => {
+                            live.presence.watching = false;
+                            return;
+                        }
+                    }
+                };
+                games.time.sleep_until(end).await;
+                let mut live = entry.lock().await;
+                if live.next_grace_end() == Some((end, color, seen)) && games.time.now_ms() >= end {
+                    live.presence.announced[color.index()] = Some(seen);
+                    let state = live.state();
+                    live.broadcast_presence(&state);
+                }
+            }
+        });
     }
 
     /// In a marking phase whose estimate is not known (after a restart): the estimate again, for its unsure

@@ -1647,6 +1647,12 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     let (status, body) = claim(&cat, id).await;
     assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
     time.advance(1);
+    // The end of the grace period is an event of its own: no client has to count down.
+    let m = next_matching(&mut b_ws, |m| {
+        m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0
+    })
+    .await;
+    assert_eq!(m["state"]["absent"][0]["color"], "white");
     let (_, state) = black.get(&format!("/api/games/{id}")).await;
     assert_eq!(state["absent"][0]["claim_in_ms"], 0, "{state}");
     let (status, state) = claim(&black, id).await;
