@@ -45,6 +45,10 @@ enum Command {
         /// proxy that terminates TLS); browsers then never send the cookie over plain HTTP.
         #[arg(long, env = "TESUJI_SECURE_COOKIES")]
         secure_cookies: bool,
+        /// The server is behind one reverse proxy: sign-in rate limits count per client address taken from the
+        /// last entry of `X-Forwarded-For`, not per the proxy's address.
+        #[arg(long, env = "TESUJI_BEHIND_PROXY")]
+        behind_proxy: bool,
     },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
@@ -245,6 +249,7 @@ fn run(cli: Cli) -> Result<()> {
             no_first_proposal,
             grace,
             secure_cookies,
+            behind_proxy,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -259,6 +264,10 @@ fn run(cli: Cli) -> Result<()> {
                 first_proposal: !no_first_proposal,
                 grace_ms: grace * 1000,
                 secure_cookies,
+                limits: tesuji_server::Limits {
+                    behind_proxy,
+                    ..tesuji_server::Limits::default()
+                },
                 ..tesuji_server::ServerConfig::default()
             })
             .context("the server stopped")

@@ -156,7 +156,7 @@ fn session_response(status: StatusCode, s: NewSession) -> Response {
 /// The checks every sign-in request passes: same site, and the address's attempt budget.
 fn sign_in_checks(app: &App, from: SocketAddr, headers: &HeaderMap) -> Result<(), ApiError> {
     same_origin(headers)?;
-    app.limits.auth(from.ip())
+    app.limits.auth(app.limits.client(from, headers))
 }
 
 async fn sign_up(

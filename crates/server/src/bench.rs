@@ -435,6 +435,7 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
                     limits: Limits {
                         auth_per_minute: 1_000_000,
                         actions_per_second: 1_000_000,
+                        ..Limits::default()
                     },
                     ..ServerConfig::default()
                 }))

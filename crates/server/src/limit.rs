@@ -2,7 +2,7 @@
 //! per user for game actions (one client flooding a game). Both are token buckets from `governor`.
 
 use std::hash::Hash;
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
 
 use governor::clock::{Clock, DefaultClock};
@@ -17,6 +17,10 @@ pub struct Limits {
     pub auth_per_minute: u32,
     /// Game actions (moves, passes, marks...) per second by one user, with a burst of twice that.
     pub actions_per_second: u32,
+    /// The server runs behind one reverse proxy: a request's client address is the last entry of its
+    /// `X-Forwarded-For` header (the one the proxy added), not the proxy's own address. Off by default: without a
+    /// proxy that header is whatever the client wrote.
+    pub behind_proxy: bool,
 }
 
 impl Default for Limits {
@@ -24,6 +28,7 @@ impl Default for Limits {
         Limits {
             auth_per_minute: 20,
             actions_per_second: 20,
+            behind_proxy: false,
         }
     }
 }
@@ -32,6 +37,7 @@ impl Default for Limits {
 pub struct Limiters {
     auth: DefaultKeyedRateLimiter<IpAddr>,
     actions: DefaultKeyedRateLimiter<i64>,
+    behind_proxy: bool,
 }
 
 fn at_least_one(n: u32) -> NonZeroU32 {
@@ -60,7 +66,24 @@ impl Limiters {
                 Quota::per_second(per_second)
                     .allow_burst(at_least_one(limits.actions_per_second.saturating_mul(2))),
             ),
+            behind_proxy: limits.behind_proxy,
         }
+    }
+
+    /// The address of the client that sent a request through the connection from `peer`: the peer itself, or,
+    /// behind a proxy, the last address of `X-Forwarded-For` (the peer when the header is missing or unreadable).
+    pub fn client(&self, peer: SocketAddr, headers: &axum::http::HeaderMap) -> IpAddr {
+        if !self.behind_proxy {
+            return peer.ip();
+        }
+        headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .next_back()
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.rsplit(',').next())
+            .and_then(|last| last.trim().parse::<IpAddr>().ok())
+            .unwrap_or_else(|| peer.ip())
     }
 
     pub fn auth(&self, address: IpAddr) -> Result<(), ApiError> {

@@ -868,6 +868,39 @@ async fn sign_in_attempts_are_rate_limited() {
 }
 
 #[tokio::test]
+async fn behind_a_proxy_limits_count_per_forwarded_address() {
+    for behind_proxy in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            auth_per_minute: 2,
+            behind_proxy,
+            ..Limits::default()
+        };
+        let running = server_with(dir.path(), limits).await;
+        let c = Client::new(&running);
+        let guest = |k: u32, forwarded: &'static str| {
+            c.http
+                .post(format!("{}/api/guest", c.base))
+                .header("x-forwarded-for", forwarded)
+                .json(&json!({"name": format!("g{k}")}))
+                .send()
+        };
+        // Two attempts from one client (the proxy adds the last address; an earlier one is the client's word).
+        for k in 0..2 {
+            let r = guest(k, "10.9.9.9, 203.0.113.1").await.unwrap();
+            assert_eq!(r.status().as_u16(), 201);
+        }
+        let r = guest(2, "203.0.113.1").await.unwrap();
+        assert_eq!(r.status().as_u16(), 429);
+        // Another client through the same proxy: its own budget behind a proxy, the proxy's spent one otherwise.
+        let r = guest(3, "10.9.9.9, 203.0.113.2").await.unwrap();
+        let expected = if behind_proxy { 201 } else { 429 };
+        assert_eq!(r.status().as_u16(), expected, "behind_proxy {behind_proxy}");
+        running.stop().await.unwrap();
+    }
+}
+
+#[tokio::test]
 async fn seats_lobby_and_history() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
