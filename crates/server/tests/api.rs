@@ -1543,6 +1543,35 @@ async fn a_player_whose_flag_falls_loses_on_time() {
 }
 
 #[tokio::test]
+async fn a_late_move_racing_the_flag_timer_loses_on_time_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = Client::guest(&running, "late").await;
+    let white = Client::guest(&running, "waits").await;
+    // The flag falls at 1 s plus the 1 s lag allowance; the move is sent as the time moves past it, so the
+    // server's timer and the move race for the game. Whichever wins, the game is lost on time once, and the
+    // late move is not in it.
+    for round in 0..10 {
+        let (id, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+        time.advance(2_001);
+        let (status, body) = black.play(id, "E5").await;
+        assert!(
+            status == 200 || (status, body["reason"].as_str()) == (422, Some("game_over")),
+            "round {round}: {status} {body}"
+        );
+        let state = state_until(&black, id, "the time-out", |s| s["result"] == "W+T").await;
+        assert_eq!(
+            state["moves"],
+            json!([{"number": 1, "color": "black", "move": "timeout"}]),
+            "round {round}"
+        );
+        assert_eq!(state["board"][4], ".........", "round {round}");
+    }
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
 async fn bad_controls_are_refused_and_ideal_games_get_self_fill() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
