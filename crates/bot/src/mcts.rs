@@ -7,7 +7,8 @@
 //! `prior`: captures, rescues, ladders read by [`crate::ladder`] (an escape into a working ladder is bad, an atari
 //! that starts one good), shape, self-atari, the first line, and on boards of 13×13 and more the opening's
 //! lines, the first two lines away from contact, and closeness to the last move in the common-fate graph, where a
-//! chain is one node), so no first-play urgency is needed. On those big boards the prior, except the closeness,
+//! chain is one node, in place of the smaller boards' bonus for the eight points around the last move), so no
+//! first-play urgency is needed. On those big boards the prior, except the closeness,
 //! also starts the child's AMAF record, scaled up, since AMAF soon outweighs the prior's visits and in open areas
 //! favours the second line. A child
 //! is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule `β = n_amaf / (n_amaf + n + n·n_amaf / K)`
@@ -976,7 +977,8 @@ impl<'a> Worker<'a> {
             // Locality on a big board: answers next to the last move's chain, and a little further out, are
             // where the play is (distance in the common-fate graph, where a chain is one node). In the node's
             // own record only: AMAF, which counts moves played anywhere later, has its own sense of urgency.
-            if let Some(&(visits, value)) = CFG_PRIOR.get(usize::from(cfg[m]).wrapping_sub(1)) {
+            if let d @ 1..=3 = cfg[m] {
+                let (visits, value) = CFG_PRIOR[usize::from(d) - 1];
                 pn += visits;
                 pw += visits * value;
             }
@@ -1142,6 +1144,17 @@ mod tests {
         // Three steps: counted; four: not.
         assert_eq!(dist[at(5, 3)], 3);
         assert_eq!(dist[at(6, 3)], 0);
+        // A chain two steps away is one node at 2 however long it is: the black chain along the bottom row
+        // touches (1,5), a liberty at 1, so even its far end (6,6) is at 2, and (6,5) above that end at 3.
+        let grid =
+            Grid::from_diagram(".......\n.......\n.......\n...O...\n.XXO...\n.......\nXXXXXXX")
+                .unwrap();
+        let board = Board::from_grid(&grid).unwrap();
+        cfg_distances(&board, at(1, 4), &mut dist, &mut queue);
+        assert_eq!(dist[at(1, 5)], 1);
+        assert_eq!(dist[at(0, 6)], 2);
+        assert_eq!(dist[at(6, 6)], 2);
+        assert_eq!(dist[at(6, 5)], 3);
         // No last move, or a pass: nothing is near.
         cfg_distances(&board, PASS, &mut dist, &mut queue);
         assert!(dist.iter().all(|&d| d == 0));

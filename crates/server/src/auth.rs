@@ -188,8 +188,9 @@ impl Accounts {
 
     /// The `Set-Cookie` value that removes the session cookie.
     pub fn clear_cookie(&self) -> HeaderValue {
-        self.cookie("", 0)
-            .unwrap_or_else(|_| HeaderValue::from_static("tesuji_session=; Path=/; Max-Age=0"))
+        self.cookie("", 0).unwrap_or_else(|_| {
+            HeaderValue::from_static("tesuji_session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0")
+        })
     }
 
     pub async fn user(&self, id: i64) -> Option<User> {

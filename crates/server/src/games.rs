@@ -813,7 +813,6 @@ fn search_config(kind: &str, budget: Option<std::time::Duration>) -> Option<Mcts
     Some(config)
 }
 
-/// The computer's choice in `game` as the bot `kind`, within `budget` when the game has a clock.
 /// The estimate of game `id`'s position at the end of play. Its seed comes from the game and the turns played,
 /// which no marking action changes, so the estimate made when play ended and the one made again after a
 /// restart are the same (the players see the same unsure stones).
@@ -823,6 +822,7 @@ fn estimate_position(id: i64, game: &Game) -> tesuji_bot::estimate::Estimate {
     tesuji_bot::estimate::estimate(game, playouts, seed)
 }
 
+/// The computer's choice in `game` as the bot `kind`, within `budget` when the game has a clock.
 fn bot_choice(kind: &str, game: &Game, seed: u64, budget: Option<std::time::Duration>) -> Request {
     let cleanup = game.rules().end == EndRule::Score;
     let Some(config) = search_config(kind, budget) else {

@@ -19,7 +19,9 @@ pub struct Limits {
     pub actions_per_second: u32,
     /// The server runs behind one reverse proxy: a request's client address is the last entry of its
     /// `X-Forwarded-For` header (the one the proxy added), not the proxy's own address. Off by default: without a
-    /// proxy that header is whatever the client wrote.
+    /// proxy that header is whatever the client wrote. With it on, the proxy must append the address it saw to
+    /// the header (or replace the header), and the server's port must be reachable through the proxy only;
+    /// otherwise clients choose their own rate-limit key.
     pub behind_proxy: bool,
 }
 
@@ -82,7 +84,13 @@ impl Limiters {
             .next_back()
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.rsplit(',').next())
-            .and_then(|last| last.trim().parse::<IpAddr>().ok())
+            .and_then(|last| {
+                // Some proxies write the client's port too: `203.0.113.1:5678`, `[2001:db8::1]:5678`.
+                let last = last.trim();
+                last.parse::<IpAddr>()
+                    .ok()
+                    .or_else(|| last.parse::<SocketAddr>().ok().map(|a| a.ip()))
+            })
             .unwrap_or_else(|| peer.ip())
     }
 
