@@ -659,15 +659,23 @@ const CFG_PRIOR: [(f32, f32); 3] = [(15.0, 0.9), (12.0, 0.85), (5.0, 0.7)];
 
 /// Common-fate-graph distances from the chain of the stone at `last`, up to 3, per padded index (0: farther,
 /// the chain itself, or no last move). A chain is one node: every stone of a chain at distance `d` is at `d`,
-/// and its neighbours are at `d + 1`.
+/// and its neighbours are at `d + 1`. `queue` keeps the cells marked, so the next call clears only those
+/// instead of the whole board (this runs at every expansion of the tree).
 fn cfg_distances(board: &Board, last: Idx, dist: &mut Vec<u8>, queue: &mut Vec<Idx>) {
-    dist.clear();
-    dist.resize(board.stride() * (board.size().height() as usize + 2) + 1, 0);
+    let cells = board.stride() * (board.size().height() as usize + 2) + 1;
+    if dist.len() == cells {
+        for &i in queue.iter() {
+            dist[i] = 0;
+        }
+    } else {
+        dist.clear();
+        dist.resize(cells, 0);
+    }
+    queue.clear();
     if last == PASS || board.color_at(last).is_none() {
         return;
     }
     const SEEN: u8 = u8::MAX;
-    queue.clear();
     for s in board.chain_stones(last) {
         dist[s] = SEEN;
         queue.push(s);
@@ -680,7 +688,7 @@ fn cfg_distances(board: &Board, last: Idx, dist: &mut Vec<u8>, queue: &mut Vec<I
         let end = queue.len();
         for k in start..end {
             for n in board.neighbors(queue[k]) {
-                if dist[n] != 0 || n == PASS {
+                if dist[n] != 0 {
                     continue;
                 }
                 if board.is_empty_at(n) {
@@ -964,8 +972,10 @@ impl<'a> Worker<'a> {
         // On big boards AMAF misleads in open areas (random playouts reward the second line), and it soon
         // outweighs the prior's visits: there the prior, scaled up, starts the AMAF record too.
         let amaf_prior = size.width().min(size.height()) >= 13;
-        let last = if amaf_prior { st.last } else { PASS };
-        cfg_distances(board, last, &mut self.cfg, &mut self.cfg_queue);
+        // The closeness prior is for big boards only: small ones skip the search of distances.
+        if amaf_prior {
+            cfg_distances(board, st.last, &mut self.cfg, &mut self.cfg_queue);
+        }
         let cfg = &self.cfg;
         let mut push = |nodes: &mut Vec<Node>, m: Idx| {
             let (mut pn, mut pw) = prior(board, c, m, st.last, size, ladder);
@@ -977,7 +987,7 @@ impl<'a> Worker<'a> {
             // Locality on a big board: answers next to the last move's chain, and a little further out, are
             // where the play is (distance in the common-fate graph, where a chain is one node). In the node's
             // own record only: AMAF, which counts moves played anywhere later, has its own sense of urgency.
-            if let d @ 1..=3 = cfg[m] {
+            if let Some(&d @ 1..=3) = cfg.get(m) {
                 let (visits, value) = CFG_PRIOR[usize::from(d) - 1];
                 pn += visits;
                 pw += visits * value;
