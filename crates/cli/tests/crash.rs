@@ -425,7 +425,8 @@ impl Builder {
         self
     }
 
-    /// `n` random plays (never a pass, never one that ends the game).
+    /// `n` random plays, or a pass where no play is left (never an action that ends the game), so a random game
+    /// can run as long as the driver wants.
     fn random(&mut self, n: usize) -> &mut Builder {
         for _ in 0..n {
             self.rng ^= self.rng << 13;
@@ -442,12 +443,14 @@ impl Builder {
                 })
                 .collect();
             let start = (self.rng % plays.len().max(1) as u64) as usize;
+            let goes_on = |m: Move| {
+                let mut g = self.game.clone();
+                g.play(color, m).is_ok() && g.phase() == Phase::Playing
+            };
             let chosen = (0..plays.len())
-                .map(|j| plays[(start + j) % plays.len()])
-                .find(|&p| {
-                    let mut g = self.game.clone();
-                    g.play(color, Move::Play(p)).is_ok() && g.phase() == Phase::Playing
-                })
+                .map(|j| Move::Play(plays[(start + j) % plays.len()]))
+                .chain([Move::Pass])
+                .find(|&m| goes_on(m))
                 .unwrap_or_else(|| {
                     panic!(
                         "{}: no play keeps the game going after {} steps:\n{}",
@@ -456,7 +459,7 @@ impl Builder {
                         self.game.grid()
                     )
                 });
-            self.step(color, Act::Play(Move::Play(chosen)));
+            self.step(color, Act::Play(chosen));
         }
         self
     }
@@ -947,7 +950,7 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
         Builder::new("tromp-taylor:size=9", 8),
     ];
     for b in &mut scripts[2..] {
-        b.random(100);
+        b.random(400);
     }
     let mut tables = Vec::new();
     for (k, b) in scripts.into_iter().enumerate() {

@@ -331,8 +331,30 @@ pub struct LiveGame {
     /// In a timed game, the mover's time left after each turn (play or pass), in order.
     pub times: Vec<(Color, tesuji_clock::Remaining)>,
     presence: Presence,
-    /// The estimate's unsure stones for the current marking phase; `None` until it is made.
-    unsure: Option<Vec<Point>>,
+    /// The estimate of the current marking phase, made when play ends (or when the game is loaded in that
+    /// phase), before anyone sees the phase; `None` outside a marking phase.
+    marking: Option<MarkingEstimate>,
+}
+
+/// What the estimate says at the end of play: its dead stones (the first proposal) and the stones it is unsure
+/// of (shown beside every proposal).
+struct MarkingEstimate {
+    dead: Vec<Point>,
+    unsure: Vec<Point>,
+}
+
+impl MarkingEstimate {
+    /// The estimate of game `id`'s position, made off the async threads.
+    async fn of(id: i64, game: &Game) -> Option<MarkingEstimate> {
+        let game = game.clone();
+        let estimate = tokio::task::spawn_blocking(move || estimate_position(id, &game))
+            .await
+            .ok()?;
+        Some(MarkingEstimate {
+            dead: estimate.dead(),
+            unsure: estimate.unsure(),
+        })
+    }
 }
 
 /// Who is at the board, for the grace period. Never stored: after a restart nobody is connected, and everyone's
@@ -375,7 +397,7 @@ impl LiveGame {
             views: Arc::default(),
             clock: None,
             times: Vec::new(),
-            unsure: None,
+            marking: None,
             presence: Presence {
                 time,
                 grace_ms,
@@ -713,8 +735,8 @@ impl LiveGame {
             captures: Pair::of(self.game.captures()),
             pass_stones: Pair::of(self.game.pass_stones()),
             dead: point_names(self.game.dead_stones(), size),
-            unsure: match (&self.unsure, self.game.phase()) {
-                (Some(points), Phase::Marking) => point_names(points, size),
+            unsure: match (&self.marking, self.game.phase()) {
+                (Some(m), Phase::Marking) => point_names(&m.unsure, size),
                 _ => Vec::new(),
             },
             accepted: Pair::of(self.game.acceptances()),
@@ -867,13 +889,17 @@ impl Games {
             let players = Self::players_of(&accounts, &stored.seats).await;
             // One game that no longer replays (say, after a rules change) must not keep every other game
             // offline: it is left out, loudly, and its rows stay in the database for a later fix.
-            let live = match LiveGame::replay(stored, players, &time, grace_ms) {
+            let mut live = match LiveGame::replay(stored, players, &time, grace_ms) {
                 Ok(live) => live,
                 Err(e) => {
                     tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
                     continue;
                 }
             };
+            // Its estimate again, before anyone sees the game, so its unsure stones are those shown before.
+            if live.game.phase() == Phase::Marking {
+                live.marking = MarkingEstimate::of(live.id, &live.game).await;
+            }
             summaries.insert(live.id, live.summary());
             games.insert(live.id, Arc::new(Mutex::new(live)));
         }
@@ -1140,7 +1166,6 @@ impl Games {
     pub fn wake(self: &Arc<Self>, id: i64) {
         self.wake_bot(id);
         self.watch_clock(id);
-        self.estimate_dead(id);
         self.watch_grace(id);
     }
 
@@ -1179,33 +1204,6 @@ impl Games {
                     let state = live.state();
                     live.broadcast_presence(&state);
                 }
-            }
-        });
-    }
-
-    /// In a marking phase whose estimate is not known (after a restart): the estimate again, for its unsure
-    /// stones. (The first proposal is made with the turn that ends play, in [`Games::act_now`].)
-    pub fn estimate_dead(self: &Arc<Self>, id: i64) {
-        let games = Arc::clone(self);
-        tokio::spawn(async move {
-            let Ok(entry) = games.get(id).await else {
-                return;
-            };
-            let game = {
-                let live = entry.lock().await;
-                if live.game.phase() != Phase::Marking || live.unsure.is_some() {
-                    return;
-                }
-                live.game.clone()
-            };
-            let Ok(estimate) =
-                tokio::task::spawn_blocking(move || estimate_position(id, &game)).await
-            else {
-                return;
-            };
-            let mut live = entry.lock().await;
-            if live.game.phase() == Phase::Marking && live.unsure.is_none() {
-                live.unsure = Some(estimate.unsure());
             }
         });
     }
@@ -1289,15 +1287,12 @@ impl Games {
         }
         // Play has just ended: the estimate's dead stones become the first proposal, stored as the referee's
         // `mark` for the player who ended play, before anyone can act in the phase (the players still decide:
-        // they may change it, accept it or dispute). Its unsure stones are shown beside it.
+        // they may change it, accept it or dispute).
         let ender = live.seat_of(actor).unwrap_or(Color::Black);
-        let game = live.game.clone();
-        let Ok(estimate) = tokio::task::spawn_blocking(move || estimate_position(id, &game)).await
-        else {
+        let Some(dead) = live.marking.as_ref().map(|m| m.dead.clone()) else {
             return Ok(state);
         };
-        live.unsure = Some(estimate.unsure());
-        let proposal = Request::Propose(estimate.dead());
+        let proposal = Request::Propose(dead);
         match self
             .act_locked(&mut live, id, Actor::Referee(ender), proposal, None, 0)
             .await
@@ -1396,7 +1391,7 @@ impl Games {
         }
         if live.game.phase() != Phase::Marking {
             // A later marking phase (after a dispute) gets an estimate of its own.
-            live.unsure = None;
+            live.marking = None;
         }
         live.clock_after();
         let text = if kind == "mark" {
@@ -1436,6 +1431,11 @@ impl Games {
         }
         live.push_move(stored.clone());
         live.version += 1;
+        if live.game.phase() == Phase::Marking && live.marking.is_none() {
+            // Play has just ended: the estimate, made while the game is locked, so that the first state of
+            // the phase (and its event) already shows the unsure stones.
+            live.marking = MarkingEstimate::of(id, &live.game).await;
+        }
         if let Actor::User(_) = actor {
             live.seen(color);
         }

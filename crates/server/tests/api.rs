@@ -1103,6 +1103,52 @@ async fn the_estimate_makes_the_first_proposal() {
     running.stop().await.unwrap();
 }
 
+/// The estimate's unsure stones are part of the marking phase from its first state on, also without the first
+/// proposal, and a restart shows the same ones at once (they were once made in the background, so a restart
+/// could show none for a while, and a watcher never heard of them).
+#[tokio::test]
+async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = || ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.path().to_path_buf(),
+        first_proposal: false,
+        ..ServerConfig::default()
+    };
+    let running = start(config()).await.expect("server starts");
+    let (id, black, white) = seated(&running, "aga:size=9").await;
+    // Four scattered stones: nothing on this board is settled.
+    for (color, mv) in [
+        ("black", "E5"),
+        ("white", "C3"),
+        ("black", "E4"),
+        ("white", "G7"),
+        ("black", "pass"),
+    ] {
+        let (status, state) = by(color, &black, &white).play(id, mv).await;
+        assert_eq!(status, 200, "{color} {mv}: {state}");
+    }
+    let (status, ended) = white.play(id, "pass").await;
+    assert_eq!(status, 200, "{ended}");
+    assert_eq!(ended["phase"], "marking");
+    assert_eq!(ended["dead"], json!([]), "no first proposal: {ended}");
+    let unsure = ended["unsure"].clone();
+    assert!(
+        !unsure.as_array().unwrap().is_empty(),
+        "the turn that ends play shows the unsure stones: {ended}"
+    );
+    let (_, now) = black.get(&format!("/api/games/{id}")).await;
+    assert_eq!(now["unsure"], unsure, "{now}");
+    running.stop().await.unwrap();
+    let running = start(config()).await.expect("server restarts");
+    let (_, after) = Client::new(&running).get(&format!("/api/games/{id}")).await;
+    assert_eq!(after["phase"], "marking");
+    assert_eq!(
+        after["unsure"], unsure,
+        "the first look after a restart: {after}"
+    );
+}
+
 #[tokio::test]
 async fn dead_stones_are_marked_accepted_or_disputed() {
     let dir = tempfile::tempdir().unwrap();
