@@ -361,9 +361,20 @@ async fn create_game(
 async fn get_game(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let entry = app.games.get(path_id(&id)?).await?;
-    let state = entry.lock().await.state();
+    // Anyone may look; a seated player who looks is at the board. A session that cannot be read (a store
+    // error) only costs that sign of presence, never the answer.
+    let user = app.games.accounts.session(&headers).await.ok().flatten();
+    let (state, seated) = {
+        let mut live = entry.lock().await;
+        let seated = user.is_some_and(|s| live.polled(s.user.id));
+        (live.state(), seated)
+    };
+    if seated {
+        app.games.watch_grace(state.id);
+    }
     Ok(Json(state).into_response())
 }
 

@@ -513,6 +513,26 @@ impl LiveGame {
         }
     }
 
+    /// User `user` asked for the game's state over HTTP. A seated player who does is at the board as much as one
+    /// who acts: a client without a socket stays present by asking at least once per grace period. If the
+    /// opponent's claim was open, the watchers hear that it closed. Returns whether `user` is seated (then
+    /// their grace period starts again, for [`Games::watch_grace`] to watch).
+    pub fn polled(&mut self, user: i64) -> bool {
+        let Some(color) = self.seat_of(Actor::User(user)) else {
+            return false;
+        };
+        let k = color.index();
+        let claim_was_open = self.has_grace()
+            && self.away(color)
+            && self.presence.announced[k] == Some(self.presence.seen_ms[k]);
+        self.seen(color);
+        if claim_was_open {
+            let state = self.state();
+            self.broadcast_presence(&state);
+        }
+        true
+    }
+
     /// Tells the watchers that who is present changed; the version stays (no action was taken).
     fn broadcast_presence(&self, state: &GameState) {
         let event = PresenceEvent {

@@ -1833,6 +1833,64 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     running.stop().await.unwrap();
 }
 
+/// A client without a socket (a bot over HTTP) is at the board when it asks for the game: each look starts its
+/// grace period again, and a look after its opponent's claim opened closes the claim, with a presence event.
+#[tokio::test]
+async fn a_player_who_polls_over_http_is_present() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = Client::guest(&running, "socket").await;
+    let white = Client::guest(&running, "poller").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    let mut b_ws = game_socket(&running, id, Some(&black)).await;
+    assert_eq!(next_json(&mut b_ws).await["type"], "state");
+    let url = format!("/api/games/{id}");
+    // White has no socket; looking every 50 s keeps the claim away.
+    for _ in 0..3 {
+        time.advance(50_000);
+        let (_, state) = white.get(&url).await;
+        assert_eq!(
+            state["absent"],
+            json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}]),
+            "{state}"
+        );
+        let (status, body) = claim(&black, id).await;
+        assert_eq!(
+            (
+                status,
+                body["reason"].as_str(),
+                body["claim_in_ms"].as_u64()
+            ),
+            (409, Some("grace_not_over"), Some(60_000))
+        );
+    }
+    // A spectator's look is not White's.
+    let cat = Client::guest(&running, "cat").await;
+    time.advance(60_000);
+    cat.get(&url).await;
+    let m = next_matching(&mut b_ws, |m| {
+        m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0
+    })
+    .await;
+    assert_eq!(m["state"]["absent"][0]["color"], "white");
+    // White looks again: the claim closes, Black hears it, and the grace period's end is announced again.
+    white.get(&url).await;
+    let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+    assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 60_000, "{m}");
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("grace_not_over"))
+    );
+    time.advance(60_000);
+    let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+    assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 0, "{m}");
+    let (status, state) = claim(&black, id).await;
+    assert_eq!((status, state["result"].as_str()), (200, Some("B+F")));
+    running.stop().await.unwrap();
+}
+
 #[tokio::test]
 async fn after_a_restart_the_grace_period_starts_again() {
     let dir = tempfile::tempdir().unwrap();
