@@ -40,6 +40,9 @@ const PHASE: Duration = Duration::from_secs(30);
 const KILL_AFTER: [(usize, bool); 3] = [(30, true), (6, false), (45, true)];
 /// Actions every random game plays after the last restart.
 const FINAL_STEPS: usize = 4;
+/// The most actions a random game plays before a kill (it waits there if the kill is late), so that a slow
+/// scripted game cannot make the random games run out of their script.
+const RANDOM_PER_PHASE: usize = 80;
 
 // ---- the server process ----
 
@@ -512,7 +515,7 @@ struct Table {
     id: i64,
     rules: Rules,
     steps: Vec<Step>,
-    /// Where the driver stops in each phase; empty for a random game (it plays on until the kill).
+    /// Where the driver stops in each phase; empty for a random game (it plays on until the kill, or [`RANDOM_PER_PHASE`] actions).
     stops: Vec<usize>,
     ko_checks: Vec<(usize, Color, &'static str)>,
     black: Player,
@@ -534,7 +537,7 @@ impl Table {
         match self.stops.get(phase) {
             Some(&s) => s,
             None if phase == KILL_AFTER.len() => (from + FINAL_STEPS).min(self.steps.len()),
-            None => self.steps.len(),
+            None => (from + RANDOM_PER_PHASE).min(self.steps.len()),
         }
     }
 

@@ -367,12 +367,12 @@ async fn get_game(
     // Anyone may look; a seated player who looks is at the board. A session that cannot be read (a store
     // error) only costs that sign of presence, never the answer.
     let user = app.games.accounts.session(&headers).await.ok().flatten();
-    let (state, seated) = {
+    let (state, watch) = {
         let mut live = entry.lock().await;
-        let seated = user.is_some_and(|s| live.polled(s.user.id));
-        (live.state(), seated)
+        let watch = user.is_some_and(|s| live.polled(s.user.id));
+        (live.state(), watch)
     };
-    if seated {
+    if watch {
         app.games.watch_grace(state.id);
     }
     Ok(Json(state).into_response())

@@ -332,7 +332,8 @@ pub struct LiveGame {
     pub times: Vec<(Color, tesuji_clock::Remaining)>,
     presence: Presence,
     /// The estimate of the current marking phase, made when play ends (or when the game is loaded in that
-    /// phase), before anyone sees the phase; `None` outside a marking phase.
+    /// phase), before anyone sees the phase; `None` outside a marking phase, or when the estimate failed (then
+    /// nothing is shown as unsure, and there is no first proposal).
     marking: Option<MarkingEstimate>,
 }
 
@@ -347,9 +348,14 @@ impl MarkingEstimate {
     /// The estimate of game `id`'s position, made off the async threads.
     async fn of(id: i64, game: &Game) -> Option<MarkingEstimate> {
         let game = game.clone();
-        let estimate = tokio::task::spawn_blocking(move || estimate_position(id, &game))
-            .await
-            .ok()?;
+        let estimate = match tokio::task::spawn_blocking(move || estimate_position(id, &game)).await
+        {
+            Ok(estimate) => estimate,
+            Err(e) => {
+                tracing::error!(game = id, error = %e, "the dead-stone estimate failed");
+                return None;
+            }
+        };
         Some(MarkingEstimate {
             dead: estimate.dead(),
             unsure: estimate.unsure(),
@@ -364,11 +370,13 @@ struct Presence {
     grace_ms: u64,
     /// Open game sockets per signed-in user.
     sockets: HashMap<i64, u32>,
-    /// When each seat's player was last known at the board (an action, their last socket closing, the game's
-    /// start, the server's start), on `time`'s scale.
+    /// When each seat's player was last known at the board (an action, a look at the game, their last socket
+    /// closing, the game's start, the server's start), on `time`'s scale.
     seen_ms: [u64; 2],
     /// Per seat: the `seen_ms` whose grace period's end was announced (see [`Games::watch_grace`]).
     announced: [Option<u64>; 2],
+    /// Per seat: the `seen_ms` the watchers last heard of from a look (see [`LiveGame::polled`]).
+    told_ms: [u64; 2],
     /// Whether a [`Games::watch_grace`] task runs for this game.
     watching: bool,
 }
@@ -404,6 +412,7 @@ impl LiveGame {
                 sockets: HashMap::new(),
                 seen_ms: [now; 2],
                 announced: [None; 2],
+                told_ms: [now; 2],
                 watching: false,
             },
         }
@@ -514,19 +523,26 @@ impl LiveGame {
     }
 
     /// User `user` asked for the game's state over HTTP. A seated player who does is at the board as much as one
-    /// who acts: a client without a socket stays present by asking at least once per grace period. If the
-    /// opponent's claim was open, the watchers hear that it closed. Returns whether `user` is seated (then
-    /// their grace period starts again, for [`Games::watch_grace`] to watch).
+    /// who acts: a client without a socket stays present by asking at least once per grace period. Watchers
+    /// count an absent player's grace period down by themselves, so they hear of a look when it closes an open
+    /// claim, and otherwise once a quarter of the grace period (a client that looks often is not an event
+    /// each time). Returns whether a grace period applies (then [`Games::watch_grace`] must watch it again).
     pub fn polled(&mut self, user: i64) -> bool {
         let Some(color) = self.seat_of(Actor::User(user)) else {
             return false;
         };
         let k = color.index();
-        let claim_was_open = self.has_grace()
-            && self.away(color)
-            && self.presence.announced[k] == Some(self.presence.seen_ms[k]);
+        if !self.has_grace() {
+            self.seen(color);
+            return false;
+        }
+        let claim_was_open =
+            self.away(color) && self.presence.announced[k] == Some(self.presence.seen_ms[k]);
         self.seen(color);
-        if claim_was_open {
+        let now = self.presence.seen_ms[k];
+        let stale = now.saturating_sub(self.presence.told_ms[k]) >= self.presence.grace_ms / 4;
+        if self.away(color) && (claim_was_open || stale) {
+            self.presence.told_ms[k] = now;
             let state = self.state();
             self.broadcast_presence(&state);
         }
@@ -909,20 +925,38 @@ impl Games {
             let players = Self::players_of(&accounts, &stored.seats).await;
             // One game that no longer replays (say, after a rules change) must not keep every other game
             // offline: it is left out, loudly, and its rows stay in the database for a later fix.
-            let mut live = match LiveGame::replay(stored, players, &time, grace_ms) {
+            let live = match LiveGame::replay(stored, players, &time, grace_ms) {
                 Ok(live) => live,
                 Err(e) => {
                     tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
                     continue;
                 }
             };
-            // Its estimate again, before anyone sees the game, so its unsure stones are those shown before.
-            if live.game.phase() == Phase::Marking {
-                live.marking = MarkingEstimate::of(live.id, &live.game).await;
-            }
             summaries.insert(live.id, live.summary());
-            games.insert(live.id, Arc::new(Mutex::new(live)));
+            games.insert(live.id, live);
         }
+        // The estimates of the games in their marking phase again (all at once), before anyone sees them, so
+        // that their unsure stones are those shown before the restart.
+        let marking: Vec<(i64, Game)> = games
+            .values()
+            .filter(|live| live.game.phase() == Phase::Marking)
+            .map(|live| (live.id, live.game.clone()))
+            .collect();
+        let estimates = futures_util::future::join_all(
+            marking
+                .iter()
+                .map(|(id, game)| MarkingEstimate::of(*id, game)),
+        )
+        .await;
+        for ((id, _), estimate) in marking.iter().zip(estimates) {
+            if let Some(live) = games.get_mut(id) {
+                live.marking = estimate;
+            }
+        }
+        let games = games
+            .into_iter()
+            .map(|(id, live)| (id, Arc::new(Mutex::new(live))))
+            .collect();
         let (lobby, _) = broadcast::channel(16);
         let games = Arc::new(Games {
             store,
@@ -1409,10 +1443,6 @@ impl Games {
             }
             Request::Claim => live.game.forfeit(color.opponent())?,
         }
-        if live.game.phase() != Phase::Marking {
-            // A later marking phase (after a dispute) gets an estimate of its own.
-            live.marking = None;
-        }
         live.clock_after();
         let text = if kind == "mark" {
             let mut t = "mark".to_owned();
@@ -1451,7 +1481,11 @@ impl Games {
         }
         live.push_move(stored.clone());
         live.version += 1;
-        if live.game.phase() == Phase::Marking && live.marking.is_none() {
+        if live.game.phase() != Phase::Marking {
+            // A later marking phase (after a dispute) gets an estimate of its own. (Cleared only now: an action
+            // that fails to commit is undone, and its marking phase keeps its estimate.)
+            live.marking = None;
+        } else if live.marking.is_none() {
             // Play has just ended: the estimate, made while the game is locked, so that the first state of
             // the phase (and its event) already shows the unsure stones.
             live.marking = MarkingEstimate::of(id, &live.game).await;

@@ -1117,6 +1117,7 @@ async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
     };
     let running = start(config()).await.expect("server starts");
     let (id, black, white) = seated(&running, "aga:size=9").await;
+    let mut ws = game_socket(&running, id, None).await;
     // Four scattered stones: nothing on this board is settled.
     for (color, mv) in [
         ("black", "E5"),
@@ -1139,6 +1140,11 @@ async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
     );
     let (_, now) = black.get(&format!("/api/games/{id}")).await;
     assert_eq!(now["unsure"], unsure, "{now}");
+    // Watchers heard of them with the pass.
+    let m = next_matching(&mut ws, |m| m["state"]["phase"] == "marking").await;
+    assert_eq!(m["type"], "move", "{m}");
+    assert_eq!(m["state"]["unsure"], unsure, "{m}");
+    drop(ws);
     running.stop().await.unwrap();
     let running = start(config()).await.expect("server restarts");
     let (_, after) = Client::new(&running).get(&format!("/api/games/{id}")).await;
@@ -1147,6 +1153,7 @@ async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
         after["unsure"], unsure,
         "the first look after a restart: {after}"
     );
+    running.stop().await.unwrap();
 }
 
 #[tokio::test]
@@ -1846,15 +1853,15 @@ async fn a_player_who_polls_over_http_is_present() {
     let mut b_ws = game_socket(&running, id, Some(&black)).await;
     assert_eq!(next_json(&mut b_ws).await["type"], "state");
     let url = format!("/api/games/{id}");
-    // White has no socket; looking every 50 s keeps the claim away.
+    // White has no socket; looking every 50 s keeps the claim away, and Black's page hears of each look (its
+    // countdown would otherwise reach 0 with no claim to make).
     for _ in 0..3 {
         time.advance(50_000);
         let (_, state) = white.get(&url).await;
-        assert_eq!(
-            state["absent"],
-            json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}]),
-            "{state}"
-        );
+        let absent = json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}]);
+        assert_eq!(state["absent"], absent, "{state}");
+        let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+        assert_eq!(m["state"]["absent"], absent, "{m}");
         let (status, body) = claim(&black, id).await;
         assert_eq!(
             (
@@ -1868,7 +1875,8 @@ async fn a_player_who_polls_over_http_is_present() {
     // A spectator's look is not White's.
     let cat = Client::guest(&running, "cat").await;
     time.advance(60_000);
-    cat.get(&url).await;
+    let (_, state) = cat.get(&url).await;
+    assert_eq!(state["absent"][0]["claim_in_ms"], 0, "{state}");
     let m = next_matching(&mut b_ws, |m| {
         m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0
     })
