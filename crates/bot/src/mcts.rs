@@ -987,6 +987,7 @@ impl<'a> Worker<'a> {
             // Locality on a big board: answers next to the last move's chain, and a little further out, are
             // where the play is (distance in the common-fate graph, where a chain is one node). In the node's
             // own record only: AMAF, which counts moves played anywhere later, has its own sense of urgency.
+            // (On small boards `cfg` stays empty: no distance, no prior.)
             if let Some(&d @ 1..=3) = cfg.get(m) {
                 let (visits, value) = CFG_PRIOR[usize::from(d) - 1];
                 pn += visits;

@@ -346,8 +346,7 @@ struct MarkingEstimate {
 
 impl MarkingEstimate {
     /// The estimate of game `id`'s position, made off the async threads.
-    async fn of(id: i64, game: &Game) -> Option<MarkingEstimate> {
-        let game = game.clone();
+    async fn of(id: i64, game: Game) -> Option<MarkingEstimate> {
         let estimate = match tokio::task::spawn_blocking(move || estimate_position(id, &game)).await
         {
             Ok(estimate) => estimate,
@@ -536,8 +535,7 @@ impl LiveGame {
             self.seen(color);
             return false;
         }
-        let claim_was_open =
-            self.away(color) && self.presence.announced[k] == Some(self.presence.seen_ms[k]);
+        let claim_was_open = self.check_claim(color.opponent()).is_ok();
         self.seen(color);
         let now = self.presence.seen_ms[k];
         let stale = now.saturating_sub(self.presence.told_ms[k]) >= self.presence.grace_ms / 4;
@@ -937,19 +935,18 @@ impl Games {
         }
         // The estimates of the games in their marking phase again (all at once), before anyone sees them, so
         // that their unsure stones are those shown before the restart.
-        let marking: Vec<(i64, Game)> = games
-            .values()
-            .filter(|live| live.game.phase() == Phase::Marking)
-            .map(|live| (live.id, live.game.clone()))
-            .collect();
         let estimates = futures_util::future::join_all(
-            marking
-                .iter()
-                .map(|(id, game)| MarkingEstimate::of(*id, game)),
+            games
+                .values()
+                .filter(|live| live.game.phase() == Phase::Marking)
+                .map(|live| {
+                    let (id, game) = (live.id, live.game.clone());
+                    async move { (id, MarkingEstimate::of(id, game).await) }
+                }),
         )
         .await;
-        for ((id, _), estimate) in marking.iter().zip(estimates) {
-            if let Some(live) = games.get_mut(id) {
+        for (id, estimate) in estimates {
+            if let Some(live) = games.get_mut(&id) {
                 live.marking = estimate;
             }
         }
@@ -1488,7 +1485,7 @@ impl Games {
         } else if live.marking.is_none() {
             // Play has just ended: the estimate, made while the game is locked, so that the first state of
             // the phase (and its event) already shows the unsure stones.
-            live.marking = MarkingEstimate::of(id, &live.game).await;
+            live.marking = MarkingEstimate::of(id, live.game.clone()).await;
         }
         if let Actor::User(_) = actor {
             live.seen(color);
