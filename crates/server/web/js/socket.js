@@ -1,5 +1,6 @@
 // A WebSocket that comes back: reconnects after any close with exponential backoff and jitter, and tells the
-// page about each (re)connection so that it can resync.
+// page about each (re)connection so that it can resync. A page the browser hides by navigation (and may keep in
+// its back-forward cache) closes its socket, so the server sees the player leave; shown again, it reconnects.
 
 /** Milliseconds to wait before reconnection attempt `attempt` (0-based): 0.5 s doubling to 30 s, ±25% jitter. */
 export function backoffDelay(attempt, random = Math.random) {
@@ -23,8 +24,15 @@ export class LiveSocket {
     this.stopped = false;
     this.timer = null;
     this.ws = null;
+    this.hidden = false;
     // Come back at once when the network does, rather than at the end of a long backoff.
     window.addEventListener("online", () => this.reconnectNow());
+    // `pagehide` fires on every navigation away, whether or not the page is kept for the back button; a kept page
+    // would otherwise hold its socket open and its player would never show as away.
+    window.addEventListener("pagehide", () => this.suspend());
+    window.addEventListener("pageshow", (event) => {
+      if (event.persisted) this.resume();
+    });
     this.connect();
   }
 
@@ -33,7 +41,7 @@ export class LiveSocket {
   }
 
   connect() {
-    if (this.stopped) return;
+    if (this.stopped || this.hidden) return;
     this.onStatus("connecting");
     let ws;
     try {
@@ -69,7 +77,7 @@ export class LiveSocket {
   }
 
   scheduleReconnect() {
-    if (this.stopped || this.timer) return;
+    if (this.stopped || this.hidden || this.timer) return;
     const delay = backoffDelay(this.attempt++);
     this.timer = setTimeout(() => {
       this.timer = null;
@@ -78,7 +86,7 @@ export class LiveSocket {
   }
 
   reconnectNow() {
-    if (this.stopped || this.ws) return;
+    if (this.stopped || this.hidden || this.ws) return;
     clearTimeout(this.timer);
     this.timer = null;
     this.connect();
@@ -89,6 +97,28 @@ export class LiveSocket {
     if (!this.isOpen) return false;
     this.ws.send(JSON.stringify(object));
     return true;
+  }
+
+  /** The page is hidden: close the socket (no reconnection) until `resume`. */
+  suspend() {
+    this.hidden = true;
+    clearTimeout(this.timer);
+    this.timer = null;
+    const ws = this.ws;
+    this.ws = null; // its close event is then not ours: no reconnection is scheduled
+    if (ws) {
+      ws.close(1000, "page hidden");
+      this.onStatus("closed");
+      this.onClose();
+    }
+  }
+
+  /** The page is shown again from the back-forward cache: reconnect at once (the page resyncs in `onOpen`). */
+  resume() {
+    if (!this.hidden) return;
+    this.hidden = false;
+    this.attempt = 0;
+    this.connect();
   }
 
   close() {
