@@ -335,13 +335,13 @@ fn base_rules(preset: Preset, size: Size, bga: BgaOptions) -> Rules {
             r.tie = TieRule::White;
             r.resume_passes_end = true;
             r.bga = Some(bga);
-            // With AGA rules on, both countings must give the same margin (§4), so the eyes of a seki count
-            // (as the AGA rules say); without them, Japanese counting leaves them out.
-            (r.scoring, r.seki_eyes) = match bga.counting {
-                BgaCounting::Chinese => (ScoringRule::Area, SekiEyes::Count),
-                BgaCounting::Japanese if bga.aga => (ScoringRule::Territory, SekiEyes::Count),
-                BgaCounting::Japanese => (ScoringRule::Territory, SekiEyes::None),
+            // §4: a region bordered by one colour counts, the eyes of a seki included; only a region that
+            // touches both colours counts for nobody. That holds with AGA rules on and off.
+            r.scoring = match bga.counting {
+                BgaCounting::Chinese => ScoringRule::Area,
+                BgaCounting::Japanese => ScoringRule::Territory,
             };
+            r.seki_eyes = SekiEyes::Count;
             r.komi = Komi::white(bga.komi.komi_half_points(size));
             r.handicap = match bga.komi {
                 BgaKomi::Handicap(n) => n,
@@ -1103,12 +1103,12 @@ mod tests {
         let chinese = parse("bga:counting=chinese");
         assert_eq!(chinese.scoring, ScoringRule::Area);
         assert_eq!(chinese.seki_eyes, SekiEyes::Count);
-        let japanese = parse("bga:counting=japanese,aga=off");
-        assert_eq!(japanese.scoring, ScoringRule::Territory);
-        assert_eq!(japanese.seki_eyes, SekiEyes::None);
-        // AGA rules: equal margins under both countings, so seki eyes count.
-        let aga = parse("bga:counting=japanese,aga=on");
-        assert_eq!(aga.seki_eyes, SekiEyes::Count);
+        // §4: the eyes of a seki count under territory counting too, with AGA rules on or off.
+        for aga in ["on", "off"] {
+            let japanese = parse(&format!("bga:counting=japanese,aga={aga}"));
+            assert_eq!(japanese.scoring, ScoringRule::Territory);
+            assert_eq!(japanese.seki_eyes, SekiEyes::Count, "aga={aga}");
+        }
     }
 
     #[test]

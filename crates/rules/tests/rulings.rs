@@ -476,3 +476,52 @@ fn komi_and_tie_rules_in_results() {
     g.accept(Color::White).unwrap();
     assert_eq!(g.result().unwrap().to_string(), "0");
 }
+
+/// A seki in the corner (9x9): the black corner group has the eye A9, the white group beside it the eye E9, and
+/// they share C9. Black's wall on the right owns the region beyond it, White's wall on the left the A1–B6 region.
+const CORNER_SEKI: &str = "
+    .X.O.OX..
+    XXXOOOX..
+    OOOXXXX..
+    ..OX.....
+    ..OX.....
+    ..OX.....
+    ..OX.....
+    ..OX.....
+    ..OX.....";
+
+#[test]
+fn bga_territory_counts_the_eyes_of_a_seki_with_aga_rules_on_and_off() {
+    // §4: an empty region bordered by one colour counts; only regions touching both colours (C9) count for
+    // nobody. The eyes A9 and E9 are one-colour regions, so each counts for its owner, whatever the AGA option.
+    let grid = Grid::from_diagram(CORNER_SEKI).unwrap();
+    let right = 5 * 6 + 2 * 3; // E1..I6 and H7..I9
+    let left = 2 * 6; // A1..B6
+    for aga in ["on", "off"] {
+        for komi in ["none", "normal", "big"] {
+            let spec = format!("bga:size=9,counting=japanese,komi={komi},aga={aga}");
+            let g = Game::from_position(rules(&spec), &grid, Color::Black).unwrap();
+            let score = g.score_with(&[]);
+            assert_eq!(score.scoring, ScoringRule::Territory, "{spec}");
+            assert_eq!(
+                score.black.territory,
+                right + 1,
+                "{spec}: Black's region and the eye A9"
+            );
+            assert_eq!(
+                score.white.territory,
+                left + 1,
+                "{spec}: White's region and the eye E9"
+            );
+            assert_eq!(score.dame, 1, "{spec}: only C9 is shared");
+        }
+    }
+    // The Japanese preset keeps its own ruling: the eyes of a seki count for nobody.
+    let g = Game::from_position(rules("japanese:size=9"), &grid, Color::Black).unwrap();
+    let score = g.score_with(&[]);
+    assert_eq!(
+        (score.black.territory, score.white.territory),
+        (right, left)
+    );
+    assert_eq!(score.dame, 3);
+}
