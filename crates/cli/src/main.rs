@@ -70,8 +70,8 @@ enum Command {
         /// Rules spec to use instead of the record's RU.
         #[arg(long)]
         rules: Option<String>,
-        /// Komi instead of the record's KM (e.g. 6.5).
-        #[arg(long)]
+        /// Komi instead of the record's KM (e.g. 6.5, or -3 for a reverse komi).
+        #[arg(long, allow_negative_numbers = true)]
         komi: Option<String>,
         /// Dead stones, as GTP vertices separated by commas (each marks its whole chain). Default: the stones
         /// the record marks dead (TB/TW on its last node).

@@ -7,8 +7,11 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 use tesuji_bot::estimate;
 use tesuji_rules::result::{GameResult, PlayerScore, format_half_points};
-use tesuji_rules::{Color, Point, Rules};
-use tesuji_sgf::record::{RulesFromRecord, record_rules, replay, rules_of};
+use tesuji_rules::spec::sets_key;
+use tesuji_rules::{Color, Komi, Point, Rules, Size};
+use tesuji_sgf::record::{
+    RulesFromRecord, komi_of, parse_komi, record_rules, replay, rules_of, size_of,
+};
 use tesuji_sgf::{Collection, parse::Severity};
 
 /// Reads and parses a file, with its diagnostics; a file that cannot be read at all is an error.
@@ -30,6 +33,41 @@ fn load(path: &Path) -> Result<(Collection, Vec<String>, bool)> {
         )
         .collect();
     Ok((read.collection, lines, errors))
+}
+
+/// A `--rules` spec for a record of this size: read at the record's size unless it names one, so that what
+/// depends on the size (bga's komi options) is right for the board counted.
+fn spec_rules(spec: &str, size: Size) -> Result<Rules> {
+    let rules: Rules = spec
+        .parse()
+        .with_context(|| format!("bad --rules {spec:?}"))?;
+    if sets_key(spec, "size") {
+        return Ok(rules);
+    }
+    let side = if size.width() == size.height() {
+        size.width().to_string()
+    } else {
+        format!("{}x{}", size.width(), size.height())
+    };
+    let sized = match spec.split_once(':') {
+        Some(_) => format!("{spec},size={side}"),
+        None => format!("{spec}:size={side}"),
+    };
+    // A preset that does not take this size (bga: 9, 13, 19) keeps the spec as written.
+    Ok(sized.parse().unwrap_or(rules))
+}
+
+/// Komi as the breakdown prints it: White's, or `B../W..` when Black has some.
+fn komi_text(k: Komi) -> String {
+    if k.black == 0 {
+        format_half_points(k.white)
+    } else {
+        format!(
+            "B{}/W{}",
+            format_half_points(k.black),
+            format_half_points(k.white)
+        )
+    }
 }
 
 /// Where `tesuji score` takes its dead stones from.
@@ -57,12 +95,8 @@ pub fn score(
     let Some(tree) = collection.trees.first() else {
         bail!("{}: no game in the file", path.display());
     };
-    let rules = spec
-        .map(|s| {
-            s.parse::<Rules>()
-                .with_context(|| format!("bad --rules {s:?}"))
-        })
-        .transpose()?;
+    let size = size_of(tree).with_context(|| format!("{}", path.display()))?;
+    let rules = spec.map(|s| spec_rules(s, size)).transpose()?;
     if rules.is_none()
         && let RulesFromRecord::Unknown(ru) = rules_of(tree)
     {
@@ -71,15 +105,32 @@ pub fn score(
             path.display()
         );
     }
+    // A komi the user states (`--komi`, or `komi=` in the spec: bga's komi option too) wins over the record's
+    // `KM`, which applies where the user stated none.
+    let stated = match (komi, spec, &rules) {
+        (Some(k), _, _) => Some((
+            Komi::white(parse_komi(k).with_context(|| format!("bad --komi {k:?}"))?),
+            "--komi",
+        )),
+        (None, Some(s), Some(r)) if sets_key(s, "komi") => Some((r.komi, "--rules")),
+        _ => None,
+    };
     let mut rules = record_rules(tree, rules, Rules::default())
         .with_context(|| format!("{}", path.display()))?;
-    if let Some(k) = komi {
-        rules.komi = tesuji_rules::Komi::white(
-            tesuji_sgf::record::parse_komi(k).with_context(|| format!("bad --komi {k:?}"))?,
-        );
+    if let Some((k, from)) = stated {
+        if let Ok(Some(km)) = komi_of(tree)
+            && Komi::white(km) != k
+        {
+            eprintln!(
+                "tesuji: {}: counting with komi {} as {from} states, not the record's KM[{}]",
+                path.display(),
+                komi_text(k),
+                format_half_points(km)
+            );
+        }
+        rules.komi = k;
     }
     let replayed = replay(tree, rules).with_context(|| format!("{}", path.display()))?;
-    let size = rules.size;
     let mut unsure = Vec::new();
     let dead_points: Vec<Point> = match dead {
         DeadFrom::Record => tesuji_sgf::record::dead_stones_of(tree, &replayed.game.grid()),

@@ -493,3 +493,66 @@ fn match_clocks_make_a_slow_engine_lose_on_time() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("bad --time"), "{}", stderr(&o));
 }
+
+/// The result and White's komi of `tesuji score FILE ARGS... --json`, and its standard error.
+fn score_json(file: &std::path::Path, args: &[&str]) -> (String, f64, String) {
+    let mut all = vec!["score", file.to_str().unwrap(), "--json"];
+    all.extend_from_slice(args);
+    let o = tesuji(&all);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    (
+        v["result"].as_str().unwrap().to_string(),
+        v["white"]["komi"].as_f64().unwrap(),
+        stderr(&o),
+    )
+}
+
+/// A komi the user states (`komi=` in the spec, bga's komi option, `--komi`) wins over the record's `KM`; the
+/// record's applies where the user stated none; a disagreement is said on standard error.
+#[test]
+fn score_komi_the_user_states_beats_the_records() {
+    let dir = tempfile::tempdir().unwrap();
+    // 9x9, one black stone: under area counting Black has all 81 points, so the margin is 81 - komi.
+    for (km, file_komi) in [("0", 0.0), ("6.5", 6.5), ("-3", -3.0)] {
+        let file = dir.path().join(format!("km{km}.sgf"));
+        std::fs::write(&file, format!("(;GM[1]SZ[9]KM[{km}];B[ee];W[];B[])")).unwrap();
+        let margin = |komi: f64| format!("B+{}", 81.0 - komi);
+        // Stated in the spec, with or without the size (bga's `normal` is 5, and its tie rule half a point, on
+        // 9x9; 4.5 on 19x19).
+        for spec in [
+            "bga:size=9,counting=chinese,komi=normal",
+            "bga:counting=chinese,komi=normal",
+        ] {
+            let (result, komi, err) = score_json(&file, &["--rules", spec]);
+            assert_eq!(
+                (result.as_str(), komi),
+                (margin(5.5).as_str(), 5.5),
+                "KM[{km}] {spec}"
+            );
+            assert!(
+                err.contains("komi 5.5") && err.contains(&format!("KM[{km}]")),
+                "{spec}: {err}"
+            );
+        }
+        for stated in ["7", "0.5", "-1.5"] {
+            let k: f64 = stated.parse().unwrap();
+            let spec = format!("chinese:komi={stated}");
+            let (result, komi, err) = score_json(&file, &["--rules", &spec]);
+            assert_eq!((result, komi), (margin(k), k), "KM[{km}] {spec}");
+            assert_eq!(err.contains("komi"), k != file_komi, "{spec}: {err}");
+            let (result, komi, _) = score_json(&file, &["--rules", "chinese", "--komi", stated]);
+            assert_eq!((result, komi), (margin(k), k), "KM[{km}] --komi {stated}");
+        }
+        // Not stated: the record's KM.
+        for spec in ["chinese", "bga:size=9,counting=chinese", "tromp-taylor"] {
+            let (result, komi, err) = score_json(&file, &["--rules", spec]);
+            assert_eq!(
+                (result, komi),
+                (margin(file_komi), file_komi),
+                "KM[{km}] {spec}"
+            );
+            assert!(!err.contains("komi"), "{spec}: {err}");
+        }
+    }
+}

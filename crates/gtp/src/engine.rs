@@ -251,16 +251,6 @@ fn vertices(points: &[Point], size: Size) -> String {
         .join(" ")
 }
 
-/// Whether a spec string gives `key` itself (`size=...`, `komi=...`).
-fn spec_sets(spec: &str, key: &str) -> bool {
-    spec.split_once(':').is_some_and(|(_, settings)| {
-        settings.split(',').any(|kv| {
-            kv.split_once('=')
-                .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(key))
-        })
-    })
-}
-
 /// Free handicap points chosen by the engine: the fixed points when the board has them, then, one by one, the
 /// empty point farthest from the stones already placed (ties: nearest to the third or fourth line, then the
 /// first in row-major order).
@@ -850,7 +840,7 @@ impl Engine {
         let mut r: Rules = spec
             .parse()
             .map_err(|e: tesuji_rules::spec::SpecError| GtpError::UnknownRules(e.to_string()))?;
-        if !spec_sets(&spec, "size") {
+        if !tesuji_rules::spec::sets_key(&spec, "size") {
             r.size = self.pos.size();
         }
         self.change_rules(r)
@@ -939,13 +929,5 @@ mod tests {
             free_handicap_points(s9, 4),
             fixed_handicap_points(s9, 4).unwrap()
         );
-    }
-
-    #[test]
-    fn spec_keys() {
-        assert!(spec_sets("chinese:size=9", "size"));
-        assert!(spec_sets("chinese: komi=6.5 , SIZE = 9", "size"));
-        assert!(!spec_sets("chinese:komi=6.5", "size"));
-        assert!(!spec_sets("chinese", "size"));
     }
 }

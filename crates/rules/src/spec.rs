@@ -519,6 +519,17 @@ fn on_off(on: bool) -> &'static str {
     if on { "on" } else { "off" }
 }
 
+/// Whether a spec string gives `key` itself (`size=...`, `komi=...`), whatever its value: what the user stated,
+/// as against what the preset implies. The spec need not be valid.
+pub fn sets_key(spec: &str, key: &str) -> bool {
+    spec.split_once(':').is_some_and(|(_, settings)| {
+        settings.split(',').any(|kv| {
+            kv.split_once('=')
+                .is_some_and(|(k, _)| k.trim().eq_ignore_ascii_case(key))
+        })
+    })
+}
+
 /// What a spec set; `None` = not given.
 #[derive(Default)]
 struct Settings {
@@ -1096,6 +1107,16 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn keys_a_spec_sets() {
+        assert!(sets_key("chinese:size=9", "size"));
+        assert!(sets_key("chinese: komi=6.5 , SIZE = 9", "size"));
+        assert!(!sets_key("chinese:komi=6.5", "size"));
+        assert!(!sets_key("chinese", "size"));
+        assert!(sets_key("bga:komi=normal", "komi"));
+        assert!(!sets_key("bga:size=9", "komi"));
     }
 
     #[test]
