@@ -12,10 +12,10 @@ use tesuji_rules::{Color, Komi, Point, Rules, Size};
 use tesuji_sgf::record::{
     RulesFromRecord, komi_of, parse_komi, record_rules, replay, rules_of, size_of,
 };
-use tesuji_sgf::{Collection, parse::Severity};
+use tesuji_sgf::{NodeId, parse::Severity};
 
 /// Reads and parses a file, with its diagnostics; a file that cannot be read at all is an error.
-fn load(path: &Path) -> Result<(Collection, Vec<String>, bool)> {
+fn load(path: &Path) -> Result<(tesuji_sgf::Read, Vec<String>, bool)> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let read = tesuji_sgf::read(&bytes).with_context(|| format!("{}", path.display()))?;
     let errors = read
@@ -32,7 +32,7 @@ fn load(path: &Path) -> Result<(Collection, Vec<String>, bool)> {
                 .map(|w| format!("{}: {w}", path.display())),
         )
         .collect();
-    Ok((read.collection, lines, errors))
+    Ok((read, lines, errors))
 }
 
 /// A `--rules` spec for a record of this size: read at the record's size unless it names one, so that what
@@ -91,8 +91,8 @@ pub fn score(
     dead: DeadFrom,
     as_json: bool,
 ) -> Result<Vec<String>> {
-    let (collection, _, _) = load(path)?;
-    let Some(tree) = collection.trees.first() else {
+    let (read, _, _) = load(path)?;
+    let Some(tree) = read.collection.trees.first() else {
         bail!("{}: no game in the file", path.display());
     };
     let size = size_of(tree).with_context(|| format!("{}", path.display()))?;
@@ -130,7 +130,26 @@ pub fn score(
         }
         rules.komi = k;
     }
-    let replayed = replay(tree, rules).with_context(|| format!("{}", path.display()))?;
+    // Where a node starts, for messages about it: `file:line:column`.
+    let at = |id: NodeId| match read.node_positions.first().and_then(|t| t.get(id.0)) {
+        Some((line, column)) => format!("{}:{line}:{column}", path.display()),
+        None => path.display().to_string(),
+    };
+    let replayed = replay(tree, rules).map_err(|e| match e.node() {
+        Some(k) => match tree.main_line().nth(k) {
+            Some(id) => anyhow::anyhow!("{}: {e}", at(id)),
+            None => anyhow::anyhow!("{}: {e}", path.display()),
+        },
+        None => anyhow::anyhow!("{}: {e}", path.display()),
+    })?;
+    for note in &replayed.notes {
+        eprintln!(
+            "tesuji: {}: warning: node {}: {}",
+            at(note.id),
+            note.node,
+            note.message
+        );
+    }
     let mut unsure = Vec::new();
     let dead_points: Vec<Point> = match dead {
         DeadFrom::Record => tesuji_sgf::record::dead_stones_of(tree, &replayed.game.grid()),
@@ -244,8 +263,8 @@ pub fn check(paths: &[std::path::PathBuf]) -> Result<()> {
 
 /// `tesuji sgf fmt FILE`: the canonical rewrite on standard output.
 pub fn fmt(path: &Path) -> Result<()> {
-    let (collection, _, _) = load(path)?;
-    print!("{}", tesuji_sgf::write_utf8(&collection));
+    let (read, _, _) = load(path)?;
+    print!("{}", tesuji_sgf::write_utf8(&read.collection));
     Ok(())
 }
 

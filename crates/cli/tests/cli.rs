@@ -556,3 +556,42 @@ fn score_komi_the_user_states_beats_the_records() {
         }
     }
 }
+
+/// Two moves of one colour in a row: the other colour's pass is inserted, with a warning naming the node's line
+/// and column; the count goes on.
+#[test]
+fn score_reads_two_moves_of_one_colour_in_a_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("row.sgf");
+    std::fs::write(&file, "(;GM[1]SZ[9]KM[0];B[ee];B[cc]\n;W[gg];B[];W[])").unwrap();
+    let (result, _, err) = score_json(&file, &["--rules", "chinese"]);
+    // The count of the same game played with the pass in its place.
+    let expected = {
+        let mut g = tesuji_rules::Game::new("chinese:size=9,komi=0".parse().unwrap()).unwrap();
+        for mv in ["E5", "pass", "C7", "G3", "pass", "pass"] {
+            let m = if mv == "pass" {
+                tesuji_rules::Move::Pass
+            } else {
+                tesuji_rules::Move::Play(tesuji_rules::Point::from_gtp(mv, g.rules().size).unwrap())
+            };
+            g.play_move(m).unwrap();
+        }
+        tesuji_rules::result::GameResult::from_score(g.score_with(&[]), g.rules(), g.first_pass())
+            .to_string()
+    };
+    assert_eq!(result, expected);
+    let warning = err
+        .lines()
+        .find(|l| l.contains("in a row"))
+        .unwrap_or_else(|| panic!("{err}"));
+    assert!(
+        warning.contains("row.sgf:1:24:") && warning.contains("node 2"),
+        "{warning}"
+    );
+    // An illegal move names its node's line and column too.
+    let bad = dir.path().join("bad.sgf");
+    std::fs::write(&bad, "(;SZ[9]\n;B[aa]\n;W[aa])").unwrap();
+    let o = tesuji(&["score", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("bad.sgf:3:1:"), "{}", stderr(&o));
+}

@@ -3,7 +3,9 @@
 
 use serde::Serialize;
 use tesuji_rules::{Color, Game, Move, Rules};
-use tesuji_sgf::record::{GameInfo, RulesFromRecord, record_rules, replay, rules_of, to_tree};
+use tesuji_sgf::record::{
+    GameInfo, NoteKind, RulesFromRecord, record_rules, replay, rules_of, to_tree,
+};
 
 use crate::error::ApiError;
 use crate::games::{LiveGame, Player};
@@ -20,6 +22,20 @@ pub struct ReplayView {
     pub colors: Vec<&'static str>,
     /// Rows from the top (`.`, `X`, `O`) after each move; `boards[0]` is the start.
     pub boards: Vec<Vec<String>>,
+    /// Where an uploaded record was read generously (empty for stored games).
+    pub notes: Vec<NoteView>,
+}
+
+/// A place where a record was read generously: `move` (1-based, as `moves`) is the pass inserted
+/// (`pass_inserted`: the record has two moves of one colour in a row) or the move that resumes play after two
+/// passes that ended the game under its rules (`play_after_end`).
+#[derive(Debug, Serialize)]
+pub struct NoteView {
+    pub kind: &'static str,
+    #[serde(rename = "move")]
+    pub number: usize,
+    /// The main-line node of the record (0 is the root).
+    pub node: usize,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -89,6 +105,7 @@ fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
         moves: Vec::new(),
         colors: Vec::new(),
         boards: Vec::new(),
+        notes: Vec::new(),
     };
     // A new game under the rules starts the same way (handicap placement, forced passes) when no setup
     // stones were added; otherwise the recorded start is the position.
@@ -153,7 +170,19 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     let replayed = replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))?;
     let root = tree.root();
     let text = |ident: &str| root.get(ident).and_then(|p| p.text_value());
-    Ok(replay_turns(
+    let notes = replayed
+        .notes
+        .iter()
+        .map(|n| NoteView {
+            kind: match n.kind {
+                NoteKind::PassInserted => "pass_inserted",
+                NoteKind::PlayAfterEnd => "play_after_end",
+            },
+            number: n.turn + 1,
+            node: n.node,
+        })
+        .collect();
+    let mut view = replay_turns(
         &replayed.game,
         InfoView {
             black: text("PB"),
@@ -161,5 +190,7 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
             result: text("RE"),
             komi: rules.komi.net(),
         },
-    ))
+    );
+    view.notes = notes;
+    Ok(view)
 }

@@ -324,6 +324,33 @@ async fn create_play_refuse_resign_and_download() {
     let refused: Value = r.json().await.unwrap();
     assert_eq!(refused["reason"], "bad_sgf");
 
+    // Records that real files hold: two moves of one colour in a row (the other's pass inserted), and play after
+    // two passes under Tromp-Taylor (read as resumed play). Both replay, and say where.
+    for (text, moves, notes) in [
+        (
+            "(;SZ[9];B[ee];B[cc];W[gg])",
+            json!(["E5", "pass", "C7", "G3"]),
+            json!([{"kind": "pass_inserted", "move": 2, "node": 2}]),
+        ),
+        (
+            "(;SZ[5]RU[tromp-taylor];B[cc];W[];B[];W[bb])",
+            json!(["C3", "pass", "pass", "B4"]),
+            json!([{"kind": "play_after_end", "move": 4, "node": 4}]),
+        ),
+    ] {
+        let r = spectator
+            .http
+            .post(format!("{}/api/replay", spectator.base))
+            .body(text)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200, "{text}");
+        let view: Value = r.json().await.unwrap();
+        assert_eq!(view["moves"], moves, "{text}");
+        assert_eq!(view["notes"], notes, "{text}");
+    }
+
     running.stop().await.unwrap();
 }
 

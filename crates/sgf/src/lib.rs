@@ -19,6 +19,8 @@ pub use tree::{Collection, Node, NodeId, Property, Tree};
 pub struct Read {
     pub collection: Collection,
     pub diagnostics: Vec<parse::Diagnostic>,
+    /// Where each node starts: per tree, per node index, a 1-based (line, column) of the decoded text.
+    pub node_positions: Vec<Vec<(usize, usize)>>,
     /// The character set the text was decoded from (`UTF-8`, `GB18030`, `Shift_JIS`, …).
     pub encoding: &'static str,
     pub encoding_warnings: Vec<String>,
@@ -31,6 +33,7 @@ pub fn read(bytes: &[u8]) -> Result<Read, parse::ParseError> {
     Ok(Read {
         collection: parsed.collection,
         diagnostics: parsed.diagnostics,
+        node_positions: parsed.node_positions,
         encoding: decoded.encoding,
         encoding_warnings: decoded.warnings,
     })

@@ -43,6 +43,10 @@ pub struct Parsed {
     pub collection: Collection,
     /// In order of position in the text.
     pub diagnostics: Vec<Diagnostic>,
+    /// Where each node starts (its `;`, or its first property when the `;` is missing): per tree of the
+    /// collection, per node index of that tree's arena, a 1-based (line, column). For messages about a node
+    /// found after parsing, such as an illegal move.
+    pub node_positions: Vec<Vec<(usize, usize)>>,
 }
 
 impl Parsed {
@@ -102,6 +106,7 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         bytes: text.as_bytes(),
         diagnostics: Vec::new(),
         trees: Vec::new(),
+        node_offsets: Vec::new(),
     };
     parser.collection();
     if parser.trees.is_empty() {
@@ -122,11 +127,13 @@ pub fn parse(text: &str) -> Result<Parsed, ParseError> {
         });
     }
     let diagnostics = locate(text.as_bytes(), parser.diagnostics);
+    let node_positions = locate_nodes(text.as_bytes(), &parser.node_offsets);
     Ok(Parsed {
         collection: Collection {
             trees: parser.trees,
         },
         diagnostics,
+        node_positions,
     })
 }
 
@@ -142,6 +149,8 @@ struct Parser<'a> {
     bytes: &'a [u8],
     diagnostics: Vec<Pending>,
     trees: Vec<Tree>,
+    /// Per finished tree, the byte offset where each of its nodes starts.
+    node_offsets: Vec<Vec<usize>>,
 }
 
 /// An open parenthesis of the tree being read.
@@ -168,6 +177,8 @@ struct Building {
     /// The index in `current` of the property read last, which a value with no identifier joins.
     last_property: Option<usize>,
     created: usize,
+    /// The byte offset where each node of `tree` starts, by arena index.
+    offsets: Vec<usize>,
 }
 
 const MAX_QUOTE: usize = 24;
@@ -236,6 +247,7 @@ impl Parser<'_> {
             after_variation: false,
             last_property: None,
             created: 0,
+            offsets: Vec::new(),
         };
         let mut stack: Vec<Open> = Vec::new();
         let mut pos = start;
@@ -325,6 +337,7 @@ impl Parser<'_> {
     fn finish_tree(&mut self, b: Building) {
         if b.root_used {
             self.trees.push(b.tree);
+            self.node_offsets.push(b.offsets);
         } else {
             self.warn(b.start, "empty game tree ignored".into());
         }
@@ -350,9 +363,16 @@ impl Parser<'_> {
                 );
                 let tree = std::mem::take(&mut b.tree);
                 self.trees.push(tree);
+                self.node_offsets.push(std::mem::take(&mut b.offsets));
                 Some(Tree::ROOT)
             }
         };
+        if let Some(id) = b.current {
+            if b.offsets.len() <= id.0 {
+                b.offsets.resize(id.0 + 1, offset);
+            }
+            b.offsets[id.0] = offset;
+        }
         b.root_used = true;
         b.in_node = true;
         b.last_property = None;
@@ -617,6 +637,27 @@ fn locate(bytes: &[u8], mut pending: Vec<Pending>) -> Vec<Diagnostic> {
             }
         })
         .collect()
+}
+
+/// Lines and columns of every node's offset, in one sweep over the text.
+fn locate_nodes(bytes: &[u8], offsets: &[Vec<usize>]) -> Vec<Vec<(usize, usize)>> {
+    let mut order: Vec<(usize, usize, usize)> = offsets
+        .iter()
+        .enumerate()
+        .flat_map(|(t, tree)| tree.iter().enumerate().map(move |(n, &o)| (o, t, n)))
+        .collect();
+    order.sort_unstable();
+    let mut out: Vec<Vec<(usize, usize)>> = offsets.iter().map(|t| vec![(1, 1); t.len()]).collect();
+    let (mut at, mut line, mut column) = (0, 1, 1);
+    for (offset, t, n) in order {
+        let target = offset.min(bytes.len());
+        while at < target {
+            (line, column) = advance(bytes, at, line, column);
+            at += 1;
+        }
+        out[t][n] = (line, column);
+    }
+    out
 }
 
 /// A point `xy`: `a`..`z` are 0..25, `A`..`Z` are 26..51 (boards up to 52×52). `None` for anything else,

@@ -43,6 +43,18 @@ pub enum RecordError {
     Setup(String),
 }
 
+impl RecordError {
+    /// The main-line node the error is about (0 is the root), when it is about one.
+    pub fn node(&self) -> Option<usize> {
+        match self {
+            RecordError::BadPoint { node, .. }
+            | RecordError::SetupInPlay { node }
+            | RecordError::Illegal { node, .. } => Some(*node),
+            _ => None,
+        }
+    }
+}
+
 /// What the root's `RU` said.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RulesFromRecord {
@@ -259,8 +271,35 @@ pub fn record_rules(
 #[derive(Debug, Clone)]
 pub struct Replay {
     pub game: Game,
-    /// Turns replayed (plays and passes).
+    /// Turns of the record replayed (plays and passes; inserted passes not counted).
     pub turns: usize,
+    /// Where the replay read the record generously, in node order.
+    pub notes: Vec<ReplayNote>,
+}
+
+/// A place where a record is not a game as the rules see it but was read as its players surely meant: two moves
+/// of one colour in a row (a pass left out, inserted), or play that goes on after two passes under rules where
+/// they end the game (read as resumed play).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayNote {
+    /// The node's place in the main line (0 is the root).
+    pub node: usize,
+    /// The node's index in the tree, for [`crate::Read::node_positions`].
+    pub id: NodeId,
+    pub kind: NoteKind,
+    /// Turns in the replayed game before this node's move (inserted passes included): the move concerned is
+    /// the game's turn number `turn + 1`, or the one after the inserted pass.
+    pub turn: usize,
+    pub message: String,
+}
+
+/// What a [`ReplayNote`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoteKind {
+    /// The other colour's pass was inserted before this move.
+    PassInserted,
+    /// Play goes on after two passes that end the game under these rules.
+    PlayAfterEnd,
 }
 
 /// Decodes a move value: a point, or a pass (`""`, and `tt` on boards up to 19 × 19).
@@ -277,11 +316,22 @@ pub fn decode_move(raw: &str, size: Size) -> Option<Move> {
 /// Replays the main line of a record under `rules` (whose size must be the record's): setup stones (`AB`, `AW`,
 /// `AE`, with compressed point lists) and `PL` of the nodes up to the first move, then every move; setup after
 /// a move is refused. After play ended with two passes,
-/// a further move means a dispute resumed play (§6.3). The first illegal move is reported with its node (0 is the
-/// root), colour, point and reason.
+/// a further move means a dispute resumed play (§6.3); under `end=score`, where two passes end the game, a
+/// record that plays on is replayed with `end=agree` so that it may. Two moves of one colour in a row are read
+/// as GTP engines read them: the other colour's pass is inserted between them. Each such reading is a
+/// [`ReplayNote`]. The first illegal move is reported with its node (0 is the root), colour, point and reason.
 pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
     let size = rules.size;
     let main: Vec<NodeId> = tree.main_line().collect();
+    let mut notes = Vec::new();
+    let mut rules = rules;
+    let mut after_end = None;
+    if rules.end == tesuji_rules::EndRule::Score {
+        after_end = play_after_two_passes(tree, &main, size);
+        if after_end.is_some() {
+            rules.end = tesuji_rules::EndRule::Agree;
+        }
+    }
     let is_move = |id: NodeId| {
         tree.node(id)
             .is_some_and(|n| n.get("B").is_some() || n.get("W").is_some())
@@ -361,6 +411,39 @@ pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
                 // A move after the end of play: the players disputed and play resumed.
                 let _ = game.dispute(color);
             }
+            let other = color.opponent();
+            let before = game.turns() as usize;
+            if after_end == Some(k) {
+                after_end = None;
+                notes.push(ReplayNote {
+                    node: k,
+                    id,
+                    kind: NoteKind::PlayAfterEnd,
+                    turn: before,
+                    message:
+                        "play goes on after two passes, which end the game under these rules: read \
+                              as resumed play"
+                            .to_string(),
+                });
+            }
+            if game.phase() == tesuji_rules::Phase::Playing
+                && game.to_move() == other
+                && game.play(other, Move::Pass).is_ok()
+            {
+                notes.push(ReplayNote {
+                    node: k,
+                    id,
+                    kind: NoteKind::PassInserted,
+                    turn: before,
+                    message: format!(
+                        "two {color} moves in a row: read with a {other} pass between them"
+                    ),
+                });
+                if game.phase() == tesuji_rules::Phase::Marking {
+                    // The inserted pass ended play; this move resumes it.
+                    let _ = game.dispute(color);
+                }
+            }
             game.play(color, mv)
                 .map_err(|reason| RecordError::Illegal {
                     node: k,
@@ -374,7 +457,25 @@ pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
             turns += 1;
         }
     }
-    Ok(Replay { game, turns })
+    Ok(Replay { game, turns, notes })
+}
+
+/// The main-line index of the first move that follows two passes in a row, if any.
+fn play_after_two_passes(tree: &Tree, main: &[NodeId], size: Size) -> Option<usize> {
+    let mut passes = 0;
+    for (k, &id) in main.iter().enumerate() {
+        let Some(node) = tree.node(id) else { continue };
+        for ident in ["B", "W"] {
+            let Some(mv) = node.value(ident).and_then(|raw| decode_move(raw, size)) else {
+                continue;
+            };
+            if passes >= 2 {
+                return Some(k);
+            }
+            passes = if mv == Move::Pass { passes + 1 } else { 0 };
+        }
+    }
+    None
 }
 
 /// What a record says about a game beyond its moves. Every field is optional; text is escaped when written.

@@ -183,15 +183,6 @@ fn the_first_illegal_move_is_reported() {
         }
         other => panic!("{other:?}"),
     }
-    let t = tree("(;SZ[9];B[aa];B[bb])");
-    assert!(matches!(
-        replay(&t, record_rules(&t, None, Rules::default()).unwrap()),
-        Err(RecordError::Illegal {
-            node: 2,
-            reason: Illegal::NotYourTurn { .. },
-            ..
-        })
-    ));
     let t = tree("(;SZ[9];B[zz])");
     assert!(matches!(
         replay(&t, record_rules(&t, None, Rules::default()).unwrap()),
@@ -207,6 +198,115 @@ fn moves_after_two_passes_resume_play() {
     assert_eq!(r.turns, 5);
     assert_eq!(r.game.phase(), Phase::Playing);
     assert!(r.game.disputed());
+}
+
+/// Two moves of one colour in a row (a pass left out): replayed with the other colour's pass between them, as
+/// GTP engines do, and noted with the node.
+#[test]
+fn two_moves_of_one_colour_in_a_row_get_a_pass_between_them() {
+    for (text, colors, inserted) in [
+        (
+            "(;SZ[9];B[ee];B[cc];W[gg])",
+            "BWBW",
+            vec![(2, "black", "white")],
+        ),
+        (
+            "(;SZ[9]RU[Chinese];B[ee];W[cc];W[gg];W[];B[aa])",
+            "BWBWBWB",
+            vec![(3, "white", "black"), (4, "white", "black")],
+        ),
+        // A White first move on an empty board with Black to move: a Black pass first.
+        (
+            "(;SZ[9]PL[B];W[ee];B[cc])",
+            "BWB",
+            vec![(1, "white", "black")],
+        ),
+    ] {
+        let t = tree(text);
+        let rules = record_rules(&t, None, Rules::default()).unwrap();
+        let r = replay(&t, rules).unwrap_or_else(|e| panic!("{text}: {e}"));
+        let played: String = r
+            .game
+            .log()
+            .iter()
+            .filter_map(|a| match a {
+                tesuji_rules::Action::Turn(Color::Black, _) => Some('B'),
+                tesuji_rules::Action::Turn(Color::White, _) => Some('W'),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(played, colors, "{text}");
+        let notes: Vec<(usize, bool)> = r
+            .notes
+            .iter()
+            .map(|n| (n.node, n.message.contains("in a row")))
+            .collect();
+        let expected: Vec<(usize, bool)> = inserted.iter().map(|&(k, _, _)| (k, true)).collect();
+        assert_eq!(notes, expected, "{text}");
+        for (note, (_, mover, passer)) in r.notes.iter().zip(&inserted) {
+            assert!(
+                note.message.contains(&format!("two {mover} moves"))
+                    && note.message.contains(&format!("{passer} pass")),
+                "{text}: {}",
+                note.message
+            );
+            assert_eq!(Some(note.id), t.main_line().nth(note.node));
+        }
+        // The record's own turns only.
+        assert_eq!(
+            r.turns,
+            text.matches("B[").count() + text.matches("W[").count(),
+            "{text}"
+        );
+    }
+    // The inserted pass is a pass like any other: after Black's pass, a second Black move is preceded by White's
+    // pass, which ends play; the move resumes it.
+    let t = tree("(;SZ[9]RU[Chinese];B[ee];W[cc];B[];B[gg])");
+    let r = replay(&t, record_rules(&t, None, Rules::default()).unwrap()).unwrap();
+    assert!(r.game.disputed());
+    assert_eq!(r.game.grid().count(Color::Black), 2);
+    // In order, nothing is noted.
+    let t = tree("(;SZ[9];B[ee];W[cc];B[];W[])");
+    assert!(
+        replay(&t, record_rules(&t, None, Rules::default()).unwrap())
+            .unwrap()
+            .notes
+            .is_empty()
+    );
+}
+
+/// Under `end=score` two passes end the game; a record that plays on is replayed as resumed play, noted.
+#[test]
+fn play_after_two_passes_under_tromp_taylor_is_resumed_play() {
+    let t = tree("(;SZ[5]RU[tromp-taylor];B[cc];W[];B[];W[bb];B[dd])");
+    let rules = record_rules(&t, None, Rules::default()).unwrap();
+    let r = replay(&t, rules).unwrap();
+    assert_eq!(r.turns, 5);
+    assert_eq!(r.game.grid().count(Color::Black), 2);
+    assert_eq!(r.game.grid().count(Color::White), 1);
+    assert_eq!(r.notes.len(), 1);
+    assert_eq!(r.notes[0].node, 4);
+    // Ending with two passes is still the end, with nothing noted.
+    let t = tree("(;SZ[5]RU[tromp-taylor];B[cc];W[];B[])");
+    let r = replay(&t, record_rules(&t, None, Rules::default()).unwrap()).unwrap();
+    assert_eq!(r.game.phase(), Phase::Over);
+    assert!(r.notes.is_empty());
+}
+
+/// Every node's line and column, for messages about nodes.
+#[test]
+fn node_positions_are_where_each_node_starts() {
+    let text = "(;SZ[9]\n;B[ee]\n  ;W[cc](;B[aa])(;B[bb]))\n(;SZ[5];B[cc])";
+    let read = tesuji_sgf::read(text.as_bytes()).unwrap();
+    assert_eq!(read.node_positions.len(), 2);
+    assert_eq!(
+        read.node_positions[0],
+        vec![(1, 2), (2, 1), (3, 3), (3, 10), (3, 18)]
+    );
+    assert_eq!(read.node_positions[1], vec![(4, 2), (4, 8)]);
+    for (tree, positions) in read.collection.trees.iter().zip(&read.node_positions) {
+        assert_eq!(tree.len(), positions.len());
+    }
 }
 
 #[test]

@@ -80,16 +80,20 @@ function renderInfo() {
     typeof info.komi === "number" ? halfPoints(info.komi) : info.komi ? String(info.komi) : t("replay.unknown");
   $("info-result").textContent = info.result ? `${formatResult(info.result, t)} (${info.result})` : t("replay.unknown");
   const colors = moveColors(replay);
+  // Where an uploaded record was read generously: the move concerned says how.
+  const notes = new Map((replay.notes ?? []).map((n) => [n.move, n.kind]));
   $("moves").replaceChildren(
-    ...replay.moves.map((move, i) =>
-      el(
+    ...replay.moves.map((move, i) => {
+      const note = notes.get(i + 1);
+      return el(
         "li",
         { value: i + 1, "data-number": i + 1, "data-move": move, "data-color": colors[i] },
         el("span", { class: `dot ${colors[i]}`, "aria-hidden": "true" }),
         el("span", { class: "visually-hidden" }, `${t(`color.${colors[i]}`)} `),
         el("button", { type: "button", class: "link-button", onclick: () => show(i + 1) }, moveLabel(move)),
-      ),
-    ),
+        note ? el("span", { class: "note", "data-note": note }, ` (${t(`replay.note.${note}`)})`) : null,
+      );
+    }),
   );
   $("moves-card").hidden = replay.moves.length === 0;
 }
