@@ -397,7 +397,11 @@ impl Engine {
             "showboard" => want(args, 0).map(|_| self.showboard()),
             "final_score" => {
                 want(args, 0)?;
-                Ok(self.pos.result(&self.estimated_dead()).to_string())
+                // A result the rules gave themselves (a draw, a void, a count they made) is the answer.
+                Ok(match self.pos.ruled_result() {
+                    Some(result) => result.to_string(),
+                    None => self.pos.result(&self.estimated_dead()).to_string(),
+                })
             }
             "final_status_list" => self.final_status_list(args),
             "fixed_handicap" => self.fixed_handicap(args),
@@ -536,7 +540,8 @@ impl Engine {
             return Err(GtpError::InvalidStatus);
         }
         let size = self.pos.size();
-        if self.pos.rules().end == EndRule::Score {
+        if self.pos.rules().end == EndRule::Score || self.pos.ruled_result().is_some() {
+            // No dead stones: the rules ended the game without a dead-stone phase.
             let grid = self.pos.grid();
             let all: Vec<Point> = size.points().filter(|&p| grid.get(p).is_some()).collect();
             return Ok(if status == "alive" {
@@ -565,9 +570,10 @@ impl Engine {
         )
     }
 
-    /// The dead stones of the count: the estimator's (unsure stones count as alive), none under `end=score`.
+    /// The dead stones of the count: the estimator's (unsure stones count as alive), none under `end=score`
+    /// or when the rules ended the game themselves.
     fn estimated_dead(&self) -> Vec<Point> {
-        if self.pos.rules().end == EndRule::Score {
+        if self.pos.rules().end == EndRule::Score || self.pos.ruled_result().is_some() {
             Vec::new()
         } else {
             self.estimate().dead()

@@ -12,6 +12,12 @@
 //! The legality game never ends: it ends play after two passes (`end = agree`) and a later move resumes it
 //! through a dispute, which keeps the ko history; self-fill, repetition-void and the ideal rules' no-play draw
 //! are off. Scores are not taken from it: [`Position::score`] counts the GTP list's own passes.
+//!
+//! Beside it, the *ruled game*: the same list on a [`Game`] under the rules themselves, as long as the list
+//! keeps to them (turns in order; a move after the end of play resumes it as a dispute). When the rules end the
+//! game with a result of their own (the ideal rules' draw of two passes before any play, a void by repetition,
+//! two passes under `end = score`, the AGA rule's two passes at the start of a resumption, self-fill),
+//! [`Position::ruled_result`] is that result, and `final_score` answers it instead of a count.
 
 use tesuji_rules::game::expand_chains;
 use tesuji_rules::result::{GameResult, Score, score_position};
@@ -43,6 +49,8 @@ pub struct Position {
     moves: Vec<(Color, Move)>,
     /// The legality game after every move of `moves`.
     game: Game,
+    /// The ruled game after every move, while the list keeps to the rules.
+    ruled: Option<Game>,
 }
 
 /// The knobs of the legality game: the same board rules, and nothing that could end the game.
@@ -84,6 +92,17 @@ fn vertex(mv: Move, size: Size) -> String {
     }
 }
 
+/// The ruled game after `color` makes `mv`, or `None` when the list leaves the rules there.
+fn ruled_after(ruled: Option<Game>, color: Color, mv: Move) -> Option<Game> {
+    let mut g = ruled?;
+    if g.phase() == Phase::Marking {
+        // A move after the end of play: the players disputed and play resumed.
+        g.dispute(color).ok()?;
+    }
+    g.play(color, mv).ok()?;
+    Some(g)
+}
+
 impl Position {
     /// An empty board under `rules` (its size), Black to move.
     pub fn new(rules: Rules) -> Position {
@@ -95,12 +114,14 @@ impl Position {
     /// A position with stones set up (handicap, `set_position`, a record's setup) and `to_move` nominally to move.
     pub fn with_start(rules: Rules, start: Grid, to_move: Color) -> Result<Position, ReplayError> {
         let game = Game::from_position(legality_rules(&rules), &start, to_move)?;
+        let ruled = Game::from_position(rules, &start, to_move)?;
         Ok(Position {
             rules,
             start,
             start_to_move: to_move,
             moves: Vec::new(),
             game,
+            ruled: Some(ruled),
         })
     }
 
@@ -109,6 +130,11 @@ impl Position {
         let mut p = Position::with_start(rules, self.start.clone(), self.start_to_move)?;
         p.replay_all(&self.moves)?;
         Ok(p)
+    }
+
+    /// The result the rules themselves gave, when the list kept to them and they ended the game with it.
+    pub fn ruled_result(&self) -> Option<&GameResult> {
+        self.ruled.as_ref().and_then(|g| g.result())
     }
 
     fn replay_all(&mut self, moves: &[(Color, Move)]) -> Result<(), ReplayError> {
@@ -197,6 +223,7 @@ impl Position {
         let mut g = self.game_for(color);
         g.play(color, mv)?;
         self.game = g;
+        self.ruled = ruled_after(self.ruled.take(), color, mv);
         self.moves.push((color, mv));
         Ok(())
     }

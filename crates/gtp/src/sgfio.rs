@@ -124,13 +124,17 @@ fn vertex(mv: Move, pos: &Position) -> String {
 }
 
 /// The record of the position: the root as `tesuji_sgf::record::to_tree` writes it (size, komi, handicap,
-/// rules, setup), every GTP move in order, and `RE` once the last two moves are passes, counted with `dead`.
+/// rules, setup), every GTP move in order, and `RE`: the result the rules gave, if they ended the game, or
+/// else, once the last two moves are passes, the count with `dead`.
 pub fn record(pos: &Position, dead: &[Point]) -> Result<Tree, GtpError> {
     let start = Game::from_position(*pos.rules(), pos.start(), pos.start_to_move())
         .map_err(|e| GtpError::Write(e.to_string()))?;
     let mut tree = to_tree(&start, &GameInfo::default());
-    if pos.ended() {
-        let result = pos.result(dead);
+    let result = match pos.ruled_result() {
+        Some(result) => Some(*result),
+        None => pos.ended().then(|| pos.result(dead)),
+    };
+    if let Some(result) = result {
         tree.root_mut()
             .properties
             .push(Property::text("RE", &result.to_string()));
