@@ -344,9 +344,12 @@ fn run(cli: Cli) -> Result<()> {
             what: SgfCommand::Check { files },
         } => records::check(&files),
         Command::Gtp { rules, bot, seed } => {
-            let rules: Rules = rules
+            let spec = rules;
+            let rules: Rules = spec
                 .parse()
-                .with_context(|| format!("bad --rules {rules:?}"))?;
+                .with_context(|| format!("bad --rules {spec:?}"))?;
+            // The engine starts every board with the spec's handicap: one that does not fit is refused here.
+            tesuji_rules::Game::new(rules).with_context(|| format!("bad --rules {spec:?}"))?;
             let bot = bot
                 .parse::<tesuji_gtp::BotKind>()
                 .with_context(|| format!("bad --bot {bot:?}"))?;

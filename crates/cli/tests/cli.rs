@@ -595,3 +595,74 @@ fn score_reads_two_moves_of_one_colour_in_a_row() {
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("bad.sgf:3:1:"), "{}", stderr(&o));
 }
+
+/// `tesuji match --rules` with a handicap: the referee and both engines play it by its placement (White's forced
+/// passes; fixed stones placed by the tesuji engines themselves, not twice), with no fault.
+#[test]
+fn match_honours_a_spec_handicap() {
+    let ours = format!("{} gtp --bot simple", env!("CARGO_BIN_EXE_tesuji"));
+    for (spec, check) in [
+        ("ideal:size=9,handicap=3", "passes"),
+        ("chinese:size=9,handicap=4,placement=fixed", "fixed"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = tesuji(&[
+            "match",
+            "--black",
+            &ours,
+            "--white",
+            &ours,
+            "--rules",
+            spec,
+            "--games",
+            "2",
+            "--time-per-move",
+            "5",
+            "--sgf-dir",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{spec}: {}", stderr(&o));
+        let out = stdout(&o);
+        assert!(
+            out.contains("games lost by a fault (illegal move, crash, time): 0"),
+            "{spec}: {out}"
+        );
+        for f in std::fs::read_dir(dir.path()).unwrap() {
+            let read = tesuji_sgf::read(&std::fs::read(f.unwrap().path()).unwrap()).unwrap();
+            let t = &read.collection.trees[0];
+            let rules =
+                tesuji_sgf::record::record_rules(t, None, tesuji_rules::Rules::default()).unwrap();
+            let replayed = tesuji_sgf::record::replay(t, rules).unwrap();
+            assert!(replayed.notes.is_empty(), "{spec}: {:?}", replayed.notes);
+            let log = replayed.game.log();
+            match check {
+                "passes" => {
+                    // Black, White's pass, Black, White's pass, Black: then White plays.
+                    let turns: Vec<_> = log
+                        .iter()
+                        .filter_map(|a| match a {
+                            tesuji_rules::Action::Turn(c, m) => Some((*c, *m)),
+                            _ => None,
+                        })
+                        .take(4)
+                        .collect();
+                    assert_eq!(
+                        turns[1],
+                        (tesuji_rules::Color::White, tesuji_rules::Move::Pass)
+                    );
+                    assert_eq!(
+                        turns[3],
+                        (tesuji_rules::Color::White, tesuji_rules::Move::Pass)
+                    );
+                }
+                _ => {
+                    assert_eq!(t.root().value("HA"), Some("4"));
+                    assert_eq!(
+                        replayed.game.start_grid().count(tesuji_rules::Color::Black),
+                        4
+                    );
+                }
+            }
+        }
+    }
+}

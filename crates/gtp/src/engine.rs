@@ -151,6 +151,10 @@ pub struct Engine {
     quit: bool,
     /// The handicap placement of the rules as chosen, restored when the board's handicap is cleared.
     placement: Placement,
+    /// The rules' own handicap (`tesuji gtp --rules`, `tesuji-rules SPEC` with `handicap=`): every new board
+    /// starts with it, as the placement says. A handicap set up by `fixed_handicap` and the like is the
+    /// board's, cleared with it.
+    handicap: u8,
 }
 
 type Reply = Result<String, GtpError>;
@@ -305,7 +309,15 @@ fn free_handicap_points(size: Size, n: usize) -> Vec<Point> {
 
 impl Engine {
     pub fn new(config: EngineConfig) -> Engine {
-        let pos = Position::new(config.rules);
+        // The command line refuses a handicap that does not fit its board (`Position::new`); a caller that
+        // passes one anyway gets the board without it.
+        let pos = Position::new(config.rules).unwrap_or_else(|_| {
+            let mut r = config.rules;
+            r.handicap = 0;
+            Position::with_start(r, Grid::new(r.size), Color::Black)
+                .expect("an empty board of the rules' size is a valid start")
+        });
+        let handicap = pos.rules().handicap;
         Engine {
             pos,
             bot: SimpleBot::new(config.seed),
@@ -315,6 +327,7 @@ impl Engine {
             time_left: [None, None],
             quit: false,
             placement: config.rules.placement,
+            handicap,
         }
     }
 
@@ -438,13 +451,14 @@ impl Engine {
         }
     }
 
-    /// A new empty board of this size under the current rules; handicap and history cleared.
+    /// A new board of this size under the current rules: the board's handicap and the history cleared, the
+    /// rules' own handicap placed again.
     fn reset(&mut self, size: Size) -> Reply {
         let mut r = *self.pos.rules();
         r.size = size;
-        r.handicap = 0;
+        r.handicap = self.handicap;
         r.placement = self.placement;
-        self.pos = Position::new(r);
+        self.pos = Position::new(r).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
         Ok(String::new())
     }
 
@@ -798,9 +812,9 @@ impl Engine {
             r.placement = old.placement;
         }
         if r.size != old.size {
-            r.handicap = 0;
+            r.handicap = self.handicap;
             r.placement = chosen;
-            self.pos = Position::new(r);
+            self.pos = Position::new(r).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
         } else {
             self.pos = self
                 .pos
@@ -849,7 +863,33 @@ impl Engine {
         if !tesuji_rules::spec::sets_key(&spec, "size") {
             r.size = self.pos.size();
         }
+        // A handicap the spec gives (`handicap=`, or bga's `komi=hN`) becomes the rules' own, placed as their
+        // placement says on a board where nothing has been played; never dropped.
+        let gives_handicap = ["handicap", "placement"]
+            .iter()
+            .any(|k| tesuji_rules::spec::sets_key(&spec, k))
+            || (r.preset == Preset::Bga && tesuji_rules::spec::sets_key(&spec, "komi"));
+        let now = self.pos.rules();
+        let same = r.handicap == now.handicap && (r.handicap == 0 || r.placement == now.placement);
+        if gives_handicap && !same {
+            return self.start_with_handicap(r);
+        }
         self.change_rules(r)
+    }
+
+    /// New rules whose handicap starts a new board: the handicap stones placed (`fixed`), to be placed by
+    /// Black (`free`), or White's forced passes to come (`passes`). Only before anything is played.
+    fn start_with_handicap(&mut self, r: Rules) -> Reply {
+        if !self.pos.is_unplayed() {
+            return Err(GtpError::RulesConflict(format!(
+                "a handicap of {} needs a board where nothing has been played (clear_board first)",
+                r.handicap
+            )));
+        }
+        self.pos = Position::new(r).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
+        self.handicap = r.handicap;
+        self.placement = r.placement;
+        Ok(String::new())
     }
 
     /// KataGo's `set_position COLOR VERTEX ...`: a new starting position with these stones, Black to move.

@@ -18,6 +18,10 @@
 //! game with a result of their own (the ideal rules' draw of two passes before any play, a void by repetition,
 //! two passes under `end = score`, the AGA rule's two passes at the start of a resumption, self-fill),
 //! [`Position::ruled_result`] is that result, and `final_score` answers it instead of a count.
+//!
+//! A position made from its rules ([`Position::new`]) starts as [`Game::new`] starts: handicap stones placed as
+//! the placement says (`fixed`), to be placed by Black (`free`), or White's first n−1 turns forced passes
+//! (`passes`), in both games.
 
 use tesuji_rules::game::expand_chains;
 use tesuji_rules::result::{GameResult, Score, score_position};
@@ -47,13 +51,17 @@ pub struct Position {
     start: Grid,
     start_to_move: Color,
     moves: Vec<(Color, Move)>,
+    /// Whether the start is the rules' own (their handicap placement, forced passes or free stones included)
+    /// rather than a given setup.
+    from_rules: bool,
     /// The legality game after every move of `moves`.
     game: Game,
     /// The ruled game after every move, while the list keeps to the rules.
     ruled: Option<Game>,
 }
 
-/// The knobs of the legality game: the same board rules, and nothing that could end the game.
+/// The knobs of the legality game: the same board rules (handicap placement included), and nothing that
+/// could end the game.
 fn legality_rules(rules: &Rules) -> Rules {
     let mut r = *rules;
     r.end = EndRule::Agree;
@@ -62,7 +70,6 @@ fn legality_rules(rules: &Rules) -> Rules {
     r.repetition = Repetition::None;
     r.pass_stones = PassStones::Off;
     r.white_passes_last = false;
-    r.handicap = 0;
     if r.preset == Preset::Ideal {
         // Only the ideal preset ends a game of two passes with no play as a draw.
         r.preset = Preset::Chinese;
@@ -104,11 +111,20 @@ fn ruled_after(ruled: Option<Game>, color: Color, mv: Move) -> Option<Game> {
 }
 
 impl Position {
-    /// An empty board under `rules` (its size), Black to move.
-    pub fn new(rules: Rules) -> Position {
-        Position::with_start(rules, Grid::new(rules.size), Color::Black)
-            // Not input-dependent: an empty grid of the rules' own size is always a valid start.
-            .expect("an empty board of the rules' size is a valid start")
+    /// The start the rules give (`Game::new`): an empty board of their size with their handicap, if any, as
+    /// their placement says. Refused when the handicap does not fit the board.
+    pub fn new(rules: Rules) -> Result<Position, ReplayError> {
+        let game = Game::new(legality_rules(&rules))?;
+        let ruled = Game::new(rules)?;
+        Ok(Position {
+            rules,
+            start: game.start_grid(),
+            start_to_move: game.start_to_move(),
+            moves: Vec::new(),
+            from_rules: true,
+            game,
+            ruled: Some(ruled),
+        })
     }
 
     /// A position with stones set up (handicap, `set_position`, a record's setup) and `to_move` nominally to move.
@@ -120,16 +136,31 @@ impl Position {
             start,
             start_to_move: to_move,
             moves: Vec::new(),
+            from_rules: false,
             game,
             ruled: Some(ruled),
         })
     }
 
+    /// The same start, with nothing played, under `rules`.
+    fn restart(&self, rules: Rules) -> Result<Position, ReplayError> {
+        if self.from_rules {
+            Position::new(rules)
+        } else {
+            Position::with_start(rules, self.start.clone(), self.start_to_move)
+        }
+    }
+
     /// The same start and moves under other rules (same size), or why a move becomes illegal.
     pub fn with_rules(&self, rules: Rules) -> Result<Position, ReplayError> {
-        let mut p = Position::with_start(rules, self.start.clone(), self.start_to_move)?;
+        let mut p = self.restart(rules)?;
         p.replay_all(&self.moves)?;
         Ok(p)
+    }
+
+    /// Whether the start is the rules' own rather than a given setup.
+    pub fn is_rules_start(&self) -> bool {
+        self.from_rules
     }
 
     /// The result the rules themselves gave, when the list kept to them and they ended the game with it.
@@ -188,6 +219,11 @@ impl Position {
         self.moves.is_empty() && self.board().stone_counts() == [0, 0]
     }
 
+    /// Nothing played yet, and the board is the rules' own start or empty: a start that new rules may replace.
+    pub fn is_unplayed(&self) -> bool {
+        self.moves.is_empty() && (self.from_rules || self.board().stone_counts() == [0, 0])
+    }
+
     /// The player nominally to move: the opponent of the last mover.
     pub fn to_move(&self) -> Color {
         self.moves
@@ -202,7 +238,7 @@ impl Position {
 
     /// The legality game with `color` to move.
     pub fn game_for(&self, color: Color) -> Game {
-        if self.moves.is_empty() {
+        if self.moves.is_empty() && !self.from_rules {
             // No history yet: start the record with `color` to move, as if it had been so from the start.
             if let Ok(g) = Game::from_position(legality_rules(&self.rules), &self.start, color) {
                 return g;
@@ -234,8 +270,7 @@ impl Position {
             return false;
         };
         let rest = rest.to_vec();
-        let Ok(mut p) = Position::with_start(self.rules, self.start.clone(), self.start_to_move)
-        else {
+        let Ok(mut p) = self.restart(self.rules) else {
             return false;
         };
         // Every move was legal when made, so the replay cannot fail; keep the position if it ever does.

@@ -127,11 +127,11 @@ fn color_word(c: Color) -> &'static str {
     }
 }
 
-/// The rules command an engine understands, if any.
-fn send_rules(engine: &mut Engine, rules: &Rules, t: Duration) {
+/// The rules command an engine understands, if any. Returns whether the engine took the whole spec, handicap
+/// included: a tesuji engine then places fixed handicap stones itself.
+fn send_rules(engine: &mut Engine, rules: &Rules, t: Duration) -> bool {
     if engine.knows("tesuji-rules", t) {
-        let _ = engine.send(&format!("tesuji-rules {rules}"), t);
-        return;
+        return engine.send(&format!("tesuji-rules {rules}"), t).is_ok();
     }
     let name = match rules.preset {
         tesuji_rules::Preset::Japanese | tesuji_rules::Preset::Korean => "japanese",
@@ -149,6 +149,7 @@ fn send_rules(engine: &mut Engine, rules: &Rules, t: Duration) {
     } else if engine.knows("kgs-rules", t) {
         let _ = engine.send(&format!("kgs-rules {name}"), t);
     }
+    false
 }
 
 /// Plays one game between fresh engine processes.
@@ -175,6 +176,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
     }
     let size = rules.size;
     let komi = tesuji_rules::result::format_half_points(rules.komi.net());
+    let mut took_spec = [false; 2];
     for (k, engine) in engines.iter_mut().enumerate() {
         let color = if k == 0 { Color::Black } else { Color::White };
         let setup = [
@@ -187,7 +189,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
                 return forfeit(config, index, a_color, game, color, e.to_string());
             }
         }
-        send_rules(engine, &rules, setup_time);
+        took_spec[k] = send_rules(engine, &rules, setup_time);
         if let Some(control) = &config.time {
             send_time_settings(engine, control, setup_time);
         }
@@ -204,6 +206,9 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         let points = fixed_handicap_points(size, rules.handicap).unwrap_or_default();
         let list: Vec<String> = points.iter().map(|p| p.to_gtp(size)).collect();
         for (k, engine) in engines.iter_mut().enumerate() {
+            if took_spec[k] {
+                continue; // placed by the engine from the spec
+            }
             if let Err(e) =
                 engine.send(&format!("set_free_handicap {}", list.join(" ")), setup_time)
             {
@@ -220,7 +225,8 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         } else {
             (1, 0)
         };
-        let mv = if mover == Color::White && game.forced_passes_left() > 0 {
+        let forced = mover == Color::White && game.forced_passes_left() > 0;
+        let mv = if forced {
             Move::Pass
         } else {
             let mut deadline = move_time;
@@ -296,7 +302,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         };
         let play = format!("play {} {vertex}", color_word(mover));
         // The forced passes are not the engine's own answers: both engines hear of them.
-        if mover == Color::White && matches!(mv, Move::Pass) && game.forced_passes_left() > 0 {
+        if forced {
             let _ = engines[me].send(&play, setup_time);
         }
         if let Err(e) = engines[other].send(&play, setup_time) {

@@ -1,10 +1,10 @@
 //! RULES.md through GTP: a result the rules give themselves is what `final_score`, `final_status_list` and
-//! `printsgf` answer.
+//! `printsgf` answer; a handicap given in a rules spec is honoured by its placement, never dropped.
 
 mod common;
 
 use common::Ours;
-use tesuji_rules::{Game, Move, Phase, Rules};
+use tesuji_rules::{Color, Game, Move, Phase, Rules};
 
 /// The `RE` of a `printsgf` answer.
 fn record_result(e: &mut Ours) -> Option<String> {
@@ -109,4 +109,99 @@ fn final_score_is_the_result_the_rules_gave() {
     ] {
         assert!(seen.contains_key(kind), "no {kind} among {seen:?}");
     }
+}
+
+#[test]
+fn a_spec_handicap_of_passes_forces_whites_first_passes() {
+    // §5 5.2: handicap n, White's first n-1 turns are passes.
+    let mut e = Ours::with_spec("ideal:size=9");
+    e.ok("tesuji-rules ideal:handicap=3");
+    let spec = e.ok("tesuji-rules");
+    let back: Rules = spec.parse().unwrap();
+    assert_eq!((back.handicap, back.size.width()), (3, 9), "{spec}");
+    assert!(spec.contains("handicap=3"), "{spec}");
+    e.ok("play b e5");
+    assert_eq!(e.ok("is_legal w c3"), "0");
+    assert!(e.send("play w c3").is_err());
+    assert_eq!(e.ok("genmove w"), "pass");
+    e.ok("play b c7");
+    assert_eq!(e.ok("is_legal w c3"), "0");
+    e.ok("play w pass");
+    // The two forced passes are made: White plays now.
+    e.ok("play b g3");
+    assert_eq!(e.ok("is_legal w c3"), "1");
+    e.ok("play w c3");
+    // The handicap is the rules': a new board starts with it again.
+    e.ok("clear_board");
+    e.ok("play b e5");
+    assert_eq!(e.ok("is_legal w c3"), "0");
+    // The same from the command line's rules.
+    let mut e = Ours::with_spec("ideal:size=9,handicap=2");
+    e.ok("play b e5");
+    assert_eq!(e.ok("is_legal w c3"), "0");
+    e.ok("play w pass");
+    e.ok("play b c7");
+    assert_eq!(e.ok("is_legal w c3"), "1");
+}
+
+#[test]
+fn a_spec_handicap_of_fixed_stones_places_them() {
+    let mut e = Ours::with_spec("chinese:size=9");
+    e.ok("tesuji-rules chinese:handicap=4,placement=fixed");
+    assert_eq!(e.engine.grid().count(Color::Black), 4);
+    let expected =
+        tesuji_rules::handicap::fixed_handicap_points(e.engine.grid().size(), 4).unwrap();
+    for p in expected {
+        assert_eq!(
+            e.engine.grid().get(p),
+            Some(Color::Black),
+            "{}",
+            p.to_gtp(e.engine.grid().size())
+        );
+    }
+    // White moves first.
+    assert!(e.send("play w e5").is_ok());
+    // bga's komi=hN is a fixed handicap too.
+    let mut e = Ours::with_spec("bga:size=9");
+    e.ok("tesuji-rules bga:size=9,komi=h3");
+    assert_eq!(e.engine.grid().count(Color::Black), 3);
+    e.ok("clear_board");
+    assert_eq!(
+        e.engine.grid().count(Color::Black),
+        3,
+        "the rules' handicap is placed again"
+    );
+}
+
+#[test]
+fn a_spec_handicap_of_free_stones_is_placed_by_black() {
+    let mut e = Ours::with_spec("chinese:size=9");
+    e.ok("tesuji-rules chinese:handicap=3,placement=free");
+    assert_eq!(e.engine.grid().count(Color::Black), 0);
+    e.ok("play b c3");
+    e.ok("play b g7");
+    assert!(
+        e.send("play w e5").is_err(),
+        "Black has a stone left to place"
+    );
+    e.ok("play b e5");
+    e.ok("play w c7");
+    assert_eq!(e.engine.grid().count(Color::Black), 3);
+}
+
+#[test]
+fn a_spec_handicap_is_refused_clearly_when_it_cannot_be_honoured() {
+    // After a move: the handicap would not be the game's start.
+    let mut e = Ours::with_spec("ideal:size=9");
+    e.ok("play b e5");
+    let err = e.send("tesuji-rules ideal:handicap=3").unwrap_err();
+    assert!(err.contains("clear_board"), "{err}");
+    // Unchanged.
+    assert_eq!(e.ok("tesuji-rules").parse::<Rules>().unwrap().handicap, 0);
+    // A fixed handicap the board has no points for.
+    let mut e = Ours::with_spec("chinese:size=7");
+    let err = e
+        .send("tesuji-rules chinese:size=7,handicap=9,placement=fixed")
+        .unwrap_err();
+    assert!(err.contains("handicap"), "{err}");
 }

@@ -2041,3 +2041,35 @@ async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
     assert!(!sgf.contains("BL[") && !sgf.contains("TM["), "{sgf}");
     running.stop().await.unwrap();
 }
+
+/// A handicap in the table's rules is played by its placement: White's forced passes (ideal), fixed stones.
+#[tokio::test]
+async fn a_table_handicap_is_honoured_by_its_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "ideal:size=9,handicap=3").await;
+    let (status, _) = black.play(id, "E5").await;
+    assert_eq!(status, 200);
+    let (status, refused) = white.play(id, "C3").await;
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["reason"], "forced_pass");
+    assert_eq!(white.play(id, "pass").await.0, 200);
+    assert_eq!(black.play(id, "C7").await.0, 200);
+    assert_eq!(white.play(id, "C3").await.1["reason"], "forced_pass");
+    assert_eq!(white.play(id, "pass").await.0, 200);
+    assert_eq!(black.play(id, "G3").await.0, 200);
+    // Both forced passes made: White plays.
+    assert_eq!(white.play(id, "C3").await.0, 200);
+
+    let (id, _black, white) = seated(&running, "chinese:size=9,handicap=4,placement=fixed").await;
+    let (_, state) = white.get(&format!("/api/games/{id}")).await;
+    let stones: usize = state["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row.as_str().unwrap().matches('X').count())
+        .sum();
+    assert_eq!(stones, 4, "{state}");
+    assert_eq!(white.play(id, "E5").await.0, 200, "White moves first");
+    running.stop().await.unwrap();
+}
