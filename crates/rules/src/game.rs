@@ -51,6 +51,76 @@ fn ko_message(ko: KoRule) -> &'static str {
     }
 }
 
+impl Illegal {
+    /// A few words for the reason, as `tesuji-why` answers it: `occupied`, `suicide`, `ko` (simple ko),
+    /// `positional superko`, `situational superko`, `natural ko`, `forced pass`...
+    pub fn short(&self) -> &'static str {
+        match self {
+            Illegal::GameOver => "game over",
+            Illegal::NotPlaying => "not playing",
+            Illegal::NotMarking => "not marking",
+            Illegal::NotYourTurn { .. } => "not your turn",
+            Illegal::OffBoard { .. } => "off board",
+            Illegal::Occupied => "occupied",
+            Illegal::Suicide => "suicide",
+            Illegal::Ko(KoRule::Simple) => "ko",
+            Illegal::Ko(KoRule::Positional) => "positional superko",
+            Illegal::Ko(KoRule::Situational) => "situational superko",
+            Illegal::Ko(KoRule::Natural) => "natural ko",
+            Illegal::ForcedPass => "forced pass",
+            Illegal::HandicapPlacement => "handicap placement",
+        }
+    }
+}
+
+/// A refused turn with its explanation ([`Game::why`]): the reason and, for the superko rules, which earlier
+/// position the play would repeat, as the turn after which it stood (0 = the starting position).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub reason: Illegal,
+    /// Under `positional`, `situational` and `natural`: the turn (plays and passes counted from 1) after which
+    /// the position (with the same player to move; made by the same player's play) stood that the play would
+    /// make again; 0 for the starting position.
+    pub repeats: Option<u32>,
+}
+
+impl Refusal {
+    /// The short form: `positional superko: repeats the position after move 12`, `ko`, `occupied`...
+    pub fn short(&self) -> String {
+        match self.repeats {
+            None => self.reason.short().to_string(),
+            Some(0) => format!("{}: repeats the starting position", self.reason.short()),
+            Some(k) => format!(
+                "{}: repeats the position after move {k}",
+                self.reason.short()
+            ),
+        }
+    }
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let place = match self.repeats {
+            None => return write!(f, "{}", self.reason),
+            Some(0) => "the starting position".to_string(),
+            Some(k) => format!("the position after move {k}"),
+        };
+        match self.reason {
+            Illegal::Ko(KoRule::Situational) => write!(
+                f,
+                "situational superko: the play would repeat {place} with the same player to move"
+            ),
+            Illegal::Ko(KoRule::Natural) => write!(
+                f,
+                "natural ko: the play would repeat {place}, which an earlier play of yours made"
+            ),
+            _ => write!(f, "positional superko: the play would repeat {place}"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
 /// Why a game cannot be set up.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
@@ -366,6 +436,90 @@ impl Game {
         } else {
             color.opponent()
         }
+    }
+
+    /// Checks a turn like [`Game::check`], and explains a refusal: under the superko rules, which earlier
+    /// position the play would repeat. Slower than `check` (it replays the game on a refusal by superko).
+    pub fn why(&self, color: Color, mv: Move) -> Result<(), Refusal> {
+        match self.check(color, mv) {
+            Ok(()) => Ok(()),
+            Err(reason @ Illegal::Ko(ko)) if ko != KoRule::Simple => Err(Refusal {
+                reason,
+                repeats: match mv {
+                    Move::Play(p) => self.repeated_turn(color, p, ko),
+                    Move::Pass => None,
+                },
+            }),
+            Err(reason) => Err(Refusal {
+                reason,
+                repeats: None,
+            }),
+        }
+    }
+
+    /// The game replayed from its start: `visit(turns so far, mover and whether it was a play, game)` at the
+    /// start (with no mover) and after every turn.
+    fn replay_turns(&self, mut visit: impl FnMut(u32, Option<(Color, bool)>, &Game)) {
+        let mut g = Game::start_from(
+            self.rules,
+            self.start.clone(),
+            self.start_to_move,
+            self.start_free,
+            self.start_forced,
+        );
+        visit(0, None, &g);
+        for action in &self.log {
+            if g.apply_action(action.clone()).is_err() {
+                return;
+            }
+            if let Action::Turn(c, m) = action {
+                visit(g.turns, Some((*c, matches!(m, Move::Play(_)))), &g);
+            }
+        }
+    }
+
+    /// The earliest turn after which the position (state, own play's position) that `color` playing at `p`
+    /// would make stood, by the record `ko` keeps.
+    fn repeated_turn(&self, color: Color, p: Point, ko: KoRule) -> Option<u32> {
+        let i = self.board.checked_idx(p)?;
+        let mut after = self.board.clone();
+        after.play(color, i);
+        let target = after.snapshot().to_vec();
+        let next = self.next_after_play(color);
+        let mut found = None;
+        self.replay_turns(|turn, mover, g| {
+            if found.is_some() || g.board.snapshot() != target.as_slice() {
+                return;
+            }
+            let counts = match (ko, mover) {
+                (KoRule::Positional, None) => true,
+                (KoRule::Positional, Some((_, was_play))) => was_play,
+                (KoRule::Situational, _) => g.to_move == next,
+                (KoRule::Natural, Some((c, true))) => c == color,
+                _ => false,
+            };
+            if counts {
+                found = Some(turn);
+            }
+        });
+        found
+    }
+
+    /// For a game that ended by repetition (`repetition=void`): the earlier turns after which its final state
+    /// (position and player to move) stood, 0 for the start; empty otherwise.
+    pub fn repetition_turns(&self) -> Vec<u32> {
+        if self.result.map(|r| r.outcome) != Some(Outcome::Repetition) {
+            return Vec::new();
+        }
+        let target = self.board.snapshot().to_vec();
+        let (to_move, last) = (self.to_move, self.turns);
+        let mut turns = Vec::new();
+        self.replay_turns(|turn, _, g| {
+            if turn < last && g.to_move == to_move && g.board.snapshot() == target.as_slice() {
+                turns.push(turn);
+            }
+        });
+        turns
     }
 
     /// Whether a turn is legal now.

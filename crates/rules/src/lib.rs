@@ -16,7 +16,7 @@ pub mod spec;
 pub mod types;
 
 pub use board::{Board, BoardRefusal, Idx, PlayEffect, SetupError, Snapshot};
-pub use game::{Action, Game, GameError, Illegal, Phase, TurnEffect};
+pub use game::{Action, Game, GameError, Illegal, Phase, Refusal, TurnEffect};
 pub use grid::{DiagramError, Grid};
 pub use rules::*;
 pub use types::{Color, MAX_SIDE, Move, Point, Size, Turn};

@@ -188,6 +188,12 @@ fn passes_between_repetitions_count_as_states() {
         Some(Outcome::Repetition),
         "{g:?}"
     );
+    // The void names the earlier occurrences of its state: the start and the state after the first two passes.
+    assert_eq!(g.repetition_turns(), vec![0, 2]);
+    assert!(
+        game("japanese").repetition_turns().is_empty(),
+        "no void, no turns"
+    );
 }
 
 #[test]
@@ -223,6 +229,15 @@ fn positional_superko_refuses_the_repeating_play() {
                 k + 1
             );
             assert_eq!(g.play_move(mv), Err(Illegal::Ko(KoRule::Positional)));
+            // The refusal names the turn of the position it repeats: the first one equal to it.
+            let earlier = positions[..first_repeat]
+                .iter()
+                .position(|p| *p == positions[first_repeat])
+                .unwrap();
+            assert_eq!(
+                g.why(to_move, mv).unwrap_err().repeats,
+                Some(earlier as u32)
+            );
             assert_eq!(
                 (g.grid(), g.to_move(), g.log().len()),
                 (before, to_move, log)
