@@ -104,7 +104,7 @@ pub enum TimeSettings {
 }
 
 /// Every command, as `list_commands` prints them.
-pub const COMMANDS: [&str; 32] = [
+pub const COMMANDS: [&str; 33] = [
     "protocol_version",
     "name",
     "version",
@@ -136,6 +136,7 @@ pub const COMMANDS: [&str; 32] = [
     "kata-get-rules",
     "kata-set-rules",
     "tesuji-rules",
+    "tesuji-why",
     "set_position",
 ];
 
@@ -446,6 +447,13 @@ impl Engine {
             "kata-get-rules" => want(args, 0).map(|_| katago::rules_json(self.pos.rules())),
             "kata-set-rules" => self.kata_set_rules(args),
             "tesuji-rules" => self.tesuji_rules(args),
+            "tesuji-why" => {
+                let (c, m) = move_args(args, self.pos.size())?;
+                Ok(match self.pos.why(c, m) {
+                    Ok(()) => "legal".to_string(),
+                    Err(refusal) => refusal.short(),
+                })
+            }
             "set_position" => self.set_position(args),
             _ => Err(GtpError::UnknownCommand),
         }

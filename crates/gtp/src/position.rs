@@ -28,7 +28,7 @@ use tesuji_rules::result::{GameResult, Score, score_position};
 use tesuji_rules::score::seki;
 use tesuji_rules::{
     Board, Color, EndRule, Game, GameError, Grid, Illegal, Move, PassStones, Phase, Point, Preset,
-    Repetition, Rules, Size,
+    Refusal, Repetition, Rules, Size,
 };
 
 /// Why a list of moves cannot be replayed.
@@ -56,6 +56,8 @@ pub struct Position {
     from_rules: bool,
     /// The legality game after every move of `moves`.
     game: Game,
+    /// The legality game's turn count after each move of `moves` (inserted passes make it run ahead).
+    turns_after: Vec<u32>,
     /// The ruled game after every move, while the list keeps to the rules.
     ruled: Option<Game>,
 }
@@ -122,6 +124,7 @@ impl Position {
             start_to_move: game.start_to_move(),
             moves: Vec::new(),
             from_rules: true,
+            turns_after: Vec::new(),
             game,
             ruled: Some(ruled),
         })
@@ -137,6 +140,7 @@ impl Position {
             start_to_move: to_move,
             moves: Vec::new(),
             from_rules: false,
+            turns_after: Vec::new(),
             game,
             ruled: Some(ruled),
         })
@@ -258,10 +262,29 @@ impl Position {
     pub fn play(&mut self, color: Color, mv: Move) -> Result<(), Illegal> {
         let mut g = self.game_for(color);
         g.play(color, mv)?;
+        self.turns_after.push(g.turns());
         self.game = g;
         self.ruled = ruled_after(self.ruled.take(), color, mv);
         self.moves.push((color, mv));
         Ok(())
+    }
+
+    /// Whether `color` may make `mv` now, and if not, why: a superko refusal names the earlier position it
+    /// would repeat by the number of the GTP move after which it stood (0: the starting position).
+    pub fn why(&self, color: Color, mv: Move) -> Result<(), Refusal> {
+        self.game_for(color).why(color, mv).map_err(|mut r| {
+            if let Some(t) = r.repeats {
+                // Moves of the list up to that turn of the legality game (an inserted pass repeats the
+                // position of the move before it).
+                let m = self
+                    .turns_after
+                    .iter()
+                    .take_while(|&&after| after <= t)
+                    .count();
+                r.repeats = Some(m as u32);
+            }
+            r
+        })
     }
 
     /// Takes back the last move; `false` when there is none.

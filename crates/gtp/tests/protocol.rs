@@ -191,7 +191,7 @@ fn bad_arguments(name: &str) -> Vec<&'static str> {
             "canadian 1 2 x",
             "none 1",
         ],
-        "is_legal" => vec!["", "b", "b a1 a2", "x a1"],
+        "is_legal" | "tesuji-why" => vec!["", "b", "b a1 a2", "x a1"],
         "all_legal" | "captures" => vec!["", "x", "b w"],
         "kgs-rules" => vec!["", "ing", "chinese japanese"],
         "kata-set-rules" => vec!["", "nonsense", "{\"ko\":", "koSIMPLEscoreAREAbutton1"],

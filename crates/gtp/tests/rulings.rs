@@ -205,3 +205,47 @@ fn a_spec_handicap_is_refused_clearly_when_it_cannot_be_honoured() {
         .unwrap_err();
     assert!(err.contains("handicap"), "{err}");
 }
+
+/// `tesuji-why COLOR VERTEX`: `legal`, or the reason in a few words; a superko names the GTP move after which
+/// the repeated position stood, in the list's own numbering (GTP's free colour order included).
+#[test]
+fn tesuji_why_explains_refusals() {
+    // The ko of seed 000's rule 6, built in any colour order: White's four stones, then Black's three.
+    let build = ["w b4", "w a3", "w c3", "w b2", "b c4", "b d3", "b c2"];
+    let mut e = Ours::with_spec("chinese:size=5");
+    for mv in build {
+        e.ok(&format!("play {mv}"));
+    }
+    assert_eq!(e.ok("tesuji-why b b3"), "legal");
+    e.ok("play b b3");
+    assert_eq!(
+        e.ok("tesuji-why w c3"),
+        "positional superko: repeats the position after move 7"
+    );
+    assert_eq!(e.ok("is_legal w c3"), "0");
+    assert_eq!(e.ok("tesuji-why w b3"), "occupied");
+    assert_eq!(e.ok("tesuji-why w e5"), "legal");
+    // From a set-up position the ko repeats the starting position.
+    let mut e = Ours::with_spec("tromp-taylor:size=5");
+    e.ok("set_position w b4 w a3 w c3 w b2 b c4 b d3 b c2");
+    e.ok("play b b3");
+    assert_eq!(
+        e.ok("tesuji-why w c3"),
+        "positional superko: repeats the starting position"
+    );
+    // Simple ko, suicide, forced pass.
+    let mut e = Ours::with_spec("japanese:size=5");
+    for mv in build {
+        e.ok(&format!("play {mv}"));
+    }
+    e.ok("play b b3");
+    assert_eq!(e.ok("tesuji-why w c3"), "ko");
+    let mut e = Ours::with_spec("chinese:size=5");
+    e.ok("play b a2");
+    e.ok("play b b1");
+    assert_eq!(e.ok("tesuji-why w a1"), "suicide");
+    let mut e = Ours::with_spec("ideal:size=9,handicap=2");
+    e.ok("play b e5");
+    assert_eq!(e.ok("tesuji-why w c3"), "forced pass");
+    assert!(e.send("tesuji-why w").is_err());
+}
