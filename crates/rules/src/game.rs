@@ -505,6 +505,18 @@ impl Game {
         found
     }
 
+    /// The position after turn `turn` (plays and passes counted from 1; 0 is the start), if the game has had
+    /// that many turns: the earlier position a [`Refusal`] names.
+    pub fn grid_after_turn(&self, turn: u32) -> Option<Grid> {
+        let mut found = None;
+        self.replay_turns(|t, _, g| {
+            if t == turn && found.is_none() {
+                found = Some(g.board.to_grid());
+            }
+        });
+        found
+    }
+
     /// For a game that ended by repetition (`repetition=void`): the earlier turns after which its final state
     /// (position and player to move) stood, 0 for the start; empty otherwise.
     pub fn repetition_turns(&self) -> Vec<u32> {
