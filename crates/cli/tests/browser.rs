@@ -669,6 +669,28 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
             if !(refusal.starts_with("Ko") && refusal.contains("situational superko")) {
                 return Err(format!("the ko refusal says {refusal:?}"));
             }
+            // Beside it, the state the retake would repeat: the one after White's G4 (move 8), White's E4
+            // still on the small board, and move 8 marked in the list.
+            same(
+                "the move of the repeated position",
+                bob.js(
+                    "const r = document.getElementById('repeated'); return !r.hidden && r.dataset.move;",
+                    json!([]),
+                )
+                .await?,
+                json!("8"),
+            )?;
+            same(
+                "White's E4 on the small board",
+                bob.exists("#repeated-board [data-stone=\"white\"][data-point=\"E4\"]")
+                    .await?,
+                true,
+            )?;
+            same(
+                "move 8 marked in the list",
+                bob.exists("#moves li.repeated[data-number=\"8\"]").await?,
+                true,
+            )?;
             // Nothing was played.
             tokio::time::sleep(Duration::from_millis(200)).await;
             for b in [ann, bob, cat] {

@@ -614,6 +614,10 @@ fn error_message(reference: &Option<serde_json::Value>, e: &ApiError) -> String 
     if let (Some(ms), Some(o)) = (e.claim_in_ms(), m.as_object_mut()) {
         o.insert("claim_in_ms".into(), ms.into());
     }
+    if let (Some((n, board)), Some(o)) = (e.repeats(), m.as_object_mut()) {
+        o.insert("repeats".into(), n.into());
+        o.insert("board".into(), board.into());
+    }
     m.to_string()
 }
 

@@ -33,6 +33,14 @@ pub enum ApiError {
     BadRules(String),
     #[error("{0}")]
     Illegal(#[from] Illegal),
+    /// A superko refusal with the earlier position it would repeat: the number of the action after which it
+    /// stood (0 for the start) and its rows.
+    #[error("{}", superko_text(*.reason, *.repeats))]
+    Superko {
+        reason: Illegal,
+        repeats: i64,
+        board: Vec<String>,
+    },
     #[error("the game is at version {current}, not {expected}: resync and try again")]
     StaleVersion { expected: u64, current: u64 },
     #[error("the request body is too large")]
@@ -91,6 +99,19 @@ struct Body<'a> {
     reason: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     claim_in_ms: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    repeats: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    board: Option<&'a [String]>,
+}
+
+/// The sentence of a superko refusal, with the game's own move number.
+fn superko_text(reason: Illegal, repeats: i64) -> String {
+    let refusal = tesuji_rules::Refusal {
+        reason,
+        repeats: Some(u32::try_from(repeats).unwrap_or(u32::MAX)),
+    };
+    refusal.to_string()
 }
 
 /// A short machine-readable name of an illegal move's reason.
@@ -116,7 +137,9 @@ impl ApiError {
             ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::BadRules(_) => (StatusCode::BAD_REQUEST, "bad_rules"),
-            ApiError::Illegal(i) => (StatusCode::UNPROCESSABLE_ENTITY, illegal_reason(i)),
+            ApiError::Illegal(i) | ApiError::Superko { reason: i, .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, illegal_reason(i))
+            }
             ApiError::StaleVersion { .. } => (StatusCode::CONFLICT, "stale_version"),
             ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
             ApiError::TooManyMoves => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_moves"),
@@ -144,6 +167,14 @@ impl ApiError {
         }
     }
 
+    /// For a superko refusal: the number of the action after which the repeated position stood, and its rows.
+    pub fn repeats(&self) -> Option<(i64, &[String])> {
+        match self {
+            ApiError::Superko { repeats, board, .. } => Some((*repeats, board)),
+            _ => None,
+        }
+    }
+
     /// For a claim made too early: how long until it can be made.
     pub fn claim_in_ms(&self) -> Option<u64> {
         match self {
@@ -166,6 +197,8 @@ impl IntoResponse for ApiError {
                 error: self.to_string(),
                 reason,
                 claim_in_ms: self.claim_in_ms(),
+                repeats: self.repeats().map(|(n, _)| n),
+                board: self.repeats().map(|(_, b)| b),
             }),
         )
             .into_response();

@@ -9,7 +9,9 @@ use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_clock::TimeControl;
 use tesuji_rules::result::{PlayerScore, Score};
-use tesuji_rules::{Color, EndRule, Game, Illegal, Move, Phase, Point, Rules, ScoringRule, Size};
+use tesuji_rules::{
+    Action, Color, EndRule, Game, Illegal, Move, Phase, Point, Rules, ScoringRule, Size,
+};
 use tokio::sync::{Mutex, RwLock, broadcast};
 
 use crate::auth::{Accounts, User};
@@ -279,6 +281,37 @@ pub enum Actor {
     Bot,
     /// The server itself, acting for a colour (a loss on time).
     Referee(Color),
+}
+
+/// A refused play as answered: a superko refusal names the action after which the position it would repeat
+/// stood (each stored action is one action of the game's log), with that position.
+fn refusal(game: &Game, color: Color, mv: Move, e: Illegal) -> ApiError {
+    let Err(why) = game.why(color, mv) else {
+        return e.into();
+    };
+    let (Some(turn), Some(grid)) = (
+        why.repeats,
+        why.repeats.and_then(|t| game.grid_after_turn(t)),
+    ) else {
+        return e.into();
+    };
+    // The action whose turn was the `turn`-th: its number is its place in the log.
+    let mut turns = 0;
+    let mut number = 0;
+    for (k, action) in game.log().iter().enumerate() {
+        if turns == turn {
+            break;
+        }
+        if matches!(action, Action::Turn(..)) {
+            turns += 1;
+            number = k as i64 + 1;
+        }
+    }
+    ApiError::Superko {
+        reason: why.reason,
+        repeats: number,
+        board: crate::replay::grid_rows(&grid),
+    }
 }
 
 /// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`) to a game.
@@ -1426,7 +1459,11 @@ impl Games {
         // Applied before the commit so the stored state column is the new one; a failed commit undoes it, so
         // the live game never runs ahead of the database (undo replays the log: slow, but only on failure).
         match &request {
-            Request::Play(mv) => live.game.play(color, *mv).map(|_| ())?,
+            Request::Play(mv) => {
+                if let Err(e) = live.game.play(color, *mv) {
+                    return Err(refusal(&live.game, color, *mv, e));
+                }
+            }
             Request::Resign => live.game.resign(color)?,
             Request::Dead(p) => live.game.toggle_dead(color, *p)?,
             Request::Propose(points) => live.game.propose(color, points)?,

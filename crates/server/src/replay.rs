@@ -2,7 +2,7 @@
 //! stored game or of an uploaded SGF file. Boards come from the rules crate, so the pages never judge captures.
 
 use serde::Serialize;
-use tesuji_rules::{Color, Game, Move, Rules};
+use tesuji_rules::{Color, Game, Grid, Move, Rules};
 use tesuji_sgf::record::{
     GameInfo, NoteKind, RulesFromRecord, record_rules, replay, rules_of, to_tree,
 };
@@ -48,8 +48,12 @@ pub struct InfoView {
 }
 
 fn rows(game: &Game) -> Vec<String> {
-    let grid = game.grid();
-    let width = usize::from(game.rules().size.width()).max(1);
+    grid_rows(&game.grid())
+}
+
+/// A position's rows from the top (`.`, `X`, `O`), as the API shows boards.
+pub fn grid_rows(grid: &Grid) -> Vec<String> {
+    let width = usize::from(grid.size().width()).max(1);
     grid.cells()
         .chunks(width)
         .map(|row| {

@@ -2073,3 +2073,82 @@ async fn a_table_handicap_is_honoured_by_its_placement() {
     assert_eq!(white.play(id, "E5").await.0, 200, "White moves first");
     running.stop().await.unwrap();
 }
+
+/// A superko refusal names the move after which the position it would repeat stood, with that position, over
+/// HTTP and over the game's socket.
+#[tokio::test]
+async fn a_superko_refusal_names_the_position_it_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=5").await;
+    let mut after_eight = Value::Null;
+    for (k, (color, mv)) in [
+        ("black", "C4"),
+        ("white", "B4"),
+        ("black", "D3"),
+        ("white", "A3"),
+        ("black", "C2"),
+        ("white", "C3"),
+        ("black", "pass"),
+        ("white", "B2"),
+        ("black", "B3"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (status, body) = by(color, &black, &white).play(id, mv).await;
+        assert_eq!(status, 200, "{mv}: {body}");
+        if k + 1 == 8 {
+            after_eight = body["board"].clone();
+        }
+    }
+    assert!(after_eight.is_array(), "the answer carries the board");
+    // White's retake at C3 would make the position after move 8 (White's B2) again.
+    let (status, refused) = white.play(id, "C3").await;
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["reason"], "ko");
+    assert_eq!(refused["repeats"], 8, "{refused}");
+    assert_eq!(refused["board"], after_eight);
+    assert!(
+        refused["error"].as_str().unwrap().contains("after move 8"),
+        "{refused}"
+    );
+    // The same over White's socket.
+    let mut ws = game_socket(&running, id, Some(&white)).await;
+    assert_eq!(next_json(&mut ws).await["type"], "state");
+    ws.send(Message::Text(
+        r#"{"type":"play","move":"C3","ref":1}"#.into(),
+    ))
+    .await
+    .unwrap();
+    let refused = loop {
+        let m = next_json(&mut ws).await;
+        if m["type"] == "error" {
+            break m;
+        }
+    };
+    assert_eq!(
+        (refused["ref"].clone(), refused["repeats"].clone()),
+        (json!(1), json!(8))
+    );
+    assert_eq!(refused["board"], after_eight);
+    // A simple ko refusal names nothing.
+    let (id, black, white) = seated(&running, "japanese:size=5").await;
+    for (color, mv) in [
+        ("black", "C4"),
+        ("white", "B4"),
+        ("black", "D3"),
+        ("white", "A3"),
+        ("black", "C2"),
+        ("white", "C3"),
+        ("black", "pass"),
+        ("white", "B2"),
+        ("black", "B3"),
+    ] {
+        assert_eq!(by(color, &black, &white).play(id, mv).await.0, 200);
+    }
+    let (_, refused) = white.play(id, "C3").await;
+    assert_eq!(refused["reason"], "ko");
+    assert!(refused.get("repeats").is_none(), "{refused}");
+    running.stop().await.unwrap();
+}

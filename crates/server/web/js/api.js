@@ -54,7 +54,10 @@ async function request(method, path, { json, bytes, csrf } = {}) {
     }
   }
   if (!answer.ok) {
-    throw new ApiError(answer.status, data?.error ?? null, data?.reason ?? `http_${answer.status}`);
+    const e = new ApiError(answer.status, data?.error ?? null, data?.reason ?? `http_${answer.status}`);
+    // A superko refusal names the earlier position it would repeat: the move after which it stood, and its rows.
+    if (typeof data?.repeats === "number") Object.assign(e, { repeats: data.repeats, board: data.board });
+    throw e;
   }
   return data ?? {};
 }

@@ -62,6 +62,26 @@ function clearMessage() {
   message.hidden = true;
   message.replaceChildren();
   delete message.dataset.reason;
+  $("repeated").hidden = true;
+}
+
+let repeatedBoard = null;
+
+/** A superko refusal: the earlier position the play would repeat, on a small board beside the message, and its
+ * move marked in the list. */
+function showRepeated(e) {
+  const box = $("repeated");
+  for (const li of document.querySelectorAll("#moves li.repeated")) li.classList.remove("repeated");
+  const rows = Array.isArray(e?.board) ? e.board : null;
+  box.hidden = !(rows && typeof e.repeats === "number");
+  if (box.hidden) return;
+  repeatedBoard ??= new Board($("repeated-board"));
+  repeatedBoard.setSize(rows[0]?.length ?? 0, rows.length);
+  repeatedBoard.render({ rows });
+  box.dataset.move = String(e.repeats);
+  $("repeated-text").textContent =
+    e.repeats === 0 ? t("game.repeats-start") : t("game.repeats-move", { k: e.repeats });
+  document.querySelector(`#moves li[data-number="${e.repeats}"]`)?.classList.add("repeated");
 }
 
 function info(text) {
@@ -74,6 +94,7 @@ function info(text) {
 function refusal(e) {
   message.className = "alert";
   showError(message, e);
+  showRepeated(e);
 }
 
 // ---- rendering ----
@@ -534,7 +555,9 @@ function onSocketMessage(m) {
       clearTimeout(p.timer);
       pending.delete(m.ref);
     }
-    actionFailed(new ApiError(0, m.error ?? null, m.reason ?? null));
+    const e = new ApiError(0, m.error ?? null, m.reason ?? null);
+    if (typeof m.repeats === "number") Object.assign(e, { repeats: m.repeats, board: m.board });
+    actionFailed(e);
     return;
   }
   if (m.type === "presence") {
