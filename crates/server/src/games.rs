@@ -72,6 +72,10 @@ pub struct GameState {
     pub absent: Vec<AbsentView>,
     /// The self-fill rule (RULES.md §5), when the game has it: the limit and each player's current run.
     pub self_fill: Option<SelfFillView>,
+    /// A game voided by repetition (`repetition=void`): the moves after which its final state stood before (0
+    /// for the start), as the move list numbers them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeated: Vec<i64>,
     pub version: u64,
 }
 
@@ -295,7 +299,16 @@ fn refusal(game: &Game, color: Color, mv: Move, e: Illegal) -> ApiError {
     ) else {
         return e.into();
     };
-    // The action whose turn was the `turn`-th: its number is its place in the log.
+    ApiError::Superko {
+        reason: why.reason,
+        repeats: turn_number(game, turn),
+        board: crate::replay::grid_rows(&grid),
+    }
+}
+
+/// The number of the action (as stored and listed) that was the game's `turn`-th turn; 0 for the start. Each
+/// stored action is one action of the game's log.
+fn turn_number(game: &Game, turn: u32) -> i64 {
     let mut turns = 0;
     let mut number = 0;
     for (k, action) in game.log().iter().enumerate() {
@@ -307,11 +320,7 @@ fn refusal(game: &Game, color: Color, mv: Move, e: Illegal) -> ApiError {
             number = k as i64 + 1;
         }
     }
-    ApiError::Superko {
-        reason: why.reason,
-        repeats: number,
-        board: crate::replay::grid_rows(&grid),
-    }
+    number
 }
 
 /// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`) to a game.
@@ -749,21 +758,7 @@ impl LiveGame {
     pub fn state(&self) -> GameState {
         let rules = self.game.rules();
         let size = rules.size;
-        let grid = self.game.grid();
-        let width = usize::from(size.width());
-        let board = grid
-            .cells()
-            .chunks(width.max(1))
-            .map(|row| {
-                row.iter()
-                    .map(|c| match c {
-                        None => '.',
-                        Some(Color::Black) => 'X',
-                        Some(Color::White) => 'O',
-                    })
-                    .collect()
-            })
-            .collect();
+        let board = crate::replay::grid_rows(&self.game.grid());
         let last_move = self
             .moves
             .last()
@@ -817,6 +812,12 @@ impl LiveGame {
                     white: runs[Color::White.index()],
                 }
             }),
+            repeated: self
+                .game
+                .repetition_turns()
+                .into_iter()
+                .map(|t| turn_number(&self.game, t))
+                .collect(),
             version: self.version,
         }
     }

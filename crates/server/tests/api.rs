@@ -2152,3 +2152,31 @@ async fn a_superko_refusal_names_the_position_it_repeats() {
     assert!(refused.get("repeats").is_none(), "{refused}");
     running.stop().await.unwrap();
 }
+
+/// A game voided by repetition names the moves after which its final state stood before.
+#[tokio::test]
+async fn a_void_by_repetition_names_the_repeated_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=5").await;
+    // The empty board with Black to move: at the start, after two passes, and again after a dispute and two
+    // more passes (the third time).
+    assert_eq!(black.play(id, "pass").await.0, 200);
+    assert_eq!(white.play(id, "pass").await.0, 200);
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/dispute"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(black.play(id, "pass").await.0, 200);
+    let (status, state) = white.play(id, "pass").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], "Void", "{state}");
+    assert_eq!(state["repeated"], json!([0, 2]), "{state}");
+    // A game that ended otherwise has none.
+    let (id, black, _white) = seated(&running, "japanese:size=5").await;
+    let (_, body) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await;
+    assert!(body.get("repeated").is_none(), "{body}");
+    running.stop().await.unwrap();
+}

@@ -327,6 +327,12 @@ function renderOver() {
   if (over && game.result) {
     result.textContent = `${formatResult(game.result, t)} (${game.result})`;
     result.dataset.result = game.result;
+    // A void by repetition names the earlier occurrences of the state that came back.
+    const repeated = Array.isArray(game.repeated) ? game.repeated : [];
+    if (repeated.length > 0) {
+      const moves = repeated.map((k) => (k === 0 ? t("game.start-position") : String(k))).join(", ");
+      result.append(" ", el("span", { id: "repeated-void", "data-moves": repeated.join(" ") }, t("result.repeated", { moves })));
+    }
   } else {
     result.textContent = over ? t("result.none") : "";
     delete result.dataset.result;
