@@ -3,6 +3,7 @@
 //! Pure: no I/O, no async, no serialisation. Every public function accepts any input without panicking.
 
 pub mod board;
+pub mod compare;
 pub mod game;
 pub mod grid;
 pub mod handicap;

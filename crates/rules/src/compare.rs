@@ -1,0 +1,149 @@
+//! One game counted under every ruleset: the same turns and dead stones replayed under each preset of RULES.md
+//! §3 (and Board Game Arena's counting × AGA options), so that a player sees what the rules change.
+
+use crate::game::{Game, Illegal, Phase};
+use crate::grid::Grid;
+use crate::result::{GameResult, Score};
+use crate::rules::{Komi, Rules};
+use crate::types::{Color, Move, Point, Size};
+
+/// The specs a game is compared under, in this order.
+pub const COMPARED: [&str; 11] = [
+    "tromp-taylor",
+    "ideal",
+    "bga:counting=japanese,aga=on",
+    "bga:counting=japanese,aga=off",
+    "bga:counting=chinese,aga=on",
+    "bga:counting=chinese,aga=off",
+    "aga",
+    "chinese",
+    "japanese",
+    "korean",
+    "new-zealand",
+];
+
+/// A game under one ruleset: its count, or the first turn the ruleset refuses.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Counted {
+    /// The ruleset (size and komi applied); `None` when the preset does not take this board (bga: 9, 13, 19).
+    pub rules: Option<Rules>,
+    /// The spec of [`COMPARED`] it comes from.
+    pub spec: &'static str,
+    pub outcome: Result<Count, Refused>,
+}
+
+/// A counted game: the breakdown (none when the rules ended it without a count: a draw of no play, a void) and
+/// the result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Count {
+    pub score: Option<Score>,
+    pub result: GameResult,
+}
+
+/// Why a ruleset cannot count the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// Turn `turn` (1-based, plays and passes) is illegal under the ruleset.
+    Illegal { turn: usize, reason: Illegal },
+    /// The preset does not take this board.
+    Size,
+}
+
+/// The game of `turns` from `start` (`to_move` first) counted under each spec of [`COMPARED`] at `size`, with
+/// `komi` when given (else each preset's own), the `handicap` stones' count for the bonus, and `dead` removed.
+/// A move after the end of play resumes it (a dispute); a move out of turn gets the other colour's pass first.
+pub fn count_under_all(
+    size: Size,
+    start: &Grid,
+    to_move: Color,
+    turns: &[(Color, Move)],
+    komi: Option<Komi>,
+    handicap: u8,
+    dead: &[Point],
+) -> Vec<Counted> {
+    COMPARED
+        .iter()
+        .map(|&spec| {
+            let rules = sized(spec, size).map(|mut r| {
+                if let Some(k) = komi {
+                    r.komi = k;
+                }
+                r.handicap = handicap;
+                r
+            });
+            let outcome = match rules {
+                Some(r) => count_under(r, start, to_move, turns, dead),
+                None => Err(Refused::Size),
+            };
+            Counted {
+                rules,
+                spec,
+                outcome,
+            }
+        })
+        .collect()
+}
+
+/// A spec of [`COMPARED`] at a board size, if the preset takes it.
+fn sized(spec: &str, size: Size) -> Option<Rules> {
+    let side = if size.width() == size.height() {
+        size.width().to_string()
+    } else {
+        format!("{}x{}", size.width(), size.height())
+    };
+    let text = match spec.split_once(':') {
+        Some(_) => format!("{spec},size={side}"),
+        None => format!("{spec}:size={side}"),
+    };
+    text.parse().ok()
+}
+
+/// The game under one ruleset.
+pub fn count_under(
+    rules: Rules,
+    start: &Grid,
+    to_move: Color,
+    turns: &[(Color, Move)],
+    dead: &[Point],
+) -> Result<Count, Refused> {
+    let illegal = |turn: usize, reason: Illegal| Refused::Illegal { turn, reason };
+    let mut game = Game::from_position(rules, start, to_move).map_err(|_| Refused::Size)?;
+    for (k, &(color, mv)) in turns.iter().enumerate() {
+        if game.phase() == Phase::Marking {
+            game.dispute(color).map_err(|e| illegal(k + 1, e))?;
+        }
+        if game.phase() == Phase::Playing && game.to_move() != color {
+            game.play(game.to_move(), Move::Pass)
+                .map_err(|e| illegal(k + 1, e))?;
+            if game.phase() == Phase::Marking {
+                game.dispute(color).map_err(|e| illegal(k + 1, e))?;
+            }
+        }
+        game.play(color, mv).map_err(|e| illegal(k + 1, e))?;
+    }
+    if let Some(result) = game.result() {
+        // The rules ended the game themselves: every stone alive.
+        return Ok(Count {
+            score: result.score,
+            result: *result,
+        });
+    }
+    if game.phase() == Phase::Marking {
+        // Both players agree on the dead stones: the count as the rules make it (AGA's last pass included).
+        let agreed = game.propose(Color::Black, dead).is_ok()
+            && game.accept(Color::Black).is_ok()
+            && game.accept(Color::White).is_ok();
+        if let (true, Some(result)) = (agreed, game.result()) {
+            return Ok(Count {
+                score: result.score,
+                result: *result,
+            });
+        }
+    }
+    // A record that stops in play: counted as it stands.
+    let score = game.score_with(dead);
+    Ok(Count {
+        score: Some(score),
+        result: GameResult::from_score(score, &rules, game.first_pass()),
+    })
+}
