@@ -70,6 +70,11 @@ enum Command {
         /// Rules spec to use instead of the record's RU.
         #[arg(long)]
         rules: Option<String>,
+        /// Count the game under every ruleset (Tromp-Taylor, ideal, bga's counting x AGA options, AGA, Chinese,
+        /// Japanese, Korean, New Zealand), one line each: the result and the totals, or the first move that
+        /// ruleset refuses. The record's komi applies unless --komi is given.
+        #[arg(long, conflicts_with = "rules")]
+        all_rules: bool,
         /// Komi instead of the record's KM (e.g. 6.5, or -3 for a reverse komi).
         #[arg(long, allow_negative_numbers = true)]
         komi: Option<String>,
@@ -320,13 +325,21 @@ fn run(cli: Cli) -> Result<()> {
             dead,
             auto_dead,
             json,
+            all_rules,
         } => {
             let from = match (&dead, auto_dead) {
                 (_, true) => records::DeadFrom::Estimate,
                 (Some(list), false) => records::DeadFrom::List(list),
                 (None, false) => records::DeadFrom::Record,
             };
-            let unsure = records::score(&file, rules.as_deref(), komi.as_deref(), from, json)?;
+            let unsure = records::score(
+                &file,
+                rules.as_deref(),
+                komi.as_deref(),
+                from,
+                json,
+                all_rules,
+            )?;
             if !unsure.is_empty() {
                 // The count took these stones as alive; a script must not take the result as final.
                 eprintln!(

@@ -70,6 +70,79 @@ fn komi_text(k: Komi) -> String {
     }
 }
 
+/// `tesuji score --all-rules`: the game counted under every ruleset of `tesuji_rules::compare`, one line (or
+/// JSON object) each.
+fn print_all_rules(game: &tesuji_rules::Game, komi: Option<Komi>, dead: &[Point], as_json: bool) {
+    use tesuji_rules::compare::{Refused, count_under_all};
+    let turns: Vec<(Color, tesuji_rules::Move)> = game
+        .log()
+        .iter()
+        .filter_map(|a| match a {
+            tesuji_rules::Action::Turn(c, m) => Some((*c, *m)),
+            _ => None,
+        })
+        .collect();
+    let size = game.rules().size;
+    let counted = count_under_all(
+        size,
+        &game.start_grid(),
+        game.start_to_move(),
+        &turns,
+        komi,
+        game.rules().handicap,
+        dead,
+    );
+    let mut rows = Vec::new();
+    for c in &counted {
+        let rules = c.rules.map(|r| r.to_string());
+        match &c.outcome {
+            Ok(count) => {
+                let totals = count.score.map(|s| (s.black.total, s.white.total));
+                if as_json {
+                    rows.push(json!({
+                        "spec": c.spec,
+                        "rules": rules,
+                        "result": count.result.to_string(),
+                        "black": totals.map(|t| t.0 as f64 / 2.0),
+                        "white": totals.map(|t| t.1 as f64 / 2.0),
+                    }));
+                } else {
+                    let totals = totals.map_or(String::new(), |(b, w)| {
+                        format!(
+                            " (black {}, white {})",
+                            format_half_points(b),
+                            format_half_points(w)
+                        )
+                    });
+                    println!("{}: {}{totals}", c.spec, count.result);
+                }
+            }
+            Err(Refused::Illegal { turn, reason }) => {
+                if as_json {
+                    rows.push(json!({
+                        "spec": c.spec,
+                        "rules": rules,
+                        "illegal": {"move": turn, "reason": reason.short()},
+                    }));
+                } else {
+                    println!("{}: move {turn} is illegal ({})", c.spec, reason.short());
+                }
+            }
+            Err(Refused::Size) => {
+                let board = format!("{}x{}", size.width(), size.height());
+                if as_json {
+                    rows.push(json!({"spec": c.spec, "rules": rules, "unavailable": board}));
+                } else {
+                    println!("{}: not played on a {board} board", c.spec);
+                }
+            }
+        }
+    }
+    if as_json {
+        println!("{}", serde_json::Value::Array(rows));
+    }
+}
+
 /// Where `tesuji score` takes its dead stones from.
 #[derive(Clone, Copy, Debug)]
 pub enum DeadFrom<'a> {
@@ -90,6 +163,7 @@ pub fn score(
     komi: Option<&str>,
     dead: DeadFrom,
     as_json: bool,
+    all_rules: bool,
 ) -> Result<Vec<String>> {
     let (read, _, _) = load(path)?;
     let Some(tree) = read.collection.trees.first() else {
@@ -115,7 +189,14 @@ pub fn score(
         (None, Some(s), Some(r)) if sets_key(s, "komi") => Some((r.komi, "--rules")),
         _ => None,
     };
-    let mut rules = record_rules(tree, rules, Rules::default())
+    // Every ruleset: the moves are read under the most lenient rules (simple ko, any suicide), then counted
+    // under each preset.
+    let lenient: Option<Rules> = all_rules.then(|| {
+        "tromp-taylor:ko=simple,suicide=all"
+            .parse()
+            .expect("a valid spec")
+    });
+    let mut rules = record_rules(tree, lenient.or(rules), Rules::default())
         .with_context(|| format!("{}", path.display()))?;
     if let Some((k, from)) = stated {
         if let Ok(Some(km)) = komi_of(tree)
@@ -181,6 +262,14 @@ pub fn score(
         if game.grid().get(p).is_none() {
             bail!("bad --dead vertex {}: no stone there", p.to_gtp(size));
         }
+    }
+    if all_rules {
+        // The record's komi unless one is stated; without either, each preset's own.
+        let komi = stated
+            .map(|(k, _)| k)
+            .or_else(|| komi_of(tree).ok().flatten().map(Komi::white));
+        print_all_rules(game, komi, &dead_points, as_json);
+        return Ok(vertices(&unsure));
     }
     let score = game.score_with(&dead_points);
     let result = GameResult::from_score(score, &rules, game.first_pass());

@@ -666,3 +666,72 @@ fn match_honours_a_spec_handicap() {
         }
     }
 }
+
+/// `tesuji score --all-rules`: one line per ruleset with its result and totals, the move a ruleset refuses
+/// named; the same as JSON; the record's komi unless --komi says otherwise.
+#[test]
+fn score_all_rules_counts_the_game_under_every_ruleset() {
+    let dir = tempfile::tempdir().unwrap();
+    // 5x5: White's A1 is a two-stone suicide (A1 and B1), legal only where suicide is.
+    let file = dir.path().join("suicide.sgf");
+    std::fs::write(
+        &file,
+        "(;GM[1]SZ[5]KM[2];B[ad];W[be];B[bd];W[];B[ce];W[ae];B[];W[])",
+    )
+    .unwrap();
+    let o = tesuji(&["score", file.to_str().unwrap(), "--all-rules"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 11, "{out}");
+    let specs: Vec<&str> = lines
+        .iter()
+        .map(|l| l.split(": ").next().unwrap())
+        .collect();
+    assert_eq!(specs, tesuji_rules::compare::COMPARED.to_vec());
+    for line in &lines {
+        let spec = line.split(": ").next().unwrap();
+        match spec {
+            // Black's three stones and the whole board: 25 - 2 komi.
+            "tromp-taylor" | "new-zealand" => {
+                assert_eq!(*line, format!("{spec}: B+23 (black 25, white 2)"))
+            }
+            "ideal" => assert!(line.starts_with("ideal: B+23"), "{line}"),
+            s if s.starts_with("bga") => {
+                assert_eq!(*line, format!("{s}: not played on a 5x5 board"))
+            }
+            s => assert_eq!(*line, format!("{s}: move 6 is illegal (suicide)")),
+        }
+    }
+    let o = tesuji(&[
+        "score",
+        file.to_str().unwrap(),
+        "--all-rules",
+        "--json",
+        "--komi",
+        "0.5",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), 11);
+    assert_eq!(rows[0]["spec"], "tromp-taylor");
+    assert_eq!(
+        (rows[0]["result"].as_str(), rows[0]["white"].as_f64()),
+        (Some("B+24.5"), Some(0.5))
+    );
+    assert_eq!(rows[7]["spec"], "chinese");
+    assert_eq!(
+        rows[7]["illegal"],
+        serde_json::json!({"move": 6, "reason": "suicide"})
+    );
+    // --rules and --all-rules do not go together.
+    let o = tesuji(&[
+        "score",
+        file.to_str().unwrap(),
+        "--all-rules",
+        "--rules",
+        "chinese",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+}
