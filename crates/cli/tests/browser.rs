@@ -8,7 +8,8 @@
 //! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with the
 //! reqwest client the other tests use, so no TLS stack or driver download comes in.
 //!
-//! With `TESUJI_SCREENSHOTS=1` the test also saves `docs/screenshots/lobby.png` and `docs/screenshots/game.png`.
+//! With `TESUJI_SCREENSHOTS=1` the test also saves `lobby.png`, `game.png`, `superko.png` (a refused retake and
+//! the position it would repeat) and `rulesets.png` (a finished game under other rules) in `docs/screenshots/`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -691,6 +692,9 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
                 bob.exists("#moves li.repeated[data-number=\"8\"]").await?,
                 true,
             )?;
+            if let Some(dir) = shots {
+                bob.screenshot(&dir.join("superko.png")).await?;
+            }
             // Nothing was played.
             tokio::time::sleep(Duration::from_millis(200)).await;
             for b in [ann, bob, cat] {
@@ -765,6 +769,30 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         results[0][1].as_str(),
         Some("Black wins by 4.5 (B+4.5)"),
     )?;
+    // Under other rules: the game's own count first, then every other ruleset, each with a result (every
+    // move of this game is legal everywhere).
+    cat.wait_for("#rulesets-box:not([hidden]) #rulesets tbody tr.own")
+        .await?;
+    let rows = cat
+        .js(
+            "return [...document.querySelectorAll('#rulesets tbody tr')].map((r) => r.dataset.result);",
+            json!([]),
+        )
+        .await?;
+    let rows = rows.as_array().cloned().unwrap_or_default();
+    same("rows under other rules", rows.len(), 12)?;
+    same("this game's own row", rows[0].as_str(), Some(RESULT))?;
+    if rows.iter().any(|r| r.as_str().is_none_or(str::is_empty)) {
+        return Err(format!("a ruleset without a result: {rows:?}"));
+    }
+    if let Some(dir) = shots {
+        cat.js(
+            "const d = document.getElementById('rulesets-box'); d.open = true; d.scrollIntoView(); return true;",
+            json!([]),
+        )
+        .await?;
+        cat.screenshot(&dir.join("rulesets.png")).await?;
+    }
     let row = |name: &str| {
         tables[0]
             .as_array()

@@ -67,6 +67,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games/{id}/claim", action_route(ActionKind::Claim))
         .route("/api/games/{id}/sgf", get(sgf))
         .route("/api/games/{id}/replay", get(game_replay))
+        .route("/api/games/{id}/rulesets", get(game_rulesets))
         .route("/api/games/{id}/ws", get(game_ws))
         .route(
             "/api/replay",
@@ -549,6 +550,23 @@ async fn game_replay(
     let entry = app.games.get(path_id(&id)?).await?;
     let view = replay::of_game(&*entry.lock().await);
     Ok(Json(view).into_response())
+}
+
+/// A finished game counted under every ruleset (its own first); refused while the game goes on.
+async fn game_rulesets(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let entry = app.games.get(path_id(&id)?).await?;
+    let game = entry.lock().await.game.clone();
+    if game.phase() != tesuji_rules::Phase::Over {
+        return Err(ApiError::NotOver);
+    }
+    // Eleven replays of the game: CPU work, off the async threads.
+    let counts = tokio::task::spawn_blocking(move || replay::rulesets(&game))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Json(json!({ "counts": counts })).into_response())
 }
 
 async fn sgf_replay(body: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {

@@ -89,6 +89,8 @@ pub enum ApiError {
     NoClaim,
     #[error("your opponent is at the board (or is the computer): there is nothing to claim")]
     OpponentPresent,
+    #[error("the game is not over: it is counted under other rules once it ends")]
+    NotOver,
     #[error("your opponent's grace period is not over: you may claim in {} s", claim_in_ms.div_ceil(1000))]
     GraceNotOver { claim_in_ms: u64 },
 }
@@ -164,6 +166,7 @@ impl ApiError {
             ApiError::NoClaim => (StatusCode::UNPROCESSABLE_ENTITY, "no_claim"),
             ApiError::OpponentPresent => (StatusCode::CONFLICT, "opponent_present"),
             ApiError::GraceNotOver { .. } => (StatusCode::CONFLICT, "grace_not_over"),
+            ApiError::NotOver => (StatusCode::CONFLICT, "not_over"),
         }
     }
 

@@ -198,3 +198,93 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     view.notes = notes;
     Ok(view)
 }
+
+/// One ruleset's count of a game, as `GET /api/games/{id}/rulesets` answers it.
+#[derive(Debug, Serialize)]
+pub struct RulesetCount {
+    /// The spec compared under (`chinese`, `bga:counting=japanese,aga=on`...); the game's own canonical spec
+    /// for the first row.
+    pub spec: String,
+    /// The canonical spec with the board's size and the komi applied (absent where the preset does not take
+    /// the board).
+    pub rules: Option<String>,
+    pub result: Option<String>,
+    /// Totals in half-points.
+    pub black: Option<i32>,
+    pub white: Option<i32>,
+    /// The first move the ruleset refuses: its number among the turns, and the reason code.
+    pub illegal: Option<IllegalView>,
+    /// The preset does not take this board.
+    pub unavailable: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct IllegalView {
+    #[serde(rename = "move")]
+    pub turn: usize,
+    pub reason: &'static str,
+}
+
+/// A finished game counted under its own rules and then every ruleset of `tesuji_rules::compare`, with its
+/// komi, handicap and dead stones.
+pub fn rulesets(game: &Game) -> Vec<RulesetCount> {
+    use tesuji_rules::compare::{Refused, count_under_all};
+    let rules = *game.rules();
+    let totals = |s: Option<tesuji_rules::result::Score>| {
+        (s.map(|s| s.black.total), s.map(|s| s.white.total))
+    };
+    let own = game.result().copied();
+    let (black, white) = totals(own.and_then(|r| r.score));
+    let mut out = vec![RulesetCount {
+        spec: rules.to_string(),
+        rules: Some(rules.to_string()),
+        result: own.map(|r| r.to_string()),
+        black,
+        white,
+        illegal: None,
+        unavailable: false,
+    }];
+    let turns: Vec<(Color, Move)> = game
+        .log()
+        .iter()
+        .filter_map(|a| match a {
+            tesuji_rules::Action::Turn(c, m) => Some((*c, *m)),
+            _ => None,
+        })
+        .collect();
+    for c in count_under_all(
+        rules.size,
+        &game.start_grid(),
+        game.start_to_move(),
+        &turns,
+        Some(rules.komi),
+        rules.handicap,
+        game.dead_stones(),
+    ) {
+        let (mut row_result, mut illegal, mut unavailable) = (None, None, false);
+        let (mut black, mut white) = (None, None);
+        match c.outcome {
+            Ok(count) => {
+                row_result = Some(count.result.to_string());
+                (black, white) = totals(count.score);
+            }
+            Err(Refused::Illegal { turn, reason }) => {
+                illegal = Some(IllegalView {
+                    turn,
+                    reason: crate::error::illegal_reason(&reason),
+                });
+            }
+            Err(Refused::Size) => unavailable = true,
+        }
+        out.push(RulesetCount {
+            spec: c.spec.to_string(),
+            rules: c.rules.map(|r| r.to_string()),
+            result: row_result,
+            black,
+            white,
+            illegal,
+            unavailable,
+        });
+    }
+    out
+}

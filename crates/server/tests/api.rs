@@ -2180,3 +2180,52 @@ async fn a_void_by_repetition_names_the_repeated_state() {
     assert!(body.get("repeated").is_none(), "{body}");
     running.stop().await.unwrap();
 }
+
+/// A finished game counted under its own rules and every other, its own first; refused while in play.
+#[tokio::test]
+async fn a_finished_game_is_counted_under_every_ruleset() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=9,komi=7").await;
+    assert_eq!(black.play(id, "E5").await.0, 200);
+    let (status, body) = black.get(&format!("/api/games/{id}/rulesets")).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_over")),
+        "{body}"
+    );
+    assert_eq!(white.play(id, "pass").await.0, 200);
+    assert_eq!(black.play(id, "pass").await.0, 200);
+    for c in [&black, &white] {
+        let (status, body) = c.post(&format!("/api/games/{id}/accept"), json!({})).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body) = black.get(&format!("/api/games/{id}/rulesets")).await;
+    assert_eq!(status, 200, "{body}");
+    let counts = body["counts"].as_array().unwrap();
+    assert_eq!(counts.len(), 1 + tesuji_rules::compare::COMPARED.len());
+    // The game's own count first: Black's 81 points against komi 7.
+    assert_eq!(counts[0]["result"], "B+74");
+    assert_eq!(
+        (counts[0]["black"].as_i64(), counts[0]["white"].as_i64()),
+        (Some(162), Some(14))
+    );
+    // Area counting agrees; territory counting gives Black 80 points; the ideal rules both players' area.
+    for c in counts {
+        let spec = c["spec"].as_str().unwrap();
+        let expected = match spec {
+            "japanese" | "korean" | "bga:counting=japanese,aga=off" => "B+73",
+            // With AGA rules on, territory counting takes pass stones (White's pass, and White's last pass
+            // after Black's) against Black's: the same margin as area counting, as everywhere else.
+            _ => "B+74",
+        };
+        assert_eq!(c["result"], expected, "{spec}: {c}");
+        let rules: tesuji_rules::Rules = c["rules"].as_str().unwrap().parse().unwrap();
+        assert_eq!(
+            rules.komi,
+            tesuji_rules::Komi::white(14),
+            "{spec}: the game's komi"
+        );
+    }
+    running.stop().await.unwrap();
+}

@@ -318,8 +318,53 @@ function scoreRows(score) {
   );
 }
 
+let rulesets = null; // the counts under other rules, asked once the game is over
+
+/** "Under other rules": the finished game counted under its own ruleset, then every other. */
+function renderRulesets() {
+  const box = $("rulesets-box");
+  box.hidden = !rulesets?.length;
+  if (box.hidden) return;
+  const cell = (text, cls) => el("td", cls ? { class: cls } : {}, text);
+  $("rulesets").tBodies[0].replaceChildren(
+    ...rulesets.map((r, i) => {
+      let rest;
+      if (r.unavailable) rest = [el("td", { colspan: 3 }, t("game.ruleset-unavailable"))];
+      else if (r.illegal)
+        rest = [el("td", { colspan: 3 }, t("game.ruleset-illegal", { k: r.illegal.move, reason: t(`reason.${r.illegal.reason}`) }))];
+      else
+        rest = [
+          el("td", { title: r.result ? formatResult(r.result, t) : "" }, r.result ?? "—"),
+          cell(typeof r.black === "number" ? halfPoints(r.black) : "—", "num"),
+          cell(typeof r.white === "number" ? halfPoints(r.white) : "—", "num"),
+        ];
+      return el(
+        "tr",
+        { "data-spec": r.spec, "data-result": r.result ?? "", class: i === 0 ? "own" : null },
+        el("th", { scope: "row", title: r.rules ?? "" }, i === 0 ? t("game.ruleset-own") : r.spec.replaceAll(",", ",\u200b")),
+        ...rest,
+      );
+    }),
+  );
+}
+
+function askRulesets() {
+  if (rulesets) return;
+  rulesets = []; // asked once
+  get(`/api/games/${gameId}/rulesets`)
+    .then((answer) => {
+      rulesets = Array.isArray(answer.counts) ? answer.counts : null;
+      renderRulesets();
+    })
+    .catch(() => {
+      rulesets = null;
+    });
+}
+
 function renderOver() {
   const over = game.status === "over" || game.phase === "over";
+  if (over) askRulesets();
+  renderRulesets();
   $("over").hidden = !over;
   $("replay-link").hidden = !over;
   $("replay-link").href = `/replay?game=${game.id}`;
