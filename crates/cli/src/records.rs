@@ -44,17 +44,10 @@ fn spec_rules(spec: &str, size: Size) -> Result<Rules> {
     if sets_key(spec, "size") {
         return Ok(rules);
     }
-    let side = if size.width() == size.height() {
-        size.width().to_string()
-    } else {
-        format!("{}x{}", size.width(), size.height())
-    };
-    let sized = match spec.split_once(':') {
-        Some(_) => format!("{spec},size={side}"),
-        None => format!("{spec}:size={side}"),
-    };
     // A preset that does not take this size (bga: 9, 13, 19) keeps the spec as written.
-    Ok(sized.parse().unwrap_or(rules))
+    Ok(tesuji_rules::spec::with_size(spec, size)
+        .parse()
+        .unwrap_or(rules))
 }
 
 /// Komi as the breakdown prints it: White's, or `B../W..` when Black has some.
@@ -74,14 +67,7 @@ fn komi_text(k: Komi) -> String {
 /// JSON object) each.
 fn print_all_rules(game: &tesuji_rules::Game, komi: Option<Komi>, dead: &[Point], as_json: bool) {
     use tesuji_rules::compare::{Refused, count_under_all};
-    let turns: Vec<(Color, tesuji_rules::Move)> = game
-        .log()
-        .iter()
-        .filter_map(|a| match a {
-            tesuji_rules::Action::Turn(c, m) => Some((*c, *m)),
-            _ => None,
-        })
-        .collect();
+    let turns = game.turn_list();
     let size = game.rules().size;
     let counted = count_under_all(
         size,

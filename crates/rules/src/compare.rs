@@ -86,16 +86,7 @@ pub fn count_under_all(
 
 /// A spec of [`COMPARED`] at a board size, if the preset takes it.
 fn sized(spec: &str, size: Size) -> Option<Rules> {
-    let side = if size.width() == size.height() {
-        size.width().to_string()
-    } else {
-        format!("{}x{}", size.width(), size.height())
-    };
-    let text = match spec.split_once(':') {
-        Some(_) => format!("{spec},size={side}"),
-        None => format!("{spec}:size={side}"),
-    };
-    text.parse().ok()
+    crate::spec::with_size(spec, size).parse().ok()
 }
 
 /// The game under one ruleset.

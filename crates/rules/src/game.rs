@@ -460,13 +460,7 @@ impl Game {
     /// The game replayed from its start: `visit(turns so far, mover and whether it was a play, game)` at the
     /// start (with no mover) and after every turn.
     fn replay_turns(&self, mut visit: impl FnMut(u32, Option<(Color, bool)>, &Game)) {
-        let mut g = Game::start_from(
-            self.rules,
-            self.start.clone(),
-            self.start_to_move,
-            self.start_free,
-            self.start_forced,
-        );
+        let mut g = self.restarted();
         visit(0, None, &g);
         for action in &self.log {
             if g.apply_action(action.clone()).is_err() {
@@ -839,17 +833,33 @@ impl Game {
         Ok(())
     }
 
-    /// Takes back the last action of any kind, returning it; `None` when nothing has happened yet.
-    pub fn undo(&mut self) -> Option<Action> {
-        let mut log = std::mem::take(&mut self.log);
-        let last = log.pop()?;
-        let mut g = Game::start_from(
+    /// The same game at its start, before any action.
+    fn restarted(&self) -> Game {
+        Game::start_from(
             self.rules,
             self.start.clone(),
             self.start_to_move,
             self.start_free,
             self.start_forced,
-        );
+        )
+    }
+
+    /// The turns played so far, in order (the log without marks, acceptances and other actions).
+    pub fn turn_list(&self) -> Vec<(Color, Move)> {
+        self.log
+            .iter()
+            .filter_map(|a| match a {
+                Action::Turn(c, m) => Some((*c, *m)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Takes back the last action of any kind, returning it; `None` when nothing has happened yet.
+    pub fn undo(&mut self) -> Option<Action> {
+        let mut log = std::mem::take(&mut self.log);
+        let last = log.pop()?;
+        let mut g = self.restarted();
         for a in log {
             // Each action was legal when made, so replaying it succeeds.
             let _ = g.apply_action(a);

@@ -530,6 +530,19 @@ pub fn sets_key(spec: &str, key: &str) -> bool {
     })
 }
 
+/// The spec with `size=` added (`9`, or `9x13` for a rectangle), for reading it at a given board size.
+pub fn with_size(spec: &str, size: Size) -> String {
+    let side = if size.width() == size.height() {
+        size.width().to_string()
+    } else {
+        format!("{}x{}", size.width(), size.height())
+    };
+    match spec.split_once(':') {
+        Some(_) => format!("{spec},size={side}"),
+        None => format!("{spec}:size={side}"),
+    }
+}
+
 /// What a spec set; `None` = not given.
 #[derive(Default)]
 struct Settings {

@@ -244,14 +244,7 @@ pub fn rulesets(game: &Game) -> Vec<RulesetCount> {
         illegal: None,
         unavailable: false,
     }];
-    let turns: Vec<(Color, Move)> = game
-        .log()
-        .iter()
-        .filter_map(|a| match a {
-            tesuji_rules::Action::Turn(c, m) => Some((*c, *m)),
-            _ => None,
-        })
-        .collect();
+    let turns = game.turn_list();
     for c in count_under_all(
         rules.size,
         &game.start_grid(),
