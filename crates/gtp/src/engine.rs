@@ -488,6 +488,15 @@ impl Engine {
     fn genmove(&mut self, args: &[&str], cleanup: bool) -> Reply {
         let c = one_color(args)?;
         let game = self.pos.game_for(c);
+        if game.to_move() != c {
+            // Only while Black places free handicap stones: White has no turn to take.
+            return Err(GtpError::NoTurn(
+                game.check(c, Move::Pass).err().map_or_else(
+                    || format!("{c} cannot move now"),
+                    |reason| reason.to_string(),
+                ),
+            ));
+        }
         let cleanup = cleanup || self.pos.rules().end == EndRule::Score;
         let mv = match self.bot_kind {
             BotKind::Simple => self.bot.choose(&game, cleanup),

@@ -56,4 +56,6 @@ pub enum GtpError {
     InvalidTime,
     #[error("invalid position: {0}")]
     InvalidPosition(String),
+    #[error("no move for this colour: {0}")]
+    NoTurn(String),
 }

@@ -184,6 +184,9 @@ fn a_spec_handicap_of_free_stones_is_placed_by_black() {
         e.send("play w e5").is_err(),
         "Black has a stone left to place"
     );
+    let err = e.send("genmove w").unwrap_err();
+    assert!(err.contains("it is black's turn"), "{err}");
+    assert_eq!(e.engine.grid().count(Color::White), 0);
     e.ok("play b e5");
     e.ok("play w c7");
     assert_eq!(e.engine.grid().count(Color::Black), 3);
