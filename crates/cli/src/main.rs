@@ -409,11 +409,9 @@ fn parse_position(text: &str) -> Result<(Grid, Color)> {
         bail!("bad --position {text:?}: expected ROWS and a colour, e.g. \"..b/.w./... b\"");
     };
     let grid = Grid::from_diagram(rows).with_context(|| format!("bad --position rows {rows:?}"))?;
-    let to_move = match colour {
-        "b" | "B" | "black" => Color::Black,
-        "w" | "W" | "white" => Color::White,
-        other => bail!("bad --position colour {other:?}: expected b or w"),
-    };
+    let to_move: Color = colour
+        .parse()
+        .with_context(|| format!("bad --position colour {colour:?}: expected b or w"))?;
     Ok((grid, to_move))
 }
 

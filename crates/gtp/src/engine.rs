@@ -168,14 +168,6 @@ fn want(args: &[&str], n: usize) -> Result<(), GtpError> {
     }
 }
 
-fn color_arg(s: &str) -> Option<Color> {
-    match s.to_ascii_lowercase().as_str() {
-        "b" | "black" => Some(Color::Black),
-        "w" | "white" => Some(Color::White),
-        _ => None,
-    }
-}
-
 fn vertex_arg(s: &str, size: Size) -> Option<Move> {
     if s.eq_ignore_ascii_case("pass") {
         return Some(Move::Pass);
@@ -187,7 +179,7 @@ fn vertex_arg(s: &str, size: Size) -> Option<Move> {
 fn move_args(args: &[&str], size: Size) -> Result<(Color, Move), GtpError> {
     match args {
         [c, v] => Ok((
-            color_arg(c).ok_or(GtpError::InvalidMove)?,
+            c.parse::<Color>().map_err(|_| GtpError::InvalidMove)?,
             vertex_arg(v, size).ok_or(GtpError::InvalidMove)?,
         )),
         [_, _, _, ..] => Err(GtpError::WrongArguments),
@@ -197,7 +189,7 @@ fn move_args(args: &[&str], size: Size) -> Result<(Color, Move), GtpError> {
 
 fn one_color(args: &[&str]) -> Result<Color, GtpError> {
     want(args, 1)?;
-    color_arg(args[0]).ok_or(GtpError::InvalidColor)
+    args[0].parse::<Color>().map_err(|_| GtpError::InvalidColor)
 }
 
 /// A whole number of digits only (GTP's `int`: no sign).
@@ -785,7 +777,9 @@ impl Engine {
         if args.len() != 3 {
             return Err(GtpError::WrongArguments);
         }
-        let c = color_arg(args[0]).ok_or(GtpError::InvalidColor)?;
+        let c = args[0]
+            .parse::<Color>()
+            .map_err(|_| GtpError::InvalidColor)?;
         let t: i64 = args[1]
             .parse()
             .ok()
@@ -919,7 +913,9 @@ impl Engine {
         let size = self.pos.size();
         let mut grid = Grid::new(size);
         for pair in args.chunks(2) {
-            let c = color_arg(pair[0]).ok_or(GtpError::InvalidMove)?;
+            let c = pair[0]
+                .parse::<Color>()
+                .map_err(|_| GtpError::InvalidMove)?;
             let p = match vertex_arg(pair[1], size) {
                 Some(Move::Play(p)) => p,
                 _ => return Err(GtpError::InvalidMove),

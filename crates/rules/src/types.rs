@@ -33,14 +33,40 @@ impl Color {
             Color::White => 'W',
         }
     }
+
+    /// `black` or `white`, as GTP, the API and the store write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Color::Black => "black",
+            Color::White => "white",
+        }
+    }
 }
 
 impl fmt::Display for Color {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Color::Black => "black",
-            Color::White => "white",
-        })
+        f.write_str(self.name())
+    }
+}
+
+/// A text that names no colour.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a colour: expected black or white (b, w)")]
+pub struct ColorError(pub String);
+
+impl std::str::FromStr for Color {
+    type Err = ColorError;
+
+    /// `black`, `white`, `b` or `w`, in any case, spaces around ignored (GTP's and the API's forms).
+    fn from_str(text: &str) -> Result<Color, ColorError> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("black") || t.eq_ignore_ascii_case("b") {
+            Ok(Color::Black)
+        } else if t.eq_ignore_ascii_case("white") || t.eq_ignore_ascii_case("w") {
+            Ok(Color::White)
+        } else {
+            Err(ColorError(t.chars().take(40).collect()))
+        }
     }
 }
 
@@ -206,6 +232,26 @@ pub struct Turn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn colours_by_name() {
+        for (text, c) in [
+            ("black", Color::Black),
+            ("B", Color::Black),
+            (" White ", Color::White),
+            ("w", Color::White),
+        ] {
+            assert_eq!(text.parse::<Color>(), Ok(c), "{text:?}");
+        }
+        for c in Color::BOTH {
+            assert_eq!(c.name().parse::<Color>(), Ok(c));
+            assert_eq!(c.to_string(), c.name());
+        }
+        for bad in ["", "blue", "bl", "wb", "black white"] {
+            let e = bad.parse::<Color>().unwrap_err();
+            assert!(e.to_string().contains("not a colour"), "{bad:?}: {e}");
+        }
+    }
 
     #[test]
     fn gtp_round_trip() {

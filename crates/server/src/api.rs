@@ -20,7 +20,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::auth::{self, NewSession, Session};
 use crate::error::ApiError;
-use crate::games::{Actor, Games, LiveGame, NewTable, Opponent, Request, parse_color, parse_move};
+use crate::games::{Actor, Games, LiveGame, NewTable, Opponent, Request, parse_move};
 use crate::limit::Limiters;
 use crate::replay;
 
@@ -324,7 +324,7 @@ async fn create_game(
     let req: CreateGame = json_body(body)?;
     let color = match req.color.as_deref().map(str::trim) {
         None | Some("random") => None,
-        Some(c) => Some(parse_color(c).ok_or_else(|| {
+        Some(c) => Some(c.parse::<Color>().map_err(|_| {
             ApiError::BadRequest(format!(
                 "color must be \"black\", \"white\" or \"random\", not {c:?}"
             ))
@@ -478,7 +478,7 @@ async fn perform(
         let entry = app.games.get(id).await?;
         let live = entry.lock().await;
         if let Some(c) = &body.color {
-            let claimed: Color = parse_color(c).ok_or_else(|| {
+            let claimed: Color = c.parse::<Color>().map_err(|_| {
                 ApiError::BadRequest(format!("color must be \"black\" or \"white\", not {c:?}"))
             })?;
             if live.seat_of(Actor::User(user.id)) != Some(claimed) {

@@ -263,7 +263,7 @@ impl GameClock {
             running: if self.clock.is_paused() {
                 None
             } else {
-                self.clock.running().map(crate::games::color_name)
+                self.clock.running().map(Color::name)
             },
         }
     }

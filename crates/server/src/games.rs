@@ -203,21 +203,6 @@ pub struct Event<'a> {
     pub state: &'a GameState,
 }
 
-pub fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::Black => "black",
-        Color::White => "white",
-    }
-}
-
-pub fn parse_color(text: &str) -> Option<Color> {
-    match text.trim().to_ascii_lowercase().as_str() {
-        "black" | "b" => Some(Color::Black),
-        "white" | "w" => Some(Color::White),
-        _ => None,
-    }
-}
-
 fn phase_name(p: Phase) -> &'static str {
     match p {
         Phase::Playing => "playing",
@@ -487,7 +472,7 @@ impl LiveGame {
             .map(|c| {
                 let seen = self.presence.seen_ms[c.index()];
                 AbsentView {
-                    color: color_name(c),
+                    color: c.name(),
                     absent_ms: now.saturating_sub(seen),
                     claim_in_ms: seen
                         .saturating_add(self.presence.grace_ms)
@@ -634,7 +619,7 @@ impl LiveGame {
     fn push_move(&mut self, m: StoredMove) {
         let size = self.game.rules().size;
         let turn = m.text == "pass" || Point::from_gtp(&m.text, size).is_some();
-        if turn && let (Some(clock), Some(color)) = (&self.clock, parse_color(&m.color)) {
+        if turn && let (Some(clock), Some(color)) = (&self.clock, m.color.parse::<Color>().ok()) {
             self.times.push((color, clock.left(color)));
         }
         // Copies the list only while an older state still holds it.
@@ -695,7 +680,11 @@ impl LiveGame {
                 text: m.text.clone(),
                 reason,
             };
-            let color = parse_color(&m.color).ok_or_else(|| fail("unknown colour".into()))?;
+            let color = m
+                .color
+                .parse::<Color>()
+                .ok()
+                .ok_or_else(|| fail("unknown colour".into()))?;
             if let Some(spent) = m.spent_ms {
                 let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
                 live.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
@@ -728,7 +717,11 @@ impl LiveGame {
     pub fn seat_of(&self, actor: Actor) -> Option<Color> {
         match actor {
             Actor::Referee(c) => Some(c),
-            Actor::Bot => self.seats.bot.as_ref().and_then(|(_, c)| parse_color(c)),
+            Actor::Bot => self
+                .seats
+                .bot
+                .as_ref()
+                .and_then(|(_, c)| c.parse::<Color>().ok()),
             Actor::User(id) => [Color::Black, Color::White]
                 .into_iter()
                 .find(|&c| matches!(&self.players[c.index()], Some(Player::User(u)) if u.id == id)),
@@ -790,7 +783,7 @@ impl LiveGame {
                         .collect(),
                 )
             },
-            to_move: color_name(self.game.to_move()),
+            to_move: self.game.to_move().name(),
             phase: phase_name(self.game.phase()),
             result: result.map(|r| r.to_string()),
             score: result.and_then(|r| r.score.as_ref()).map(ScoreView::from),
@@ -1013,7 +1006,7 @@ impl Games {
             players[k] = user.map(Player::User);
         }
         if let Some((kind, color)) = &seats.bot
-            && let Some(c) = parse_color(color)
+            && let Some(c) = color.parse::<Color>().ok()
         {
             players[c.index()] = Some(Player::Bot { bot: kind.clone() });
         }
@@ -1134,7 +1127,7 @@ impl Games {
                         BOTS.join(", ")
                     )));
                 }
-                seats.bot = Some((kind.clone(), color_name(color.opponent()).to_owned()));
+                seats.bot = Some((kind.clone(), color.opponent().name().to_owned()));
             }
         }
         let id = self
@@ -1194,7 +1187,7 @@ impl Games {
         {
             return Err(ApiError::BadInvite);
         }
-        match self.store.join_game(id, color_name(color), user.id).await {
+        match self.store.join_game(id, color.name(), user.id).await {
             Err(StoreError::SeatTaken { .. }) => return Err(ApiError::SeatTaken),
             other => other?,
         }
@@ -1214,7 +1207,7 @@ impl Games {
             "join",
             MoveView {
                 number: 0,
-                color: color_name(color).to_owned(),
+                color: color.name().to_owned(),
                 text: user.name.clone(),
             },
             &state,
@@ -1500,7 +1493,7 @@ impl Games {
         let as_i64 = |ms: u64| i64::try_from(ms).unwrap_or(i64::MAX);
         let stored = StoredMove {
             number,
-            color: color_name(color).to_owned(),
+            color: color.name().to_owned(),
             text,
             spent_ms: turn_time.map(|t| as_i64(t.spent_ms)),
             lag_ms: turn_time.map(|t| as_i64(t.lag_ms)),

@@ -135,7 +135,7 @@ fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
             Move::Pass => "pass".to_owned(),
             Move::Play(p) => p.to_gtp(size),
         });
-        view.colors.push(crate::games::color_name(*color));
+        view.colors.push(color.name());
         view.boards.push(rows(&at));
     }
     view
