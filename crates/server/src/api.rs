@@ -227,11 +227,60 @@ async fn lobby(State(app): State<AppState>) -> Json<serde_json::Value> {
     Json(lobby_json(&app.games))
 }
 
+/// The longest page of a listing.
+const PAGE_LIMIT: usize = 100;
+/// A page's length when the request names none.
+const PAGE_DEFAULT: usize = 50;
+
+/// `?before=ID&limit=N` of a listing: the games with ids below `before` (all when absent), newest first, at
+/// most `limit` (1 to 100).
+#[derive(Deserialize, Default)]
+struct PageQuery {
+    before: Option<String>,
+    limit: Option<String>,
+}
+
+impl PageQuery {
+    fn read(
+        query: Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>,
+    ) -> Result<(Option<i64>, usize), ApiError> {
+        let q = query
+            .map(|q| q.0)
+            .map_err(|e| ApiError::BadRequest(format!("bad query: {e}")))?;
+        let before = q
+            .before
+            .map(|b| {
+                b.parse::<i64>().ok().filter(|&v| v > 0).ok_or_else(|| {
+                    ApiError::BadRequest(format!("bad before {:?}: a game id", shorten(&b)))
+                })
+            })
+            .transpose()?;
+        let limit = match q.limit {
+            None => PAGE_DEFAULT,
+            Some(l) => l
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=PAGE_LIMIT).contains(n))
+                .ok_or_else(|| {
+                    ApiError::BadRequest(format!("bad limit {:?}: 1 to {PAGE_LIMIT}", shorten(&l)))
+                })?,
+        };
+        Ok((before, limit))
+    }
+}
+
+/// At most 40 characters of a value quoted in an error.
+fn shorten(text: &str) -> String {
+    text.chars().take(40).collect()
+}
+
 async fn user_games(
     State(app): State<AppState>,
     Path(id): Path<String>,
+    query: Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let id = path_id(&id)?;
+    let (before, limit) = PageQuery::read(query)?;
     let user = app
         .games
         .accounts
@@ -239,11 +288,21 @@ async fn user_games(
         .await
         .ok_or(ApiError::NoUser(id))?;
     let seated = |p: &Option<crate::games::Player>| matches!(p, Some(crate::games::Player::User(u)) if u.id == id);
-    let games = app.games.summaries(
-        |s| seated(&s.players.black) || seated(&s.players.white),
-        usize::MAX,
+    // One more than the page tells whether another page follows.
+    let mut games = app.games.summaries(
+        |s| {
+            before.is_none_or(|b| s.id < b)
+                && (seated(&s.players.black) || seated(&s.players.white))
+        },
+        limit + 1,
     );
-    Ok(Json(json!({ "user": user, "games": games })))
+    let next = (games.len() > limit).then(|| {
+        games.truncate(limit);
+        games.last().map(|s| s.id)
+    });
+    Ok(Json(
+        json!({ "user": user, "games": games, "next": next.flatten() }),
+    ))
 }
 
 async fn lobby_ws(

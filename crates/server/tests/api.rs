@@ -2229,3 +2229,69 @@ async fn a_finished_game_is_counted_under_every_ruleset() {
     }
     running.stop().await.unwrap();
 }
+
+/// A player's games a page at a time: `?before=ID&limit=N`, newest first, `next` where the following page starts;
+/// no game repeated or skipped, also while games are being added; bad values are a 400 with a reason.
+#[tokio::test]
+async fn a_players_games_come_in_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let black = Client::guest(&running, "pager").await;
+    let mut ids = Vec::new();
+    for _ in 0..7 {
+        ids.push(
+            black.table("chinese:size=9", "black", "anyone").await["id"]
+                .as_i64()
+                .unwrap(),
+        );
+    }
+    let me = black.get("/api/session").await.1["user"]["id"]
+        .as_i64()
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut path = format!("/api/users/{me}/games?limit=3");
+    let mut pages = 0;
+    loop {
+        let (status, page) = black.get(&path).await;
+        assert_eq!(status, 200, "{page}");
+        let games = page["games"].as_array().unwrap();
+        assert!(games.len() <= 3, "{page}");
+        seen.extend(games.iter().map(|g| g["id"].as_i64().unwrap()));
+        pages += 1;
+        if pages == 1 {
+            // A game added meanwhile is newer than every page still to come: it repeats nothing and skips nothing.
+            black.table("chinese:size=9", "black", "anyone").await;
+        }
+        match page["next"].as_i64() {
+            Some(next) => {
+                assert_eq!(Some(next), seen.last().copied());
+                path = format!("/api/users/{me}/games?limit=3&before={next}");
+            }
+            None => break,
+        }
+    }
+    ids.reverse();
+    assert_eq!(seen, ids, "every game once, newest first");
+    assert_eq!(pages, 3);
+    // The default page holds them all here, with no next page.
+    let (_, all) = black.get(&format!("/api/users/{me}/games")).await;
+    assert_eq!(all["games"].as_array().unwrap().len(), 8);
+    assert!(all["next"].is_null());
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "limit=x",
+        "before=-1",
+        "before=0",
+        "before=99999999999999999999",
+        "limit=1&limit=2",
+    ] {
+        let (status, body) = black.get(&format!("/api/users/{me}/games?{bad}")).await;
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (400, Some("bad_request")),
+            "{bad}: {body}"
+        );
+    }
+    running.stop().await.unwrap();
+}

@@ -66,7 +66,25 @@ function render() {
   document.title = `${playerName(data.user)} · tesuji`;
   $("games").tBodies[0].replaceChildren(...data.games.map(row));
   $("no-games").hidden = data.games.length > 0;
+  $("more-games").hidden = !data.next;
 }
+
+// The listing comes a page at a time, newest first; "More games" asks for the page before the last one shown.
+$("more-games").addEventListener("click", async () => {
+  if (!data?.next) return;
+  const button = $("more-games");
+  button.disabled = true;
+  try {
+    const page = await get(`/api/users/${userId}/games?before=${data.next}`);
+    data.games.push(...(page.games ?? []));
+    data.next = page.next ?? null;
+    render();
+  } catch (e) {
+    showError($("message"), e);
+  } finally {
+    button.disabled = false;
+  }
+});
 
 onLanguageChange(render);
 
