@@ -193,9 +193,18 @@ impl Position {
         self.rules.size
     }
 
-    /// Sets komi; nothing else depends on it.
+    /// Sets komi: the count and the ruled game's own results use it.
     pub fn set_komi(&mut self, komi: tesuji_rules::Komi) {
-        self.rules.komi = komi;
+        let mut rules = self.rules;
+        rules.komi = komi;
+        // The same moves under the new komi; legality does not depend on it, so the replay succeeds.
+        match self.with_rules(rules) {
+            Ok(p) => *self = p,
+            Err(_) => {
+                self.rules = rules;
+                self.ruled = None;
+            }
+        }
     }
 
     pub fn start(&self) -> &Grid {
@@ -262,6 +271,10 @@ impl Position {
     pub fn play(&mut self, color: Color, mv: Move) -> Result<(), Illegal> {
         let mut g = self.game_for(color);
         g.play(color, mv)?;
+        if self.moves.is_empty() && !self.from_rules && color != self.start_to_move {
+            // The first move of a set-up position decides who moved first, in the ruled game too.
+            self.ruled = Game::from_position(self.rules, &self.start, color).ok();
+        }
         self.turns_after.push(g.turns());
         self.game = g;
         self.ruled = ruled_after(self.ruled.take(), color, mv);

@@ -252,3 +252,20 @@ fn tesuji_why_explains_refusals() {
     assert_eq!(e.ok("tesuji-why w c3"), "forced pass");
     assert!(e.send("tesuji-why w").is_err());
 }
+
+/// The ruled game follows the `komi` command and a set-up position's first mover.
+#[test]
+fn the_ruled_result_follows_komi_and_the_first_mover() {
+    let mut e = Ours::with_spec("tromp-taylor:size=5");
+    e.ok("komi 100");
+    e.ok("play b c3");
+    e.ok("play w pass");
+    e.ok("play b pass");
+    assert_eq!(e.ok("final_score"), "W+75");
+    let mut e = Ours::with_spec("ideal:size=9");
+    e.ok("set_position b e5");
+    e.ok("play w pass");
+    e.ok("play b pass");
+    // A play was made before (the set-up stone is the start, not a play): the ideal draw holds.
+    assert_eq!(e.ok("final_score"), "0");
+}
