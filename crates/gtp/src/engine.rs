@@ -458,7 +458,8 @@ impl Engine {
         r.size = size;
         r.handicap = self.handicap;
         r.placement = self.placement;
-        self.pos = Position::new(r).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
+        // A board that cannot take the rules' handicap is not a size these rules play on.
+        self.pos = Position::new(r).map_err(|_| GtpError::UnacceptableSize)?;
         Ok(String::new())
     }
 
@@ -876,9 +877,7 @@ impl Engine {
         }
         // A handicap the spec gives (`handicap=`, or bga's `komi=hN`) becomes the rules' own, placed as their
         // placement says on a board where nothing has been played; never dropped.
-        let gives_handicap = ["handicap", "placement"]
-            .iter()
-            .any(|k| tesuji_rules::spec::sets_key(&spec, k))
+        let gives_handicap = tesuji_rules::spec::sets_key(&spec, "handicap")
             || (r.preset == Preset::Bga && tesuji_rules::spec::sets_key(&spec, "komi"));
         let now = self.pos.rules();
         let same = r.handicap == now.handicap && (r.handicap == 0 || r.placement == now.placement);
