@@ -460,19 +460,25 @@ pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
     Ok(Replay { game, turns, notes })
 }
 
-/// The main-line index of the first move that follows two passes in a row, if any.
+/// The main-line index of the first move that follows two passes in a row, if any; the passes that replay
+/// inserts between two moves of one colour count.
 fn play_after_two_passes(tree: &Tree, main: &[NodeId], size: Size) -> Option<usize> {
     let mut passes = 0;
+    let mut last = None;
     for (k, &id) in main.iter().enumerate() {
         let Some(node) = tree.node(id) else { continue };
-        for ident in ["B", "W"] {
+        for (ident, color) in [("B", Color::Black), ("W", Color::White)] {
             let Some(mv) = node.value(ident).and_then(|raw| decode_move(raw, size)) else {
                 continue;
             };
+            if last == Some(color) {
+                passes += 1; // the other colour's pass, inserted
+            }
             if passes >= 2 {
                 return Some(k);
             }
             passes = if mv == Move::Pass { passes + 1 } else { 0 };
+            last = Some(color);
         }
     }
     None

@@ -286,6 +286,12 @@ fn play_after_two_passes_under_tromp_taylor_is_resumed_play() {
     assert_eq!(r.game.grid().count(Color::White), 1);
     assert_eq!(r.notes.len(), 1);
     assert_eq!(r.notes[0].node, 4);
+    // A pass inserted between two moves of one colour counts: here it is the second pass, and play goes on.
+    let t = tree("(;SZ[5]RU[tromp-taylor];B[cc];W[];W[bb])");
+    let r = replay(&t, record_rules(&t, None, Rules::default()).unwrap())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.game.grid().count(Color::White), 1);
+    assert_eq!(r.notes.len(), 2, "{:?}", r.notes);
     // Ending with two passes is still the end, with nothing noted.
     let t = tree("(;SZ[5]RU[tromp-taylor];B[cc];W[];B[])");
     let r = replay(&t, record_rules(&t, None, Rules::default()).unwrap()).unwrap();
