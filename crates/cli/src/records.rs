@@ -67,17 +67,8 @@ fn komi_text(k: Komi) -> String {
 /// JSON object) each.
 fn print_all_rules(game: &tesuji_rules::Game, komi: Option<Komi>, dead: &[Point], as_json: bool) {
     use tesuji_rules::compare::{Refused, count_under_all};
-    let turns = game.turn_list();
     let size = game.rules().size;
-    let counted = count_under_all(
-        size,
-        &game.start_grid(),
-        game.start_to_move(),
-        &turns,
-        komi,
-        game.rules().handicap,
-        dead,
-    );
+    let counted = count_under_all(game, komi, dead);
     let mut rows = Vec::new();
     for c in &counted {
         let rules = c.rules.map(|r| r.to_string());

@@ -49,30 +49,32 @@ pub enum Refused {
     Size,
 }
 
-/// The game of `turns` from `start` (`to_move` first) counted under each spec of [`COMPARED`] at `size`, with
-/// `komi` when given (else each preset's own), the `handicap` stones' count for the bonus, and `dead` removed.
-/// A move after the end of play resumes it (a dispute); a move out of turn gets the other colour's pass first.
-pub fn count_under_all(
-    size: Size,
-    start: &Grid,
-    to_move: Color,
-    turns: &[(Color, Move)],
-    komi: Option<Komi>,
-    handicap: u8,
-    dead: &[Point],
-) -> Vec<Counted> {
+/// A game counted under each spec of [`COMPARED`]: its start (handicap stones, and free stones or forced passes
+/// still to come), its turns, its handicap, `komi` when given (else each preset's own, as the handicap leaves
+/// it) and `dead` removed. A move after the end of play resumes it (a dispute); a move out of turn gets the
+/// other colour's pass first.
+pub fn count_under_all(game: &Game, komi: Option<Komi>, dead: &[Point]) -> Vec<Counted> {
+    let size = game.rules().size;
+    let handicap = game.rules().handicap;
+    let (free, forced) = game.start_placements();
+    let start = Start {
+        grid: game.start_grid(),
+        to_move: game.start_to_move(),
+        free,
+        forced,
+    };
+    let turns = game.turn_list();
     COMPARED
         .iter()
         .map(|&spec| {
-            let rules = sized(spec, size).map(|mut r| {
+            let rules = sized(spec, size, handicap).map(|mut r| {
                 if let Some(k) = komi {
                     r.komi = k;
                 }
-                r.handicap = handicap;
                 r
             });
             let outcome = match rules {
-                Some(r) => count_under(r, start, to_move, turns, dead),
+                Some(r) => count_under(r, &start, &turns, dead),
                 None => Err(Refused::Size),
             };
             Counted {
@@ -84,21 +86,42 @@ pub fn count_under_all(
         .collect()
 }
 
-/// A spec of [`COMPARED`] at a board size, if the preset takes it.
-fn sized(spec: &str, size: Size) -> Option<Rules> {
-    crate::spec::with_size(spec, size).parse().ok()
+/// Where a game starts.
+pub struct Start {
+    pub grid: Grid,
+    pub to_move: Color,
+    /// Black's free handicap stones still to place.
+    pub free: u8,
+    /// White's forced passes to come.
+    pub forced: u8,
+}
+
+/// A spec of [`COMPARED`] at a board size with a handicap (which may change the preset's komi), if the preset
+/// takes the board.
+fn sized(spec: &str, size: Size, handicap: u8) -> Option<Rules> {
+    let text = crate::spec::with_size(spec, size);
+    let with_handicap: Option<Rules> = (handicap > 0)
+        .then(|| format!("{text},handicap={handicap}").parse().ok())
+        .flatten();
+    with_handicap.or_else(|| {
+        text.parse().ok().map(|mut r: Rules| {
+            r.handicap = handicap;
+            r
+        })
+    })
 }
 
 /// The game under one ruleset.
 pub fn count_under(
     rules: Rules,
-    start: &Grid,
-    to_move: Color,
+    start: &Start,
     turns: &[(Color, Move)],
     dead: &[Point],
 ) -> Result<Count, Refused> {
     let illegal = |turn: usize, reason: Illegal| Refused::Illegal { turn, reason };
-    let mut game = Game::from_position(rules, start, to_move).map_err(|_| Refused::Size)?;
+    let mut game =
+        Game::from_position_placing(rules, &start.grid, start.to_move, start.free, start.forced)
+            .map_err(|_| Refused::Size)?;
     for (k, &(color, mv)) in turns.iter().enumerate() {
         if game.phase() == Phase::Marking {
             game.dispute(color).map_err(|e| illegal(k + 1, e))?;

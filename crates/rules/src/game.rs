@@ -256,6 +256,25 @@ impl Game {
         Ok(Game::start_from(rules, board, to_move, 0, 0))
     }
 
+    /// Like [`Game::from_position`], with Black's `free` handicap stones still to place and White's `forced`
+    /// passes to come, as a game of free or `passes` placement starts (see [`Game::start_placements`]).
+    pub fn from_position_placing(
+        rules: Rules,
+        grid: &Grid,
+        to_move: Color,
+        free: u8,
+        forced: u8,
+    ) -> Result<Game, GameError> {
+        let g = Game::from_position(rules, grid, to_move)?;
+        Ok(Game::start_from(rules, g.start, to_move, free, forced))
+    }
+
+    /// The handicap still to come when the game started: Black's free stones to place and White's forced
+    /// passes.
+    pub fn start_placements(&self) -> (u8, u8) {
+        (self.start_free, self.start_forced)
+    }
+
     fn start_from(rules: Rules, board: Board, to_move: Color, free: u8, forced: u8) -> Game {
         let words = board.snapshot().len();
         // Room for a long game's records without regrowing: most games end within twice the board's points.

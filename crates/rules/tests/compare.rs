@@ -3,7 +3,7 @@
 //! §4) and a move one ruleset refuses is named with its turn.
 
 use tesuji_rules::compare::{COMPARED, Refused, count_under_all};
-use tesuji_rules::{Color, Game, Grid, Illegal, Komi, Move, Phase, Point, Rules, Size};
+use tesuji_rules::{Color, Game, Illegal, Komi, Move, Phase, Point, Rules, Size};
 
 struct Rng(u64);
 
@@ -17,8 +17,8 @@ impl Rng {
 }
 
 /// A random game under `chinese` (positional superko, no suicide: its plays are legal under every preset)
-/// played to two passes; its turns.
-fn random_game(size: Size, rng: &mut Rng) -> Vec<(Color, Move)> {
+/// played to two passes.
+fn random_game(size: Size, rng: &mut Rng) -> Game {
     let rules: Rules = format!("chinese:size={}", size.width()).parse().unwrap();
     let mut g = Game::new(rules).unwrap();
     let mut turns = Vec::new();
@@ -39,7 +39,19 @@ fn random_game(size: Size, rng: &mut Rng) -> Vec<(Color, Move)> {
         g.play(color, Move::Pass).unwrap();
         turns.push((color, Move::Pass));
     }
-    turns
+    g
+}
+
+/// A game of these turns under the most lenient rules (any suicide, simple ko).
+fn lenient(size: Size, turns: &[(Color, Move)]) -> Game {
+    let rules: Rules = format!("tromp-taylor:size={},ko=simple,end=agree", size.width())
+        .parse()
+        .unwrap();
+    let mut g = Game::new(rules).unwrap();
+    for &(c, m) in turns {
+        g.play(c, m).unwrap();
+    }
+    g
 }
 
 fn margin_of(counted: &[tesuji_rules::compare::Counted], spec: &str) -> i32 {
@@ -59,18 +71,9 @@ fn margin_of(counted: &[tesuji_rules::compare::Counted], spec: &str) -> i32 {
 fn counts_agree_where_the_rules_say_they_must() {
     let mut rng = Rng(0xC0FF_EE00_1234_5678);
     let size = Size::square(9).unwrap();
-    let start = Grid::new(size);
     for _ in 0..30 {
-        let turns = random_game(size, &mut rng);
-        let counted = count_under_all(
-            size,
-            &start,
-            Color::Black,
-            &turns,
-            Some(Komi::white(13)),
-            0,
-            &[],
-        );
+        let game = random_game(size, &mut rng);
+        let counted = count_under_all(&game, Some(Komi::white(13)), &[]);
         assert_eq!(counted.len(), COMPARED.len());
         for c in &counted {
             assert!(c.outcome.is_ok(), "{}: {:?}", c.spec, c.outcome);
@@ -114,7 +117,7 @@ fn a_refused_move_is_named_and_other_boards_are_said_so() {
         (Color::Black, Move::Pass),
         (Color::White, Move::Pass),
     ];
-    let counted = count_under_all(size, &Grid::new(size), Color::Black, &turns, None, 0, &[]);
+    let counted = count_under_all(&lenient(size, &turns), None, &[]);
     for c in &counted {
         match c.spec {
             "tromp-taylor" | "ideal" | "new-zealand" => {
@@ -145,12 +148,57 @@ fn a_refused_move_is_named_and_other_boards_are_said_so() {
     assert_eq!(komi("japanese"), Komi::white(13));
     // Two passes before any play: the ideal rules' draw, a count elsewhere.
     let passes = [(Color::Black, Move::Pass), (Color::White, Move::Pass)];
-    let counted = count_under_all(size, &Grid::new(size), Color::Black, &passes, None, 0, &[]);
+    let counted = count_under_all(&lenient(size, &passes), None, &[]);
     let ideal = counted.iter().find(|c| c.spec == "ideal").unwrap();
     assert_eq!(ideal.outcome.as_ref().unwrap().result.to_string(), "0");
     let chinese = counted.iter().find(|c| c.spec == "chinese").unwrap();
     assert_eq!(
         chinese.outcome.as_ref().unwrap().result.to_string(),
         "W+7.5"
+    );
+}
+
+/// A game with free handicap placement is counted with Black's placements as placements under every ruleset,
+/// not as moves out of turn with White's passes between them (which would hand Black pass stones).
+#[test]
+fn free_handicap_placements_stay_placements() {
+    let mut rng = Rng(0xF4EE_0003);
+    let rules: Rules = "chinese:size=9,handicap=3".parse().unwrap();
+    let mut g = Game::new(rules).unwrap();
+    assert_eq!(g.start_placements(), (3, 0));
+    while g.phase() == Phase::Playing && g.turns() < 120 {
+        let moves = g.legal_moves();
+        let mv = if g.free_handicap_left() == 0 && rng.below(10) == 0 {
+            Move::Pass
+        } else {
+            moves[rng.below(moves.len())]
+        };
+        g.play_move(mv).unwrap();
+    }
+    while g.phase() == Phase::Playing {
+        g.play_move(Move::Pass).unwrap();
+    }
+    let white_passes = g
+        .turn_list()
+        .iter()
+        .filter(|&&(c, m)| c == Color::White && m == Move::Pass)
+        .count() as u32;
+    let counted = count_under_all(&g, Some(rules.komi), &[]);
+    let aga = counted.iter().find(|c| c.spec == "aga").unwrap();
+    let score = aga.outcome.as_ref().unwrap().score.unwrap();
+    // Each of White's passes gives Black a pass stone; Black's last pass, if Black passed last, one more.
+    let last_black = g.turn_list().last().map(|&(c, _)| c) == Some(Color::Black);
+    assert_eq!(
+        score.black.pass_stones,
+        white_passes + u32::from(last_black)
+    );
+    // Under its own rules the count is the game's own.
+    let own = counted.iter().find(|c| c.spec == "chinese").unwrap();
+    let mut direct = g.clone();
+    direct.accept(Color::Black).unwrap();
+    direct.accept(Color::White).unwrap();
+    assert_eq!(
+        own.outcome.as_ref().unwrap().result,
+        *direct.result().unwrap()
     );
 }

@@ -244,16 +244,7 @@ pub fn rulesets(game: &Game) -> Vec<RulesetCount> {
         illegal: None,
         unavailable: false,
     }];
-    let turns = game.turn_list();
-    for c in count_under_all(
-        rules.size,
-        &game.start_grid(),
-        game.start_to_move(),
-        &turns,
-        Some(rules.komi),
-        rules.handicap,
-        game.dead_stones(),
-    ) {
+    for c in count_under_all(game, Some(rules.komi), game.dead_stones()) {
         let (mut row_result, mut illegal, mut unavailable) = (None, None, false);
         let (mut black, mut white) = (None, None);
         match c.outcome {
