@@ -65,7 +65,13 @@ fn komi_text(k: Komi) -> String {
 
 /// `tesuji score --all-rules`: the game counted under every ruleset of `tesuji_rules::compare`, one line (or
 /// JSON object) each.
-fn print_all_rules(game: &tesuji_rules::Game, komi: Option<Komi>, dead: &[Point], as_json: bool) {
+fn print_all_rules(
+    game: &tesuji_rules::Game,
+    komi: Option<Komi>,
+    dead: &[Point],
+    inserted: &[usize],
+    as_json: bool,
+) {
     use tesuji_rules::compare::{Refused, count_under_all};
     let size = game.rules().size;
     let counted = count_under_all(game, komi, dead);
@@ -95,6 +101,7 @@ fn print_all_rules(game: &tesuji_rules::Game, komi: Option<Komi>, dead: &[Point]
                 }
             }
             Err(Refused::Illegal { turn, reason }) => {
+                let turn = *turn - inserted.iter().filter(|&&t| t < *turn).count();
                 if as_json {
                     rows.push(json!({
                         "spec": c.spec,
@@ -245,7 +252,15 @@ pub fn score(
         let komi = stated
             .map(|(k, _)| k)
             .or_else(|| komi_of(tree).ok().flatten().map(Komi::white));
-        print_all_rules(game, komi, &dead_points, as_json);
+        // The passes the replay inserted are not the record's moves: a refused move is named by the record's
+        // own count.
+        let inserted: Vec<usize> = replayed
+            .notes
+            .iter()
+            .filter(|n| n.kind == tesuji_sgf::record::NoteKind::PassInserted)
+            .map(|n| n.turn + 1)
+            .collect();
+        print_all_rules(game, komi, &dead_points, &inserted, as_json);
         return Ok(vertices(&unsure));
     }
     let score = game.score_with(&dead_points);

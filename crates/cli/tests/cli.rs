@@ -725,6 +725,20 @@ fn score_all_rules_counts_the_game_under_every_ruleset() {
         rows[7]["illegal"],
         serde_json::json!({"move": 6, "reason": "suicide"})
     );
+    // A pass the reader inserts is not one of the record's moves: the suicide is the record's fifth move.
+    let row = dir.path().join("row.sgf");
+    std::fs::write(
+        &row,
+        "(;GM[1]SZ[5]KM[2];B[ad];B[bd];W[be];B[ce];W[ae];B[];W[])",
+    )
+    .unwrap();
+    let o = tesuji(&["score", row.to_str().unwrap(), "--all-rules"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("chinese: move 5 is illegal (suicide)"),
+        "{}",
+        stdout(&o)
+    );
     // --rules and --all-rules do not go together.
     let o = tesuji(&[
         "score",

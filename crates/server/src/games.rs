@@ -293,7 +293,7 @@ fn refusal(game: &Game, color: Color, mv: Move, e: Illegal) -> ApiError {
 
 /// The number of the action (as stored and listed) that was the game's `turn`-th turn; 0 for the start. Each
 /// stored action is one action of the game's log.
-fn turn_number(game: &Game, turn: u32) -> i64 {
+pub(crate) fn turn_number(game: &Game, turn: u32) -> i64 {
     let mut turns = 0;
     let mut number = 0;
     for (k, action) in game.log().iter().enumerate() {

@@ -254,7 +254,8 @@ pub fn rulesets(game: &Game) -> Vec<RulesetCount> {
             }
             Err(Refused::Illegal { turn, reason }) => {
                 illegal = Some(IllegalView {
-                    turn,
+                    // As the move list numbers actions.
+                    turn: crate::games::turn_number(game, turn as u32) as usize,
                     reason: crate::error::illegal_reason(&reason),
                 });
             }
