@@ -201,6 +201,12 @@ fn a_spec_handicap_is_refused_clearly_when_it_cannot_be_honoured() {
     assert!(err.contains("clear_board"), "{err}");
     // Unchanged.
     assert_eq!(e.ok("tesuji-rules").parse::<Rules>().unwrap().handicap, 0);
+    // A board size that cannot take the rules' handicap: GTP's own refusal, and the board stays as it was.
+    let mut e = Ours::with_spec("chinese:size=9,handicap=5,placement=fixed");
+    assert_eq!(e.send("boardsize 8"), Err("unacceptable size".to_string()));
+    assert_eq!(e.engine.grid().count(Color::Black), 5);
+    e.ok("boardsize 13");
+    assert_eq!(e.engine.grid().count(Color::Black), 5);
     // A fixed handicap the board has no points for.
     let mut e = Ours::with_spec("chinese:size=7");
     let err = e
