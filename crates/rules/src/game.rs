@@ -494,10 +494,7 @@ impl Game {
     /// The earliest turn after which the position (state, own play's position) that `color` playing at `p`
     /// would make stood, by the record `ko` keeps.
     fn repeated_turn(&self, color: Color, p: Point, ko: KoRule) -> Option<u32> {
-        let i = self.board.checked_idx(p)?;
-        let mut after = self.board.clone();
-        after.play(color, i);
-        let target = after.snapshot().to_vec();
+        let target = self.board_after_play(color, p)?.snapshot().to_vec();
         let next = self.next_after_play(color);
         let mut found = None;
         self.replay_turns(|turn, mover, g| {
@@ -518,16 +515,21 @@ impl Game {
         found
     }
 
-    /// The position after turn `turn` (plays and passes counted from 1; 0 is the start), if the game has had
-    /// that many turns: the earlier position a [`Refusal`] names.
-    pub fn grid_after_turn(&self, turn: u32) -> Option<Grid> {
-        let mut found = None;
-        self.replay_turns(|t, _, g| {
-            if t == turn && found.is_none() {
-                found = Some(g.board.to_grid());
-            }
-        });
-        found
+    /// The position `color` playing at `p` would make, captures and suicide applied and the ko rules not
+    /// asked; `None` when the point is off the board or taken. For a superko refusal this is the earlier
+    /// position it names, so nobody needs to replay the game to show it.
+    pub fn grid_after_play(&self, color: Color, p: Point) -> Option<Grid> {
+        self.board_after_play(color, p).map(|b| b.to_grid())
+    }
+
+    fn board_after_play(&self, color: Color, p: Point) -> Option<Board> {
+        let i = self.board.checked_idx(p)?;
+        if !self.board.is_empty_at(i) {
+            return None;
+        }
+        let mut after = self.board.clone();
+        after.play(color, i);
+        Some(after)
     }
 
     /// For a game that ended by repetition (`repetition=void`): the earlier turns after which its final state

@@ -88,7 +88,7 @@ fn superko_refusals_name_the_earliest_repeated_turn() {
                                 }
                         });
                         assert_eq!(Some(repeats as usize), earliest, "{g:?} {color} {p:?}");
-                        assert_eq!(g.grid_after_turn(repeats), Some(target), "{g:?}");
+                        assert_eq!(g.grid_after_play(color, p), Some(target), "{g:?}");
                         explained[k] += 1;
                     }
                     let moves = g.legal_moves();

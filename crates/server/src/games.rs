@@ -275,13 +275,11 @@ pub enum Actor {
 /// A refused play as answered: a superko refusal names the action after which the position it would repeat
 /// stood (each stored action is one action of the game's log), with that position.
 fn refusal(game: &Game, color: Color, mv: Move, e: Illegal) -> ApiError {
-    let Err(why) = game.why(color, mv) else {
+    let (Err(why), Move::Play(p)) = (game.why(color, mv), mv) else {
         return e.into();
     };
-    let (Some(turn), Some(grid)) = (
-        why.repeats,
-        why.repeats.and_then(|t| game.grid_after_turn(t)),
-    ) else {
+    // The repeated position is the one the play would make.
+    let (Some(turn), Some(grid)) = (why.repeats, game.grid_after_play(color, p)) else {
         return e.into();
     };
     ApiError::Superko {
