@@ -639,25 +639,28 @@ fn locate(bytes: &[u8], mut pending: Vec<Pending>) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// Lines and columns of every node's offset, in one sweep over the text.
+/// Lines and columns of every node's offset, in one sweep over the text: nodes are made in document order, so
+/// their offsets only grow (a smaller one, which the parser never makes, would start the sweep again).
 fn locate_nodes(bytes: &[u8], offsets: &[Vec<usize>]) -> Vec<Vec<(usize, usize)>> {
-    let mut order: Vec<(usize, usize, usize)> = offsets
-        .iter()
-        .enumerate()
-        .flat_map(|(t, tree)| tree.iter().enumerate().map(move |(n, &o)| (o, t, n)))
-        .collect();
-    order.sort_unstable();
-    let mut out: Vec<Vec<(usize, usize)>> = offsets.iter().map(|t| vec![(1, 1); t.len()]).collect();
     let (mut at, mut line, mut column) = (0, 1, 1);
-    for (offset, t, n) in order {
-        let target = offset.min(bytes.len());
-        while at < target {
-            (line, column) = advance(bytes, at, line, column);
-            at += 1;
-        }
-        out[t][n] = (line, column);
-    }
-    out
+    offsets
+        .iter()
+        .map(|tree| {
+            tree.iter()
+                .map(|&offset| {
+                    let target = offset.min(bytes.len());
+                    if target < at {
+                        (at, line, column) = (0, 1, 1);
+                    }
+                    while at < target {
+                        (line, column) = advance(bytes, at, line, column);
+                        at += 1;
+                    }
+                    (line, column)
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// A point `xy`: `a`..`z` are 0..25, `A`..`Z` are 26..51 (boards up to 52×52). `None` for anything else,
