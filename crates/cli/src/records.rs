@@ -50,19 +50,6 @@ fn spec_rules(spec: &str, size: Size) -> Result<Rules> {
         .unwrap_or(rules))
 }
 
-/// Komi as the breakdown prints it: White's, or `B../W..` when Black has some.
-fn komi_text(k: Komi) -> String {
-    if k.black == 0 {
-        format_half_points(k.white)
-    } else {
-        format!(
-            "B{}/W{}",
-            format_half_points(k.black),
-            format_half_points(k.white)
-        )
-    }
-}
-
 /// `tesuji score --all-rules`: the game counted under every ruleset of `tesuji_rules::compare`, one line (or
 /// JSON object) each.
 fn print_all_rules(
@@ -187,9 +174,8 @@ pub fn score(
             && Komi::white(km) != k
         {
             eprintln!(
-                "tesuji: {}: counting with komi {} as {from} states, not the record's KM[{}]",
+                "tesuji: {}: counting with komi {k} as {from} states, not the record's KM[{}]",
                 path.display(),
-                komi_text(k),
                 format_half_points(km)
             );
         }

@@ -759,6 +759,13 @@ fn value_text(r: &Rules, key: Key) -> String {
 
 /// The canonical spec. A `Rules` that no spec can express (built by hand: a bga table on another size, bga
 /// options together with an overridden komi, ...) prints the nearest spec.
+/// Komi as a spec writes it: `7.5` when only White has komi, else `B0.5/W7`.
+impl fmt::Display for Komi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&fmt_komi(*self))
+    }
+}
+
 impl fmt::Display for Rules {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut parts: Vec<String> = Vec::new();
