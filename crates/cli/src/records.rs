@@ -186,12 +186,9 @@ pub fn score(
         Some((line, column)) => format!("{}:{line}:{column}", path.display()),
         None => path.display().to_string(),
     };
-    let replayed = replay(tree, rules).map_err(|e| match e.node() {
-        Some(k) => match tree.main_line().nth(k) {
-            Some(id) => anyhow::anyhow!("{}: {e}", at(id)),
-            None => anyhow::anyhow!("{}: {e}", path.display()),
-        },
-        None => anyhow::anyhow!("{}: {e}", path.display()),
+    let replayed = replay(tree, rules).map_err(|e| {
+        let place = e.node().and_then(|k| tree.main_line().nth(k));
+        anyhow::anyhow!("{}: {e}", place.map_or(path.display().to_string(), at))
     })?;
     for note in &replayed.notes {
         eprintln!(
