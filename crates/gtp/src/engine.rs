@@ -564,8 +564,7 @@ impl Engine {
             return Err(GtpError::InvalidStatus);
         }
         let size = self.pos.size();
-        if self.pos.rules().end == EndRule::Score || self.pos.ruled_result().is_some() {
-            // No dead stones: the rules ended the game without a dead-stone phase.
+        if self.every_stone_alive() {
             let grid = self.pos.grid();
             let all: Vec<Point> = size.points().filter(|&p| grid.get(p).is_some()).collect();
             return Ok(if status == "alive" {
@@ -594,10 +593,16 @@ impl Engine {
         )
     }
 
-    /// The dead stones of the count: the estimator's (unsure stones count as alive), none under `end=score`
-    /// or when the rules ended the game themselves.
+    /// Whether the count has no dead stones: under `end=score`, and when the rules ended the game themselves
+    /// (without a dead-stone phase).
+    fn every_stone_alive(&self) -> bool {
+        self.pos.rules().end == EndRule::Score || self.pos.ruled_result().is_some()
+    }
+
+    /// The dead stones of the count: the estimator's (unsure stones count as alive), none when every stone is
+    /// alive.
     fn estimated_dead(&self) -> Vec<Point> {
-        if self.pos.rules().end == EndRule::Score || self.pos.ruled_result().is_some() {
+        if self.every_stone_alive() {
             Vec::new()
         } else {
             self.estimate().dead()

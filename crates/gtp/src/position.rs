@@ -162,11 +162,6 @@ impl Position {
         Ok(p)
     }
 
-    /// Whether the start is the rules' own rather than a given setup.
-    pub fn is_rules_start(&self) -> bool {
-        self.from_rules
-    }
-
     /// The result the rules themselves gave, when the list kept to them and they ended the game with it.
     pub fn ruled_result(&self) -> Option<&GameResult> {
         self.ruled.as_ref().and_then(|g| g.result())
