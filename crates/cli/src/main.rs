@@ -49,6 +49,11 @@ enum Command {
         /// last entry of `X-Forwarded-For`, not per the proxy's address.
         #[arg(long, env = "TESUJI_BEHIND_PROXY")]
         behind_proxy: bool,
+        /// Finished games kept in memory once nobody watches them (0 to 100000); the others are read from
+        /// the database when asked for. A long 19×19 game takes a few hundred KB.
+        #[arg(long, env = "TESUJI_CACHE_GAMES", default_value_t = tesuji_server::DEFAULT_FINISHED_CACHE as u64,
+              value_parser = clap::value_parser!(u64).range(0..=100_000))]
+        cache_games: u64,
     },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
@@ -255,6 +260,7 @@ fn run(cli: Cli) -> Result<()> {
             grace,
             secure_cookies,
             behind_proxy,
+            cache_games,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -269,6 +275,7 @@ fn run(cli: Cli) -> Result<()> {
                 first_proposal: !no_first_proposal,
                 grace_ms: grace * 1000,
                 secure_cookies,
+                finished_cache: usize::try_from(cache_games).unwrap_or(usize::MAX),
                 limits: tesuji_server::Limits {
                     behind_proxy,
                     ..tesuji_server::Limits::default()

@@ -1146,6 +1146,22 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
             assert!(ko_checked >= 2, "{ko_checked} ko retakes tried");
         }
     }
+    // Killed right after the last games ended: every game comes back the same, the finished ones read from
+    // their rows and moves.
+    let mut before = Vec::new();
+    for t in &tables {
+        before.push(server.net.state(t.id).await);
+    }
+    server.kill().await;
+    let server = Server::start(&db, &log).await;
+    for (t, before) in tables.iter().zip(&before) {
+        assert_eq!(
+            &server.net.state(t.id).await,
+            before,
+            "game {} after the last kill",
+            t.id
+        );
+    }
     eprintln!("the crash test took {:?}", started.elapsed());
 }
 

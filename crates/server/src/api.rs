@@ -20,7 +20,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use crate::auth::{self, NewSession, Session};
 use crate::error::ApiError;
-use crate::games::{Actor, Games, LiveGame, NewTable, Opponent, Request, parse_move};
+use crate::games::{Actor, Games, LiveGame, NewTable, Opponent, Request, Summary, parse_move};
 use crate::limit::Limiters;
 use crate::replay;
 
@@ -285,24 +285,23 @@ async fn user_games(
         .games
         .accounts
         .user(id)
-        .await
+        .await?
         .ok_or(ApiError::NoUser(id))?;
-    let seated = |p: &Option<crate::games::Player>| matches!(p, Some(crate::games::Player::User(u)) if u.id == id);
     // One more than the page tells whether another page follows.
-    let mut games = app.games.summaries(
-        |s| {
-            before.is_none_or(|b| s.id < b)
-                && (seated(&s.players.black) || seated(&s.players.white))
-        },
-        limit + 1,
-    );
-    let next = (games.len() > limit).then(|| {
-        games.truncate(limit);
-        games.last().map(|s| s.id)
-    });
-    Ok(Json(
-        json!({ "user": user, "games": games, "next": next.flatten() }),
-    ))
+    let games = app.games.player_page(id, before, limit + 1).await?;
+    let (games, next) = page(games, limit);
+    Ok(Json(json!({ "user": user, "games": games, "next": next })))
+}
+
+/// Cuts a listing read one longer than `limit` to the page, and says where the next page starts (the last
+/// game's id) when there is one.
+fn page(mut games: Vec<Summary>, limit: usize) -> (Vec<Summary>, Option<i64>) {
+    if games.len() <= limit {
+        return (games, None);
+    }
+    games.truncate(limit);
+    let next = games.last().map(|s| s.id);
+    (games, next)
 }
 
 async fn lobby_ws(
@@ -759,6 +758,9 @@ async fn watch_game(
         entry.lock().await.socket(u, false);
         app.games.watch_grace(id);
     }
+    // The last watcher of a finished game lets it leave memory.
+    drop(entry);
+    app.games.trim();
 }
 
 /// The full state first, then every event; a resync on request or after falling behind; a seated player's

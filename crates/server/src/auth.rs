@@ -1,16 +1,17 @@
 //! Accounts, guests and sessions: argon2id password hashes, random session tokens of which only a SHA-256 hash
-//! is stored, a CSRF token per session, and the names every listing shows (kept in memory).
+//! is stored, a CSRF token per session. Users and sessions are read from the store and kept in bounded caches,
+//! so that memory does not grow with the number of accounts.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex};
 
 use argon2::password_hash::{PasswordHasher, PasswordVerifier};
 use argon2::{Argon2, PasswordHash};
 use axum::http::{HeaderMap, HeaderValue, header};
+use lru::LruCache;
 use rand::RngExt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
-use tokio::sync::RwLock;
 
 use crate::error::ApiError;
 use crate::store::sqlite::now;
@@ -25,6 +26,8 @@ const SESSION_SECONDS: i64 = 30 * 24 * 3600;
 const NAME_MAX: usize = 32;
 const PASSWORD_MIN: usize = 8;
 const PASSWORD_MAX: usize = 200;
+/// Users and sessions kept in memory at most (each a few dozen bytes); others are read from the store.
+const CACHE_ENTRIES: NonZeroUsize = NonZeroUsize::new(10_000).unwrap();
 
 /// A user as every listing shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -56,13 +59,19 @@ struct CachedSession {
     expires: i64,
 }
 
-/// Users and sessions, backed by the store and cached in memory (a move must not wait for a session read).
+/// Users and sessions, backed by the store and cached in memory (a move must not wait for a session read): the
+/// most recently used of each, at most [`CACHE_ENTRIES`].
 pub struct Accounts {
     store: Arc<dyn Store>,
     /// Whether the session cookie carries `Secure` (the server is reached over HTTPS).
     secure_cookies: bool,
-    users: RwLock<HashMap<i64, User>>,
-    sessions: RwLock<HashMap<[u8; 32], CachedSession>>,
+    users: Mutex<LruCache<i64, User>>,
+    sessions: Mutex<LruCache<[u8; 32], CachedSession>>,
+}
+
+/// A cache's lock; a panic elsewhere while holding it leaves a cache that is still consistent.
+fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Checks a name: 1 to 32 letters (any script), digits, `_`, `-` or `.`.
@@ -150,28 +159,15 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
 }
 
 impl Accounts {
-    /// Loads every user's name. `secure_cookies`: the session cookie is marked `Secure`, for a server that
-    /// users reach over HTTPS (browsers then never send it over plain HTTP).
-    pub async fn load(store: Arc<dyn Store>, secure_cookies: bool) -> Result<Accounts, StoreError> {
-        let users = store
-            .load_users()
-            .await?
-            .into_iter()
-            .map(|u| {
-                let user = User {
-                    id: u.id,
-                    name: u.name,
-                    guest: u.guest,
-                };
-                (u.id, user)
-            })
-            .collect::<HashMap<_, _>>();
-        Ok(Accounts {
+    /// Accounts over `store`. `secure_cookies`: the session cookie is marked `Secure`, for a server that users
+    /// reach over HTTPS (browsers then never send it over plain HTTP).
+    pub fn new(store: Arc<dyn Store>, secure_cookies: bool) -> Accounts {
+        Accounts {
             store,
             secure_cookies,
-            users: RwLock::new(users),
-            sessions: RwLock::new(HashMap::new()),
-        })
+            users: Mutex::new(LruCache::new(CACHE_ENTRIES)),
+            sessions: Mutex::new(LruCache::new(CACHE_ENTRIES)),
+        }
     }
 
     /// The `Set-Cookie` value of a session cookie holding `token` for `seconds`.
@@ -193,16 +189,38 @@ impl Accounts {
         })
     }
 
-    pub async fn user(&self, id: i64) -> Option<User> {
-        self.users.read().await.get(&id).cloned()
+    /// The user with this id, from the cache or else the store.
+    pub async fn user(&self, id: i64) -> Result<Option<User>, StoreError> {
+        if let Some(user) = locked(&self.users).get(&id) {
+            return Ok(Some(user.clone()));
+        }
+        let Some(stored) = self.store.find_user(id).await? else {
+            return Ok(None);
+        };
+        let user = User {
+            id: stored.id,
+            name: stored.name,
+            guest: stored.guest,
+        };
+        self.remember(&user);
+        Ok(Some(user))
     }
 
-    /// Several users at once, under one lock.
-    pub async fn users(&self, ids: &[Option<i64>]) -> Vec<Option<User>> {
-        let users = self.users.read().await;
-        ids.iter()
-            .map(|id| id.and_then(|id| users.get(&id).cloned()))
-            .collect()
+    /// Several users at once.
+    pub async fn users(&self, ids: &[Option<i64>]) -> Result<Vec<Option<User>>, StoreError> {
+        let mut users = Vec::with_capacity(ids.len());
+        for id in ids {
+            users.push(match id {
+                Some(id) => self.user(*id).await?,
+                None => None,
+            });
+        }
+        Ok(users)
+    }
+
+    /// Puts a user known from elsewhere (a listing row, a sign-up) in the cache.
+    pub fn remember(&self, user: &User) {
+        locked(&self.users).put(user.id, user.clone());
     }
 
     async fn start_session(&self, user: User) -> Result<NewSession, ApiError> {
@@ -220,7 +238,7 @@ impl Accounts {
                 },
             )
             .await?;
-        self.sessions.write().await.insert(
+        locked(&self.sessions).put(
             hash,
             CachedSession {
                 user_id: user.id,
@@ -253,7 +271,7 @@ impl Accounts {
             name,
             guest: false,
         };
-        self.users.write().await.insert(id, user.clone());
+        self.remember(&user);
         self.start_session(user).await
     }
 
@@ -290,7 +308,7 @@ impl Accounts {
             name,
             guest: true,
         };
-        self.users.write().await.insert(id, user.clone());
+        self.remember(&user);
         self.start_session(user).await
     }
 
@@ -300,7 +318,7 @@ impl Accounts {
             return Ok(None);
         };
         let hash = token_hash(token);
-        let cached = self.sessions.read().await.get(&hash).cloned();
+        let cached = locked(&self.sessions).get(&hash).cloned();
         let cached = match cached {
             Some(c) => c,
             // Not in memory: a session from before a restart, read once and cached.
@@ -314,7 +332,7 @@ impl Accounts {
                     expires: s.expires,
                 };
                 if c.expires >= now() {
-                    self.sessions.write().await.insert(hash, c.clone());
+                    locked(&self.sessions).put(hash, c.clone());
                 }
                 c
             }
@@ -322,7 +340,7 @@ impl Accounts {
         if cached.expires < now() {
             return Ok(None);
         }
-        let Some(user) = self.user(cached.user_id).await else {
+        let Some(user) = self.user(cached.user_id).await? else {
             return Ok(None);
         };
         Ok(Some(Session {
@@ -352,14 +370,22 @@ impl Accounts {
     }
 
     /// Forgets expired sessions kept in memory (the store sweeps its own when new sessions are made).
-    pub async fn sweep(&self) {
+    pub fn sweep(&self) {
         let t = now();
-        self.sessions.write().await.retain(|_, s| s.expires >= t);
+        let mut sessions = locked(&self.sessions);
+        let expired: Vec<[u8; 32]> = sessions
+            .iter()
+            .filter(|(_, s)| s.expires < t)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in expired {
+            sessions.pop(&k);
+        }
     }
 
     /// Ends a session.
     pub async fn log_out(&self, session: &Session) -> Result<(), ApiError> {
-        self.sessions.write().await.remove(&session.token_hash);
+        locked(&self.sessions).pop(&session.token_hash);
         self.store.delete_session(&session.token_hash).await?;
         Ok(())
     }

@@ -1,9 +1,15 @@
-//! The live games: each a rules-crate `Game` (the truth), its action list, a version and a broadcast channel.
-//! An action is checked, committed to the store, applied, and only then answered and broadcast.
+//! The games in memory: each a rules-crate `Game` (the truth), its action list, a version and a broadcast
+//! channel. An action is checked, committed to the store, applied, and only then answered and broadcast.
+//!
+//! Only live games (open tables, games in play or in their marking phase) are always in memory. A game that
+//! ends moves to a bounded cache of finished games, from which the least recently used one that nobody holds
+//! (no watcher, no request in flight) leaves once the cache is full; a finished game asked for again is read
+//! from the store and replayed. Listings of finished games read the store's summary rows, never a game.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use lru::LruCache;
 use serde::Serialize;
 use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
@@ -12,12 +18,12 @@ use tesuji_rules::result::{PlayerScore, Score};
 use tesuji_rules::{
     Action, Color, EndRule, Game, Illegal, Move, Phase, Point, Rules, ScoringRule, Size,
 };
-use tokio::sync::{Mutex, RwLock, broadcast};
+use tokio::sync::{Mutex, broadcast};
 
 use crate::auth::{Accounts, User};
 use crate::clocks::{ClockView, GameClock, TimeSource, TurnTime, has_grace};
 use crate::error::ApiError;
-use crate::store::{Seats, Store, StoreError, StoredGame, StoredMove};
+use crate::store::{Ending, GameRow, Seats, Store, StoreError, StoredGame, StoredMove};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
 const EVENT_BUFFER: usize = 64;
@@ -182,6 +188,48 @@ pub struct Summary {
     pub moves: usize,
     pub result: Option<String>,
     pub created: i64,
+    /// When the game ended (seconds since the Unix epoch), for a finished game read from the store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<i64>,
+}
+
+impl Summary {
+    /// A listing's entry from the store's row of a game that is not in memory.
+    fn of_row(row: GameRow) -> Summary {
+        let user = |u: Option<crate::store::StoredUser>| {
+            u.map(|u| {
+                Player::User(User {
+                    id: u.id,
+                    name: u.name,
+                    guest: u.guest,
+                })
+            })
+        };
+        let mut players = [user(row.black), user(row.white)];
+        if let Some((kind, color)) = &row.seats.bot
+            && let Ok(c) = color.parse::<Color>()
+        {
+            players[c.index()] = Some(Player::Bot { bot: kind.clone() });
+        }
+        let status = match row.state.as_str() {
+            _ if players.iter().any(Option::is_none) => "open",
+            "over" => "over",
+            "marking" => "marking",
+            _ => "playing",
+        };
+        let [black, white] = players;
+        Summary {
+            id: row.id,
+            rules: row.rules,
+            status,
+            players: Players { black, white },
+            invite_only: row.seats.invite.is_some(),
+            moves: usize::try_from(row.move_count).unwrap_or(0),
+            result: row.result,
+            created: row.created,
+            ended: row.ended,
+        }
+    }
 }
 
 /// A WebSocket event for a change of who is at the board: the state, at the same version.
@@ -743,6 +791,7 @@ impl LiveGame {
             moves: self.moves.len(),
             result: self.game.result().map(|r| r.to_string()),
             created: self.created,
+            ended: None,
         }
     }
 
@@ -915,12 +964,53 @@ fn bot_choice(kind: &str, game: &Game, seed: u64, budget: Option<std::time::Dura
     }
 }
 
-/// All live games, the accounts, and the store they are committed to.
+/// A game in memory, shared by the requests, sockets and timers that use it.
+pub type Entry = Arc<Mutex<LiveGame>>;
+
+/// The games in memory: every live game, and the finished games of the cache, the most recently used first.
+struct Resident {
+    live: HashMap<i64, Entry>,
+    finished: LruCache<i64, Entry>,
+}
+
+impl Resident {
+    /// Lets finished games beyond `cap` go, the least recently used first, skipping those still held (a
+    /// watcher's socket, a request in flight): they go at a later trim. Returns them, to be dropped outside
+    /// the lock.
+    fn trim(&mut self, cap: usize) -> Vec<Entry> {
+        let excess = self.finished.len().saturating_sub(cap);
+        if excess == 0 {
+            return Vec::new();
+        }
+        let idle: Vec<i64> = self
+            .finished
+            .iter()
+            .rev()
+            .filter(|(_, entry)| Arc::strong_count(entry) == 1)
+            .map(|(&id, _)| id)
+            .take(excess)
+            .collect();
+        idle.into_iter()
+            .filter_map(|id| self.finished.pop(&id))
+            .collect()
+    }
+}
+
+/// How many games are in memory: live, and finished in the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResidentCount {
+    pub live: usize,
+    pub finished: usize,
+}
+
+/// All games in memory, the accounts, and the store they are committed to.
 pub struct Games {
     store: Arc<dyn Store>,
     pub accounts: Accounts,
-    games: RwLock<HashMap<i64, Arc<Mutex<LiveGame>>>>,
-    /// Each game's listing, kept beside the game so that listings never wait on a game's lock.
+    resident: std::sync::Mutex<Resident>,
+    /// The most finished games kept in memory when nobody holds them.
+    finished_cache: usize,
+    /// Each live game's listing, kept beside the game so that listings never wait on a game's lock.
     summaries: std::sync::RwLock<HashMap<i64, Summary>>,
     /// Raised whenever a listing changes; the lobby sockets re-read then.
     pub lobby: broadcast::Sender<()>,
@@ -932,20 +1022,71 @@ pub struct Games {
     first_proposal: bool,
 }
 
+/// Finished games whose summary is filled in per round at start (see [`Games::summarize_old`]).
+const SUMMARY_ROUND: usize = 200;
+
 impl Games {
-    /// Loads the users and replays every stored game; the computer moves where it was its turn.
+    /// Fills in the summary rows of games that ended before summaries were kept, replaying each once.
+    async fn summarize_old(store: &Arc<dyn Store>) -> Result<(), crate::ServerError> {
+        let mut done = 0usize;
+        loop {
+            let ids = store.unsummarized_games(SUMMARY_ROUND).await?;
+            if ids.is_empty() {
+                break;
+            }
+            for id in ids {
+                let Some(stored) = store.load_game(id).await? else {
+                    continue;
+                };
+                let created = stored.created;
+                // A game that no longer replays gets an empty summary, so that it is not tried at every start.
+                let result = match tokio::task::spawn_blocking(move || {
+                    LiveGame::replay(stored, [None, None], &TimeSource::real(), 0)
+                })
+                .await
+                {
+                    Ok(Ok(live)) => live.game.result().map(|r| r.to_string()),
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, "a finished game could not be rebuilt for its summary");
+                        None
+                    }
+                    Err(e) => {
+                        tracing::error!(game = id, error = %e, "summarizing a finished game failed");
+                        None
+                    }
+                };
+                // The end time was not kept: the creation time stands for it.
+                let ending = Ending {
+                    result,
+                    ended: created,
+                };
+                store.set_ending(id, &ending).await?;
+                done += 1;
+            }
+        }
+        if done > 0 {
+            tracing::info!(
+                games = done,
+                "summaries of earlier finished games filled in"
+            );
+        }
+        Ok(())
+    }
+
+    /// Replays the live games (open tables, games in play, games in their marking phase); the computer moves
+    /// where it was its turn. Finished games stay in the store until asked for.
     pub async fn load(
         store: Arc<dyn Store>,
-        time: TimeSource,
-        grace_ms: u64,
-        first_proposal: bool,
-        secure_cookies: bool,
+        config: &crate::ServerConfig,
     ) -> Result<Arc<Games>, crate::ServerError> {
-        let accounts = Accounts::load(store.clone(), secure_cookies).await?;
+        Self::summarize_old(&store).await?;
+        let accounts = Accounts::new(store.clone(), config.secure_cookies);
+        let time = config.time.clone();
+        let grace_ms = config.grace_ms;
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
-        for stored in store.load_games().await? {
-            let players = Self::players_of(&accounts, &stored.seats).await;
+        for stored in store.load_live_games().await? {
+            let players = Self::players_of(&accounts, &stored.seats).await?;
             // One game that no longer replays (say, after a rules change) must not keep every other game
             // offline: it is left out, loudly, and its rows stay in the database for a later fix.
             let live = match LiveGame::replay(stored, players, &time, grace_ms) {
@@ -975,30 +1116,50 @@ impl Games {
                 live.marking = estimate;
             }
         }
-        let games = games
-            .into_iter()
-            .map(|(id, live)| (id, Arc::new(Mutex::new(live))))
-            .collect();
+        let mut resident = Resident {
+            live: HashMap::new(),
+            finished: LruCache::unbounded(),
+        };
+        for (id, live) in games {
+            // A game whose row says it goes on but whose moves end it (a crash between the two cannot
+            // happen: they are one transaction) would be one of these; it is served as finished.
+            let over = live.game.phase() == Phase::Over;
+            let entry = Arc::new(Mutex::new(live));
+            if over {
+                summaries.remove(&id);
+                resident.finished.put(id, entry);
+            } else {
+                resident.live.insert(id, entry);
+            }
+        }
         let (lobby, _) = broadcast::channel(16);
         let games = Arc::new(Games {
             store,
             accounts,
-            games: RwLock::new(games),
+            resident: std::sync::Mutex::new(resident),
+            finished_cache: config.finished_cache,
             summaries: std::sync::RwLock::new(summaries),
             lobby,
             time,
             grace_ms,
-            first_proposal,
+            first_proposal: config.first_proposal,
         });
-        let ids: Vec<i64> = games.games.read().await.keys().copied().collect();
+        let ids: Vec<i64> = games.registry().live.keys().copied().collect();
         for id in ids {
             games.wake(id);
         }
         Ok(games)
     }
 
-    async fn players_of(accounts: &Accounts, seats: &Seats) -> [Option<Player>; 2] {
-        let users = accounts.users(&[seats.black, seats.white]).await;
+    fn registry(&self) -> std::sync::MutexGuard<'_, Resident> {
+        self.resident.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    async fn players_of(
+        accounts: &Accounts,
+        seats: &Seats,
+    ) -> Result<[Option<Player>; 2], StoreError> {
+        let users = accounts.users(&[seats.black, seats.white]).await?;
         let mut players: [Option<Player>; 2] = [None, None];
         for (k, user) in users.into_iter().enumerate() {
             players[k] = user.map(Player::User);
@@ -1008,27 +1169,111 @@ impl Games {
         {
             players[c.index()] = Some(Player::Bot { bot: kind.clone() });
         }
-        players
+        Ok(players)
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.store
     }
 
-    pub async fn count(&self) -> usize {
-        self.games.read().await.len()
+    /// How many games are in memory now.
+    pub fn resident(&self) -> ResidentCount {
+        let r = self.registry();
+        ResidentCount {
+            live: r.live.len(),
+            finished: r.finished.len(),
+        }
     }
 
-    pub async fn get(&self, id: i64) -> Result<Arc<Mutex<LiveGame>>, ApiError> {
-        self.games
-            .read()
-            .await
-            .get(&id)
-            .cloned()
-            .ok_or(ApiError::NotFound(id))
+    /// A live game, if game `id` is one: what the timers act on (never a finished game read back).
+    fn live_entry(&self, id: i64) -> Option<Entry> {
+        self.registry().live.get(&id).cloned()
     }
 
+    /// Game `id`: from memory, or else read from the store (a finished game) into the cache.
+    pub async fn get(&self, id: i64) -> Result<Entry, ApiError> {
+        {
+            let mut r = self.registry();
+            if let Some(entry) = r.live.get(&id) {
+                return Ok(Arc::clone(entry));
+            }
+            if let Some(entry) = r.finished.get(&id) {
+                return Ok(Arc::clone(entry));
+            }
+        }
+        let Some(stored) = self.store.load_game(id).await? else {
+            return Err(ApiError::NotFound(id));
+        };
+        if stored.state != "over" {
+            // Live games are all in memory: this one was created a moment ago (look again), or could not be
+            // rebuilt at start (it is not served).
+            return self
+                .registry()
+                .live
+                .get(&id)
+                .cloned()
+                .ok_or(ApiError::NotFound(id));
+        }
+        let players = Self::players_of(&self.accounts, &stored.seats).await?;
+        let (time, grace_ms) = (self.time.clone(), self.grace_ms);
+        let live = tokio::task::spawn_blocking(move || {
+            LiveGame::replay(stored, players, &time, grace_ms)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| {
+            tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
+            ApiError::NotFound(id)
+        })?;
+        let (entry, gone) = {
+            let mut r = self.registry();
+            // Another request may have read it meanwhile: one copy is kept.
+            let entry = match r.finished.get(&id) {
+                Some(entry) => Arc::clone(entry),
+                None => {
+                    let entry = Arc::new(Mutex::new(live));
+                    r.finished.put(id, Arc::clone(&entry));
+                    entry
+                }
+            };
+            (entry, r.trim(self.finished_cache))
+        };
+        drop(gone);
+        Ok(entry)
+    }
+
+    /// Lets finished games nobody holds leave memory beyond the cache's size; after a watcher leaves, and
+    /// now and then.
+    pub fn trim(&self) {
+        let gone = self.registry().trim(self.finished_cache);
+        drop(gone);
+    }
+
+    /// Game `id` has ended: it moves from the live games to the finished ones, and leaves the lobby.
+    fn retire(&self, id: i64) {
+        let gone = {
+            let mut r = self.registry();
+            if let Some(entry) = r.live.remove(&id) {
+                r.finished.put(id, entry);
+            }
+            r.trim(self.finished_cache)
+        };
+        drop(gone);
+    }
+
+    /// Updates a live game's listing; a finished game leaves the listings of live games.
     fn set_summary(&self, live: &LiveGame) {
+        if live.game.phase() == Phase::Over {
+            let removed = self
+                .summaries
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&live.id);
+            if removed.is_some() {
+                let _ = self.lobby.send(());
+            }
+            return;
+        }
         let summary = live.summary();
         let changed = {
             let mut all = self.summaries.write().unwrap_or_else(|e| e.into_inner());
@@ -1045,7 +1290,39 @@ impl Games {
         }
     }
 
-    /// Listings matching a filter, newest first, at most `limit`.
+    /// A page of the games in which `user` sits, newest first: read from the store, with the live games'
+    /// entries from memory (their moves and states are newer than the rows).
+    pub async fn player_page(
+        &self,
+        user: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Summary>, ApiError> {
+        let rows = self.store.player_games(user, before, limit).await?;
+        Ok(self.listed(rows))
+    }
+
+    /// A page of the finished games, the most recently ended first, after game `before` in that order.
+    pub async fn finished_page(
+        &self,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Summary>, ApiError> {
+        let rows = self.store.finished_games(before, limit).await?;
+        Ok(self.listed(rows))
+    }
+
+    fn listed(&self, rows: Vec<GameRow>) -> Vec<Summary> {
+        let live = self.summaries.read().unwrap_or_else(|e| e.into_inner());
+        rows.into_iter()
+            .map(|row| match live.get(&row.id) {
+                Some(summary) => summary.clone(),
+                None => Summary::of_row(row),
+            })
+            .collect()
+    }
+
+    /// Live games' listings matching a filter, newest first, at most `limit`.
     pub fn summaries(&self, filter: impl Fn(&Summary) -> bool, limit: usize) -> Vec<Summary> {
         let all = self.summaries.read().unwrap_or_else(|e| e.into_inner());
         let mut found: Vec<Summary> = all.values().filter(|s| filter(s)).cloned().collect();
@@ -1138,7 +1415,7 @@ impl Games {
             )
             .await?;
         let invite = seats.invite.clone();
-        let players = Self::players_of(&self.accounts, &seats).await;
+        let players = Self::players_of(&self.accounts, &seats).await?;
         let mut live = LiveGame::new(
             id,
             game,
@@ -1154,10 +1431,7 @@ impl Games {
         }
         let state = live.state();
         self.set_summary(&live);
-        self.games
-            .write()
-            .await
-            .insert(id, Arc::new(Mutex::new(live)));
+        self.registry().live.insert(id, Arc::new(Mutex::new(live)));
         self.wake(id);
         Ok((state, invite))
     }
@@ -1235,6 +1509,8 @@ impl Games {
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))??;
         self.wake(id);
+        // A game this action ended may leave memory now that the action no longer holds it.
+        self.trim();
         Ok(state)
     }
 
@@ -1252,7 +1528,7 @@ impl Games {
     pub fn watch_grace(self: &Arc<Self>, id: i64) {
         let games = Arc::clone(self);
         tokio::spawn(async move {
-            let Ok(entry) = games.get(id).await else {
+            let Some(entry) = games.live_entry(id) else {
                 return;
             };
             {
@@ -1290,7 +1566,7 @@ impl Games {
         let games = Arc::clone(self);
         tokio::spawn(async move {
             loop {
-                let Ok(entry) = games.get(id).await else {
+                let Some(entry) = games.live_entry(id) else {
                     return;
                 };
                 let (deadline, version) = {
@@ -1497,7 +1773,15 @@ impl Games {
             lag_ms: turn_time.map(|t| as_i64(t.lag_ms)),
         };
         let phase = phase_name(live.game.phase());
-        if let Err(e) = self.store.append_move(id, &stored, phase).await {
+        let ending = (live.game.phase() == Phase::Over).then(|| Ending {
+            result: live.game.result().map(|r| r.to_string()),
+            ended: crate::store::sqlite::now(),
+        });
+        if let Err(e) = self
+            .store
+            .append_move(id, &stored, phase, ending.as_ref())
+            .await
+        {
             live.game.undo();
             live.clock = clock_before;
             return Err(match e {
@@ -1530,6 +1814,9 @@ impl Games {
             &state,
         );
         self.set_summary(live);
+        if ending.is_some() {
+            self.retire(id);
+        }
         Ok(state)
     }
 
@@ -1539,7 +1826,7 @@ impl Games {
         tokio::spawn(async move {
             // Several actions in a row (a move, then an accept) are each a turn of their own.
             for _ in 0..4 {
-                let Ok(entry) = games.get(id).await else {
+                let Some(entry) = games.live_entry(id) else {
                     return;
                 };
                 let (color, game, version, kind, budget) = {

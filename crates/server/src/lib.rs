@@ -1,6 +1,6 @@
 //! tesuji-server: games over HTTP and WebSocket, with the rules crate as the judge of every move and SQLite as
-//! the record. Every accepted action is committed before it is answered or broadcast; at start every game is
-//! rebuilt by replaying its stored actions.
+//! the record. Every accepted action is committed before it is answered or broadcast; at start every live game
+//! is rebuilt by replaying its stored actions, and a finished game is read back only when asked for.
 
 pub mod api;
 pub mod auth;
@@ -49,7 +49,13 @@ pub struct ServerConfig {
     /// Whether the session cookie is marked `Secure`: for a server reached over HTTPS, usually through a proxy
     /// that terminates TLS. Off by default, since a plain-HTTP server could not keep anyone signed in with it.
     pub secure_cookies: bool,
+    /// The most finished games kept in memory once nobody watches them (each a few hundred KB for a long
+    /// 19×19 game); others are read from the store when asked for.
+    pub finished_cache: usize,
 }
+
+/// The default number of finished games kept in memory.
+pub const DEFAULT_FINISHED_CACHE: usize = 128;
 
 impl Default for ServerConfig {
     fn default() -> ServerConfig {
@@ -61,6 +67,7 @@ impl Default for ServerConfig {
             grace_ms: DEFAULT_GRACE_MS,
             first_proposal: true,
             secure_cookies: false,
+            finished_cache: DEFAULT_FINISHED_CACHE,
         }
     }
 }
@@ -68,6 +75,7 @@ impl Default for ServerConfig {
 /// A started server: its address, and a handle to stop it.
 pub struct Running {
     pub address: SocketAddr,
+    games: Arc<Games>,
     stop: Option<oneshot::Sender<()>>,
     task: JoinHandle<Result<(), ServerError>>,
 }
@@ -79,6 +87,11 @@ impl Running {
             let _ = stop.send(());
         }
         self.wait().await
+    }
+
+    /// How many games are in memory now: live, and finished in the cache.
+    pub fn resident(&self) -> games::ResidentCount {
+        self.games.resident()
     }
 
     /// Waits until the server ends (it ends on `stop` only, or on an error).
@@ -94,14 +107,7 @@ impl Running {
 /// the background.
 pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let store = Arc::new(SqliteStore::open(&config.data_dir).await?);
-    let games = Games::load(
-        store.clone() as Arc<dyn Store>,
-        config.time.clone(),
-        config.grace_ms,
-        config.first_proposal,
-        config.secure_cookies,
-    )
-    .await?;
+    let games = Games::load(store.clone() as Arc<dyn Store>, &config).await?;
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -111,7 +117,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let address = listener.local_addr()?;
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let app = Arc::new(api::App {
-        games,
+        games: Arc::clone(&games),
         limits: limit::Limiters::new(config.limits),
     });
     let sweeper = {
@@ -121,7 +127,8 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
             loop {
                 every.tick().await;
                 app.limits.sweep();
-                app.games.accounts.sweep().await;
+                app.games.accounts.sweep();
+                app.games.trim();
             }
         })
     };
@@ -148,6 +155,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     tracing::info!(%address, "serving");
     Ok(Running {
         address,
+        games,
         stop: Some(stop_tx),
         task,
     })

@@ -76,6 +76,34 @@ pub struct StoredGame {
     pub moves: Vec<StoredMove>,
 }
 
+/// What the action that ends a game writes on the game's row, so that no listing replays the game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// SGF's `RE` (`B+R`, `W+3.5`, `Void`), as the game's result reads.
+    pub result: Option<String>,
+    /// Seconds since the Unix epoch.
+    pub ended: i64,
+}
+
+/// A game as a listing shows it, read from its row alone (no moves).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    pub id: i64,
+    pub rules: String,
+    pub created: i64,
+    /// `open`, `playing`, `marking` or `over`.
+    pub state: String,
+    pub seats: Seats,
+    /// The seated users (names, no password hashes).
+    pub black: Option<StoredUser>,
+    pub white: Option<StoredUser>,
+    /// The number of actions stored.
+    pub move_count: i64,
+    /// Set when the game ended (see [`Ending`]); `None` while it goes on.
+    pub result: Option<String>,
+    pub ended: Option<i64>,
+}
+
 /// A stored user: an account (with a password hash) or a guest (without).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredUser {
@@ -122,8 +150,8 @@ pub trait Store: Send + Sync {
     /// The account whose case-folded name is `name_key`.
     fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>>;
 
-    /// Every user, for names in listings (password hashes left out).
-    fn load_users(&self) -> StoreFuture<'_, Vec<StoredUser>>;
+    /// The user with this id (its password hash left out).
+    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>>;
 
     fn create_session<'a>(
         &'a self,
@@ -135,16 +163,41 @@ pub trait Store: Send + Sync {
 
     fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()>;
 
-    /// Appends one action to a game and records the game's new state, atomically; durable when it returns.
+    /// Appends one action to a game and records the game's new state and action count, and its ending when
+    /// the action ended it, atomically; durable when it returns.
     fn append_move<'a>(
         &'a self,
         game: i64,
         mv: &'a StoredMove,
         state: &'a str,
+        ending: Option<&'a Ending>,
     ) -> StoreFuture<'a, ()>;
 
-    /// Every game with its moves, for rebuilding the games at start.
-    fn load_games(&self) -> StoreFuture<'_, Vec<StoredGame>>;
+    /// Every game that has not ended (state other than `over`) with its moves, for rebuilding the live games
+    /// at start.
+    fn load_live_games(&self) -> StoreFuture<'_, Vec<StoredGame>>;
+
+    /// One game with its moves, whatever its state.
+    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>>;
+
+    /// A page of the games in which `user` sits, newest (highest id) first, with ids below `before` when
+    /// given, at most `limit`.
+    fn player_games(
+        &self,
+        user: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<GameRow>>;
+
+    /// A page of the finished games, the most recently ended first (ties by id, highest first), after game
+    /// `before` in that order when given, at most `limit`. An unknown `before` gives an empty page.
+    fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>>;
+
+    /// At most `limit` finished games that have no summary yet (stored before summaries were kept).
+    fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>>;
+
+    /// Writes the ending of a game that ended before summaries were kept.
+    fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()>;
 
     /// Closes the connections (waits for writes in flight).
     fn close(&self) -> StoreFuture<'_, ()>;

@@ -1411,7 +1411,10 @@ async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
         spent_ms: None,
         lag_ms: None,
     };
-    store.append_move(broken, &bad, "playing").await.unwrap();
+    store
+        .append_move(broken, &bad, "playing", None)
+        .await
+        .unwrap();
     store.close().await.unwrap();
 
     let running = server(dir.path()).await;
@@ -2293,5 +2296,165 @@ async fn a_players_games_come_in_pages() {
             "{bad}: {body}"
         );
     }
+    running.stop().await.unwrap();
+}
+
+/// A server that keeps no finished game in memory once nobody holds it.
+async fn server_without_cache(dir: &Path) -> Running {
+    start(ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.to_path_buf(),
+        finished_cache: 0,
+        ..ServerConfig::default()
+    })
+    .await
+    .expect("server starts")
+}
+
+/// The state, SGF and replay of game `id`, as any client reads them.
+async fn records(c: &Client, id: i64) -> (Value, String, Value) {
+    let (status, state) = c.get(&format!("/api/games/{id}")).await;
+    assert_eq!(status, 200, "{state}");
+    let sgf = c
+        .http
+        .get(format!("{}/api/games/{id}/sgf", c.base))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let (status, replay) = c.get(&format!("/api/games/{id}/replay")).await;
+    assert_eq!(status, 200, "{replay}");
+    (state, sgf, replay)
+}
+
+/// Polls the server's count of games in memory until `want` holds (the server lets a game go when its last
+/// holder is done, which a client cannot see), for at most 5 s.
+async fn resident_until(
+    running: &Running,
+    want: impl Fn(tesuji_server::games::ResidentCount) -> bool,
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !want(running.resident()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "in memory: {:?}",
+            running.resident()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_finished_game_leaves_memory_and_is_served_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server_without_cache(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=9").await;
+    let (other, _, _) = seated(&running, "chinese:size=9").await;
+    for (color, mv) in KO_SETUP {
+        let (status, body) = by(color, &black, &white).play(id, mv).await;
+        assert_eq!(status, 200, "{body}");
+    }
+    assert_eq!(
+        running.resident(),
+        tesuji_server::games::ResidentCount {
+            live: 2,
+            finished: 0
+        }
+    );
+    // A watcher is connected when the game ends: it hears the end, and the game stays while it watches.
+    let mut ws = game_socket(&running, id, None).await;
+    assert_eq!(next_json(&mut ws).await["type"], "state");
+    let (status, ended) = white
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{ended}");
+    let event = next_json(&mut ws).await;
+    assert_eq!(
+        (event["type"].as_str(), event["state"]["result"].as_str()),
+        (Some("resign"), Some("B+R"))
+    );
+    let before = records(&black, id).await;
+    assert_eq!(before.0, ended);
+    assert_eq!(running.resident().live, 1, "the other game is still live");
+    assert_eq!(running.resident().finished, 1, "held by its watcher");
+    // The watcher still gets answers: a resync, and a refusal of a move.
+    ws.send(Message::Text(r#"{"resync": true}"#.into()))
+        .await
+        .unwrap();
+    let resync = next_json(&mut ws).await;
+    assert_eq!(
+        (resync["type"].as_str(), &resync["version"]),
+        (Some("state"), &ended["version"])
+    );
+    drop(ws);
+    resident_until(&running, |r| r.finished == 0).await;
+    assert_eq!(running.resident().live, 1);
+
+    // Read back from the store: the same state, record and replay.
+    assert_eq!(records(&black, id).await, before);
+    let (status, refused) = black.play(id, "A9").await;
+    assert_eq!(
+        (status, refused["reason"].as_str()),
+        (422, Some("game_over")),
+        "{refused}"
+    );
+    running.stop().await.unwrap();
+
+    // After a restart only the live game is replayed, and the finished one is served the same again.
+    let running = server_without_cache(dir.path()).await;
+    assert_eq!(
+        running.resident(),
+        tesuji_server::games::ResidentCount {
+            live: 1,
+            finished: 0
+        }
+    );
+    let c = Client::new(&running);
+    assert_eq!(records(&c, id).await, before);
+    let (status, live) = c.get(&format!("/api/games/{other}")).await;
+    assert_eq!((status, live["status"].as_str()), (200, Some("playing")));
+    resident_until(&running, |r| r.finished <= 1).await;
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn games_that_ended_before_summaries_get_them_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, _white) = seated(&running, "chinese:size=9").await;
+    assert_eq!(black.play(id, "E5").await.0, 200);
+    running.stop().await.unwrap();
+    // As a server before summary rows would have written it: a resignation with no ending on the row.
+    use tesuji_server::store::Store;
+    let store = tesuji_server::store::sqlite::SqliteStore::open(dir.path())
+        .await
+        .unwrap();
+    let resign = tesuji_server::store::StoredMove {
+        number: 2,
+        color: "white".into(),
+        text: "resign".into(),
+        spent_ms: None,
+        lag_ms: None,
+    };
+    store.append_move(id, &resign, "over", None).await.unwrap();
+    assert_eq!(store.finished_games(None, 10).await.unwrap(), vec![]);
+    store.close().await.unwrap();
+
+    let running = server(dir.path()).await;
+    let c = Client::new(&running);
+    let (_, archive) = c.get(&format!("/api/users/{}/games", black.id())).await;
+    let games = archive["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{archive}");
+    assert_eq!(
+        (
+            games[0]["id"].as_i64(),
+            games[0]["result"].as_str(),
+            games[0]["moves"].as_i64()
+        ),
+        (Some(id), Some("B+R"), Some(2))
+    );
+    assert_eq!(running.resident().live, 0);
     running.stop().await.unwrap();
 }

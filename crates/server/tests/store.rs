@@ -1,7 +1,7 @@
-//! The SQLite store on its own: schema, WAL, atomic appends, loading.
+//! The SQLite store on its own: schema, WAL, atomic appends, loading, listings.
 
 use tesuji_server::store::sqlite::{DATABASE_FILE, SqliteStore};
-use tesuji_server::store::{Seats, Store, StoreError, StoredMove, StoredSession};
+use tesuji_server::store::{Ending, Seats, Store, StoreError, StoredMove, StoredSession};
 
 fn mv(number: i64, color: &str, text: &str) -> StoredMove {
     StoredMove {
@@ -56,34 +56,43 @@ async fn appends_are_unique_and_load_in_order() {
         "{taken:?}"
     );
     store
-        .append_move(b, &mv(1, "black", "D4"), "playing")
+        .append_move(b, &mv(1, "black", "D4"), "playing", None)
         .await
         .unwrap();
     store
-        .append_move(a, &mv(1, "black", "pass"), "playing")
+        .append_move(a, &mv(1, "black", "pass"), "playing", None)
         .await
         .unwrap();
+    let ending = Ending {
+        result: Some("B+R".into()),
+        ended: 1_700_000_000,
+    };
     store
-        .append_move(a, &mv(2, "white", "resign"), "over")
+        .append_move(a, &mv(2, "white", "resign"), "over", Some(&ending))
         .await
         .unwrap();
-    let again = store.append_move(a, &mv(2, "white", "E5"), "playing").await;
+    let again = store
+        .append_move(a, &mv(2, "white", "E5"), "playing", None)
+        .await;
     assert!(
         matches!(again, Err(StoreError::Conflict { number: 2, .. })),
         "{again:?}"
     );
 
-    let games = store.load_games().await.unwrap();
-    assert_eq!(games.len(), 2);
-    assert_eq!(games[0].id, a);
-    assert_eq!(games[0].state, "over", "a refused append changes nothing");
+    // Only the game that goes on is live; the finished one is read alone.
+    let live = store.load_live_games().await.unwrap();
+    assert_eq!(live.len(), 1);
+    assert_eq!(live[0].id, b);
+    assert_eq!(live[0].moves, vec![mv(1, "black", "D4")]);
+    assert_eq!(live[0].seats, bot_seats);
+    let over = store.load_game(a).await.unwrap().unwrap();
+    assert_eq!(over.state, "over", "a refused append changes nothing");
     assert_eq!(
-        games[0].moves,
+        over.moves,
         vec![mv(1, "black", "pass"), mv(2, "white", "resign")]
     );
-    assert_eq!(games[1].moves, vec![mv(1, "black", "D4")]);
     assert_eq!(
-        games[0].seats,
+        over.seats,
         Seats {
             black: Some(ann),
             white: Some(bob),
@@ -91,7 +100,42 @@ async fn appends_are_unique_and_load_in_order() {
             ..seats
         }
     );
-    assert_eq!(games[1].seats, bot_seats);
+    assert_eq!(store.load_game(999).await.unwrap(), None);
+
+    // The summary rows: counts, the ending, the names of the seated users.
+    let rows = store.player_games(bob, None, 10).await.unwrap();
+    assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), [b, a]);
+    assert_eq!(
+        (rows[1].move_count, rows[1].result.as_deref(), rows[1].ended),
+        (2, Some("B+R"), Some(1_700_000_000))
+    );
+    assert_eq!(
+        (rows[0].move_count, rows[0].result.as_deref(), rows[0].ended),
+        (1, None, None)
+    );
+    let names = |r: &tesuji_server::store::GameRow| {
+        (
+            r.black.as_ref().map(|u| (u.name.clone(), u.guest)),
+            r.white.as_ref().map(|u| (u.name.clone(), u.guest)),
+        )
+    };
+    assert_eq!(
+        names(&rows[1]),
+        (Some(("Ann".into(), false)), Some(("bob".into(), true)))
+    );
+    assert_eq!(names(&rows[0]), (None, Some(("bob".into(), true))));
+    assert!(
+        rows.iter()
+            .all(|r| r.black.as_ref().is_none_or(|u| u.password_hash.is_none()))
+    );
+    assert_eq!(
+        store.player_games(bob, Some(b), 10).await.unwrap().len(),
+        1,
+        "ids below `before` only"
+    );
+    assert_eq!(store.player_games(ann, None, 10).await.unwrap().len(), 1);
+    let finished = store.finished_games(None, 10).await.unwrap();
+    assert_eq!(finished.iter().map(|r| r.id).collect::<Vec<_>>(), [a]);
 
     // Account names are unique without regard to case; guests' names may repeat.
     let again = store.create_user("ANN", Some("ann"), Some("x")).await;
@@ -103,13 +147,11 @@ async fn appends_are_unique_and_load_in_order() {
         (ann, "Ann", false)
     );
     assert_eq!(found.password_hash.as_deref(), Some("$argon2id$fake"));
-    let users = store.load_users().await.unwrap();
-    assert_eq!(users.len(), 3);
-    assert!(
-        users.iter().all(|u| u.password_hash.is_none()),
-        "listings carry no hashes"
-    );
-    assert_eq!(users.iter().filter(|u| u.guest).count(), 2);
+    let user = store.find_user(ann).await.unwrap().unwrap();
+    assert_eq!((user.name.as_str(), user.guest), ("Ann", false));
+    assert_eq!(user.password_hash, None, "lookups by id carry no hash");
+    assert!(store.find_user(bob).await.unwrap().unwrap().guest);
+    assert_eq!(store.find_user(999).await.unwrap(), None);
 
     // Sessions: found by the hash, gone when deleted, expired ones swept when a new one is made.
     let live = StoredSession {
@@ -132,7 +174,8 @@ async fn appends_are_unique_and_load_in_order() {
 
     // Reopening runs the migrations again without harm.
     let store = SqliteStore::open(&data).await.unwrap();
-    assert_eq!(store.load_games().await.unwrap().len(), 2);
+    assert_eq!(store.load_live_games().await.unwrap().len(), 1);
+    assert!(store.load_game(a).await.unwrap().is_some());
     store.close().await.unwrap();
 }
 
@@ -178,7 +221,7 @@ async fn concurrent_appends_all_land_and_a_duplicate_fails_alone() {
     let results = futures_util::future::join_all(
         wanted
             .iter()
-            .map(|(g, m, state)| store.append_move(*g, m, state)),
+            .map(|(g, m, state)| store.append_move(*g, m, state, None)),
     )
     .await;
     for (k, r) in results.iter().enumerate() {
@@ -200,8 +243,12 @@ async fn concurrent_appends_all_land_and_a_duplicate_fails_alone() {
             tokio::spawn(async move {
                 for n in 11..=20 {
                     let state = if n == 20 { "over" } else { "playing" };
+                    let ending = (n == 20).then(|| Ending {
+                        result: Some("W+R".into()),
+                        ended: 1_000 + g,
+                    });
                     store
-                        .append_move(g, &mv(n, color(n), &point(g, n)), state)
+                        .append_move(g, &mv(n, color(n), &point(g, n)), state, ending.as_ref())
                         .await
                         .unwrap();
                 }
@@ -212,14 +259,21 @@ async fn concurrent_appends_all_land_and_a_duplicate_fails_alone() {
         t.await.unwrap();
     }
 
-    let loaded = store.load_games().await.unwrap();
-    assert_eq!(loaded.len(), 20);
-    for game in &loaded {
-        let expected: Vec<StoredMove> = (1..=20)
-            .map(|n| mv(n, color(n), &point(game.id, n)))
-            .collect();
-        assert_eq!(game.moves, expected, "game {}", game.id);
-        assert_eq!(game.state, "over", "game {}", game.id);
+    assert!(store.load_live_games().await.unwrap().is_empty());
+    for &id in &games {
+        let game = store.load_game(id).await.unwrap().unwrap();
+        let expected: Vec<StoredMove> = (1..=20).map(|n| mv(n, color(n), &point(id, n))).collect();
+        assert_eq!(game.moves, expected, "game {id}");
+        assert_eq!(game.state, "over", "game {id}");
     }
+    // Every game's row has its count and ending; the archive lists them by their end, latest first.
+    let rows = store.finished_games(None, 100).await.unwrap();
+    let mut newest_first = games.clone();
+    newest_first.reverse();
+    assert_eq!(rows.iter().map(|r| r.id).collect::<Vec<_>>(), newest_first);
+    assert!(
+        rows.iter()
+            .all(|r| r.move_count == 20 && r.result.as_deref() == Some("W+R"))
+    );
     store.close().await.unwrap();
 }

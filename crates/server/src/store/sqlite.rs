@@ -21,7 +21,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::{
-    Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
+    Ending, GameRow, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession,
+    StoredUser,
 };
 
 /// The database file's name inside the data directory.
@@ -45,6 +46,7 @@ struct Append {
     game: i64,
     mv: StoredMove,
     state: String,
+    ending: Option<Ending>,
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
@@ -83,7 +85,7 @@ async fn commit_appends(writer: SqlitePool, mut queue: mpsc::UnboundedReceiver<A
 }
 
 /// Writes a batch in one transaction and commits it: one statement inserts every move, one records the games'
-/// states. A move number already taken (in the database, or earlier in the same batch) fails that append alone;
+/// states and action counts, and each ending is one more. A move number already taken (in the database, or earlier in the same batch) fails that append alone;
 /// so does another constraint (then the moves are inserted one by one: SQLite undoes only the failing
 /// statement and the transaction goes on). Any other error fails the whole batch, and nothing is committed.
 async fn write_batch(
@@ -121,18 +123,27 @@ async fn write_batch(
         }
         Err(e) => return Err(e),
     }
-    // Each game's state after its last move of the batch.
-    let mut states: HashMap<i64, &str> = HashMap::new();
+    // Each game's state and action count after its last move of the batch.
+    let mut states: HashMap<i64, (&str, i64)> = HashMap::new();
+    let mut endings = Vec::new();
     for (a, outcome) in batch.iter().zip(&outcomes) {
         if matches!(outcome, Some(Ok(()))) {
-            states.insert(a.game, &a.state);
+            states.insert(a.game, (&a.state, a.mv.number));
+            if let Some(ending) = &a.ending {
+                endings.push((a.game, ending));
+            }
         }
     }
     if !states.is_empty() {
         let mut update = QueryBuilder::<Sqlite>::new("UPDATE games SET state = CASE id");
-        for (game, state) in &states {
+        for (game, (state, _)) in &states {
             update.push(" WHEN ").push_bind(*game);
             update.push(" THEN ").push_bind(*state);
+        }
+        update.push(" END, move_count = CASE id");
+        for (game, (_, count)) in &states {
+            update.push(" WHEN ").push_bind(*game);
+            update.push(" THEN ").push_bind(*count);
         }
         update.push(" END WHERE id IN (");
         let mut ids = update.separated(", ");
@@ -144,11 +155,29 @@ async fn write_batch(
         let update = update.build().persistent(false);
         update.execute(&mut *tx).await?;
     }
+    // Games end rarely: one statement each.
+    for (game, ending) in endings {
+        write_ending(&mut tx, game, ending).await?;
+    }
     tx.commit().await?;
     Ok(outcomes
         .into_iter()
         .map(|o| o.unwrap_or_else(|| Err(sqlx::Error::WorkerCrashed.into())))
         .collect())
+}
+
+async fn write_ending(
+    tx: &mut SqliteConnection,
+    game: i64,
+    ending: &Ending,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET result = ?, ended = ? WHERE id = ?")
+        .bind(&ending.result)
+        .bind(ending.ended)
+        .bind(game)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
 }
 
 fn is_constraint(e: &sqlx::Error) -> bool {
@@ -277,6 +306,93 @@ fn user_row(r: &sqlx::sqlite::SqliteRow, with_hash: bool) -> Result<StoredUser, 
     })
 }
 
+/// A game row's columns, as [`stored_game`] reads them. (Macros, so that queries stay static text.)
+macro_rules! game_columns {
+    () => {
+        "id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, joined, \
+         time_control"
+    };
+}
+
+/// A listing row's columns and joins (`g` the game, `b` and `w` its seated users), as [`game_row`] reads
+/// them.
+macro_rules! listing {
+    () => {
+        "SELECT g.id, g.rules, g.created, g.state, g.black_user, g.white_user, g.bot, g.bot_color, \
+         g.opponent, g.invite, g.joined, g.time_control, g.move_count, g.result, g.ended, \
+         b.name AS b_name, b.password_hash IS NULL AS b_guest, b.created AS b_created, \
+         w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created \
+         FROM games g LEFT JOIN users b ON b.id = g.black_user LEFT JOIN users w ON w.id = g.white_user"
+    };
+}
+
+fn seats(r: &sqlx::sqlite::SqliteRow) -> Result<Seats, StoreError> {
+    let bot: Option<String> = r.try_get("bot")?;
+    let bot_color: Option<String> = r.try_get("bot_color")?;
+    Ok(Seats {
+        black: r.try_get("black_user")?,
+        white: r.try_get("white_user")?,
+        bot: bot.zip(bot_color),
+        opponent: r.try_get("opponent")?,
+        invite: r.try_get("invite")?,
+        joined: r.try_get("joined")?,
+    })
+}
+
+fn stored_game(r: &sqlx::sqlite::SqliteRow) -> Result<StoredGame, StoreError> {
+    Ok(StoredGame {
+        id: r.try_get("id")?,
+        rules: r.try_get("rules")?,
+        created: r.try_get("created")?,
+        state: r.try_get("state")?,
+        seats: seats(r)?,
+        time_control: r.try_get("time_control")?,
+        moves: Vec::new(),
+    })
+}
+
+fn stored_move(r: &sqlx::sqlite::SqliteRow) -> Result<StoredMove, StoreError> {
+    Ok(StoredMove {
+        number: r.try_get("number")?,
+        color: r.try_get("color")?,
+        text: r.try_get("move")?,
+        spent_ms: r.try_get("spent_ms")?,
+        lag_ms: r.try_get("lag_ms")?,
+    })
+}
+
+fn game_row(r: &sqlx::sqlite::SqliteRow) -> Result<GameRow, StoreError> {
+    let seats = seats(r)?;
+    let user = |id: Option<i64>, prefix: &str| -> Result<Option<StoredUser>, StoreError> {
+        let Some(id) = id else {
+            return Ok(None);
+        };
+        let name: Option<String> = r.try_get(format!("{prefix}_name").as_str())?;
+        Ok(match name {
+            Some(name) => Some(StoredUser {
+                id,
+                name,
+                password_hash: None,
+                guest: r.try_get(format!("{prefix}_guest").as_str())?,
+                created: r.try_get(format!("{prefix}_created").as_str())?,
+            }),
+            None => None,
+        })
+    };
+    Ok(GameRow {
+        id: r.try_get("id")?,
+        rules: r.try_get("rules")?,
+        created: r.try_get("created")?,
+        state: r.try_get("state")?,
+        black: user(seats.black, "b")?,
+        white: user(seats.white, "w")?,
+        seats,
+        move_count: r.try_get("move_count")?,
+        result: r.try_get("result")?,
+        ended: r.try_get("ended")?,
+    })
+}
+
 /// Seconds since the Unix epoch.
 pub fn now() -> i64 {
     SystemTime::now()
@@ -384,13 +500,15 @@ impl Store for SqliteStore {
         })
     }
 
-    fn load_users(&self) -> StoreFuture<'_, Vec<StoredUser>> {
+    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
         Box::pin(async move {
-            let rows =
-                sqlx::query("SELECT id, name, password_hash IS NULL AS guest, created FROM users")
-                    .fetch_all(&self.reader)
-                    .await?;
-            rows.iter().map(|r| user_row(r, false)).collect()
+            let row = sqlx::query(
+                "SELECT id, name, password_hash IS NULL AS guest, created FROM users WHERE id = ?",
+            )
+            .bind(id)
+            .fetch_optional(&self.reader)
+            .await?;
+            row.map(|r| user_row(&r, false)).transpose()
         })
     }
 
@@ -451,6 +569,7 @@ impl Store for SqliteStore {
         game: i64,
         mv: &'a StoredMove,
         state: &'a str,
+        ending: Option<&'a Ending>,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             let (done, answer) = oneshot::channel();
@@ -458,6 +577,7 @@ impl Store for SqliteStore {
                 game,
                 mv: mv.clone(),
                 state: state.to_owned(),
+                ending: ending.cloned(),
                 done,
             };
             let sent = match &*self.appends.queue.lock().unwrap_or_else(|e| e.into_inner()) {
@@ -474,54 +594,143 @@ impl Store for SqliteStore {
         })
     }
 
-    fn load_games(&self) -> StoreFuture<'_, Vec<StoredGame>> {
+    fn load_live_games(&self) -> StoreFuture<'_, Vec<StoredGame>> {
         Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, \
-                 joined, time_control FROM games ORDER BY id",
-            )
+            let rows = sqlx::query(concat!(
+                "SELECT ",
+                game_columns!(),
+                " FROM games INDEXED BY games_live WHERE state <> 'over' ORDER BY id"
+            ))
             .fetch_all(&self.reader)
             .await?;
-            let mut games = Vec::with_capacity(rows.len());
-            for row in rows {
-                let bot: Option<String> = row.try_get("bot")?;
-                let bot_color: Option<String> = row.try_get("bot_color")?;
-                games.push(StoredGame {
-                    id: row.try_get("id")?,
-                    rules: row.try_get("rules")?,
-                    created: row.try_get("created")?,
-                    state: row.try_get("state")?,
-                    seats: Seats {
-                        black: row.try_get("black_user")?,
-                        white: row.try_get("white_user")?,
-                        bot: bot.zip(bot_color),
-                        opponent: row.try_get("opponent")?,
-                        invite: row.try_get("invite")?,
-                        joined: row.try_get("joined")?,
-                    },
-                    time_control: row.try_get("time_control")?,
-                    moves: Vec::new(),
-                });
-            }
-            // One pass over all moves in order; games are sorted by id, so a binary search finds each owner.
+            let mut games = rows
+                .iter()
+                .map(stored_game)
+                .collect::<Result<Vec<_>, _>>()?;
+            // One pass over the live games' moves in order; games are sorted by id, so a binary search finds
+            // each owner. The live games drive the join (CROSS JOIN keeps that order), so that the finished
+            // games' moves are never read.
             let rows = sqlx::query(
-                "SELECT game_id, number, color, move, spent_ms, lag_ms FROM moves ORDER BY game_id, number",
+                "SELECT m.game_id, m.number, m.color, m.move, m.spent_ms, m.lag_ms \
+                 FROM games AS g INDEXED BY games_live CROSS JOIN moves AS m ON m.game_id = g.id \
+                 WHERE g.state <> 'over' ORDER BY m.game_id, m.number",
             )
             .fetch_all(&self.reader)
             .await?;
             for row in rows {
                 let id: i64 = row.try_get("game_id")?;
                 if let Ok(k) = games.binary_search_by_key(&id, |g| g.id) {
-                    games[k].moves.push(StoredMove {
-                        number: row.try_get("number")?,
-                        color: row.try_get("color")?,
-                        text: row.try_get("move")?,
-                        spent_ms: row.try_get("spent_ms")?,
-                        lag_ms: row.try_get("lag_ms")?,
-                    });
+                    games[k].moves.push(stored_move(&row)?);
                 }
             }
             Ok(games)
+        })
+    }
+
+    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        Box::pin(async move {
+            // Both reads in one transaction: a move appended between them cannot be half seen.
+            let mut tx = self.reader.begin().await?;
+            let row = sqlx::query(concat!(
+                "SELECT ",
+                game_columns!(),
+                " FROM games WHERE id = ?"
+            ))
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let mut game = stored_game(&row)?;
+            let rows = sqlx::query(
+                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = ? ORDER BY number",
+            )
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?;
+            game.moves = rows.iter().map(stored_move).collect::<Result<_, _>>()?;
+            tx.commit().await?;
+            Ok(Some(game))
+        })
+    }
+
+    fn player_games(
+        &self,
+        user: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<GameRow>> {
+        Box::pin(async move {
+            // Each seat's index gives its newest games; the page is the newest of both.
+            let sql = concat!(
+                listing!(),
+                " WHERE g.id IN ( \
+                 SELECT id FROM (SELECT id FROM games WHERE black_user = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3) \
+                 UNION ALL \
+                 SELECT id FROM (SELECT id FROM games WHERE white_user = ?1 AND id < ?2 ORDER BY id DESC LIMIT ?3)) \
+                 ORDER BY g.id DESC LIMIT ?3"
+            );
+            let rows = sqlx::query(sql)
+                .bind(user)
+                .bind(before.unwrap_or(i64::MAX))
+                .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+                .fetch_all(&self.reader)
+                .await?;
+            rows.iter().map(game_row).collect()
+        })
+    }
+
+    fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>> {
+        Box::pin(async move {
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = match before {
+                None => {
+                    let sql = concat!(
+                        listing!(),
+                        " WHERE g.state = 'over' AND g.ended IS NOT NULL \
+                         ORDER BY g.ended DESC, g.id DESC LIMIT ?"
+                    );
+                    sqlx::query(sql).bind(limit).fetch_all(&self.reader).await?
+                }
+                Some(before) => {
+                    // The page goes on after `before` in (ended, id) order, read from its row.
+                    let sql = concat!(
+                        listing!(),
+                        ", (SELECT ended AS e, id AS i FROM games WHERE id = ? AND state = 'over') AS after \
+                         WHERE g.state = 'over' AND g.ended IS NOT NULL \
+                         AND (g.ended < after.e OR (g.ended = after.e AND g.id < after.i)) \
+                         ORDER BY g.ended DESC, g.id DESC LIMIT ?"
+                    );
+                    sqlx::query(sql)
+                        .bind(before)
+                        .bind(limit)
+                        .fetch_all(&self.reader)
+                        .await?
+                }
+            };
+            rows.iter().map(game_row).collect()
+        })
+    }
+
+    fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id FROM games WHERE state = 'over' AND ended IS NULL ORDER BY id LIMIT ?",
+            )
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.reader)
+            .await?;
+            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+        })
+    }
+
+    fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.writer.begin().await?;
+            write_ending(&mut tx, game, ending).await?;
+            tx.commit().await?;
+            Ok(())
         })
     }
 
