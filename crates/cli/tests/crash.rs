@@ -1147,7 +1147,7 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
         }
     }
     // Killed right after the last games ended: every game comes back the same, the finished ones read from
-    // their rows and moves.
+    // their rows and moves, and the archive lists the counted game with its result.
     let mut before = Vec::new();
     for t in &tables {
         before.push(server.net.state(t.id).await);
@@ -1161,6 +1161,27 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
             "game {} after the last kill",
             t.id
         );
+    }
+    let (status, archive) = server.net.get(None, "/api/archive").await.unwrap();
+    assert_eq!(status, 200, "{archive}");
+    let listed: Vec<(i64, Value)> = archive["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| (g["id"].as_i64().unwrap(), g["result"].clone()))
+        .collect();
+    for (t, before) in tables.iter().zip(&before) {
+        let finished = before["status"] == "over";
+        let entry = listed.iter().find(|(id, _)| *id == t.id);
+        assert_eq!(
+            entry.is_some(),
+            finished,
+            "game {} in the archive: {archive}",
+            t.id
+        );
+        if let Some((_, result)) = entry {
+            assert_eq!(result, &before["result"], "game {}", t.id);
+        }
     }
     eprintln!("the crash test took {:?}", started.elapsed());
 }

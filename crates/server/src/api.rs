@@ -56,6 +56,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/lobby", get(lobby))
         .route("/api/lobby/ws", get(lobby_ws))
         .route("/api/users/{id}/games", get(user_games))
+        .route("/api/archive", get(archive))
         .route("/api/games", post(create_game))
         .route("/api/games/{id}", get(get_game))
         .route("/api/games/{id}/join", post(join))
@@ -302,6 +303,17 @@ fn page(mut games: Vec<Summary>, limit: usize) -> (Vec<Summary>, Option<i64>) {
     games.truncate(limit);
     let next = games.last().map(|s| s.id);
     (games, next)
+}
+
+/// The finished games, the most recently ended first (the archive page).
+async fn archive(
+    State(app): State<AppState>,
+    query: Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let (before, limit) = PageQuery::read(query)?;
+    let games = app.games.finished_page(before, limit + 1).await?;
+    let (games, next) = page(games, limit);
+    Ok(Json(json!({ "games": games, "next": next })))
 }
 
 async fn lobby_ws(

@@ -2419,6 +2419,109 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     running.stop().await.unwrap();
 }
 
+/// A game between `black` and `white` that ends at once (Black resigns); its id.
+async fn finished_game(black: &Client, white: &Client) -> i64 {
+    let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/join"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await;
+    assert_eq!(status, 200, "{body}");
+    id
+}
+
+#[tokio::test]
+async fn the_archive_pages_through_finished_games_while_games_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server_without_cache(dir.path()).await;
+    let black = Client::guest(&running, "black").await;
+    let white = Client::guest(&running, "white").await;
+    let mut ended = Vec::new();
+    for _ in 0..7 {
+        ended.push(finished_game(&black, &white).await);
+    }
+    // A game still in play is not in the archive.
+    let playing = black.table("chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, _) = white
+        .post(&format!("/api/games/{playing}/join"), json!({}))
+        .await;
+    assert_eq!(status, 200);
+    let c = Client::new(&running);
+    let mut seen = Vec::new();
+    let mut path = "/api/archive?limit=3".to_owned();
+    loop {
+        let (status, page) = c.get(&path).await;
+        assert_eq!(status, 200, "{page}");
+        let games = page["games"].as_array().unwrap();
+        assert!(games.len() <= 3, "{page}");
+        for g in games {
+            assert_eq!(g["status"], "over", "{g}");
+            assert_eq!(g["result"], "W+R", "{g}");
+            assert!(g["ended"].as_i64().is_some(), "{g}");
+            assert_eq!(g["players"]["black"]["name"], "black", "{g}");
+            assert_eq!(g["moves"], 1, "{g}");
+            seen.push(g["id"].as_i64().unwrap());
+        }
+        // Games that end meanwhile come before the first page: they repeat and skip nothing.
+        finished_game(&black, &white).await;
+        match page["next"].as_i64() {
+            Some(next) => {
+                assert_eq!(Some(next), seen.last().copied());
+                path = format!("/api/archive?limit=3&before={next}");
+            }
+            None => break,
+        }
+    }
+    ended.reverse();
+    assert_eq!(seen, ended, "every game once, the latest first");
+    assert!(!seen.contains(&playing));
+    let (_, first) = c.get("/api/archive").await;
+    assert_eq!(first["games"].as_array().unwrap().len(), 7 + 3);
+    // A player's page reads the same rows, the live game's entry from memory.
+    let (_, mine) = c.get(&format!("/api/users/{}/games", black.id())).await;
+    assert_eq!(mine["games"].as_array().unwrap().len(), 7 + 3 + 1);
+    for g in mine["games"].as_array().unwrap() {
+        let want = if g["id"] == playing {
+            "playing"
+        } else {
+            "over"
+        };
+        assert_eq!(g["status"], want, "{g}");
+    }
+    assert_eq!(running.resident().live, 1);
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "before=x",
+        "before=0",
+        "limit=1&limit=2",
+    ] {
+        let (status, body) = c.get(&format!("/api/archive?{bad}")).await;
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (400, Some("bad_request")),
+            "{bad}: {body}"
+        );
+    }
+    // An unknown or unfinished game to start after gives an empty page, not an error.
+    for before in [playing, 999_999] {
+        let (status, page) = c.get(&format!("/api/archive?before={before}")).await;
+        assert_eq!(
+            (status, page["games"].as_array().map(Vec::len)),
+            (200, Some(0)),
+            "{page}"
+        );
+    }
+    running.stop().await.unwrap();
+}
+
 #[tokio::test]
 async fn games_that_ended_before_summaries_get_them_at_start() {
     let dir = tempfile::tempdir().unwrap();
@@ -2444,7 +2547,7 @@ async fn games_that_ended_before_summaries_get_them_at_start() {
 
     let running = server(dir.path()).await;
     let c = Client::new(&running);
-    let (_, archive) = c.get(&format!("/api/users/{}/games", black.id())).await;
+    let (_, archive) = c.get("/api/archive").await;
     let games = archive["games"].as_array().unwrap();
     assert_eq!(games.len(), 1, "{archive}");
     assert_eq!(
