@@ -26,6 +26,7 @@ pub const PAGES: &[(&str, &str)] = &[
     ("/game/{id}", "game.html"),
     ("/player/{id}", "player.html"),
     ("/replay", "replay.html"),
+    ("/archive", "archive.html"),
     ("/login", "login.html"),
 ];
 
@@ -545,6 +546,7 @@ mod tests {
                 ],
             ),
             ("player.html", &["games", "player-name"]),
+            ("archive.html", &["games", "no-games", "more-games"]),
             (
                 "replay.html",
                 &[

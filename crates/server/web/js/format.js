@@ -58,6 +58,14 @@ export function colorOf(players, userId) {
   return null;
 }
 
+/** Seconds since the Unix epoch as a date and time in `language`; "" for none. */
+export function formatDate(seconds, language) {
+  if (!seconds) return "";
+  return new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" }).format(
+    new Date(seconds * 1000),
+  );
+}
+
 /** The number of moves of a summary, whether the server sends a count or the list. */
 export function moveCount(moves) {
   if (Array.isArray(moves)) return moves.length;

@@ -1,7 +1,7 @@
 // A player's page: their games, newest first, with the opponent, rules, result and links to the game and replay.
 
 import { ApiError, get } from "./api.js";
-import { colorOf, formatResult, moveCount, parseResult } from "./format.js";
+import { colorOf, formatDate, formatResult, moveCount, parseResult } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
 import { boot, el, playerName, playerNode, showError } from "./page.js";
 import { idFromPath } from "./paths.js";
@@ -12,13 +12,6 @@ const userId = idFromPath("player", location.pathname);
 await boot();
 
 let data = null; // {user, games}
-
-function date(seconds) {
-  if (!seconds) return "";
-  return new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "medium", timeStyle: "short" }).format(
-    new Date(seconds * 1000),
-  );
-}
 
 /** Win, loss or draw for this player, or the game's status while it is not over. */
 function outcome(game, color) {
@@ -41,12 +34,16 @@ function row(game) {
   return el(
     "tr",
     { "data-game-id": game.id, "data-status": game.status },
-    el("td", {}, date(game.created)),
-    el("td", {}, color ? [el("span", { class: `dot ${color}`, "aria-hidden": "true" }), t(`color.${color}`)] : ""),
-    el("td", {}, playerNode(color ? game.players?.[other] : null)),
-    el("td", { title: game.rules }, summarizeSpec(game.rules, t).join(" · ")),
-    el("td", {}, outcome(game, color)),
-    el("td", { class: "num" }, String(moveCount(game.moves))),
+    el("td", { "data-label": t("player.date") }, formatDate(game.created, currentLanguage())),
+    el(
+      "td",
+      { "data-label": t("player.color") },
+      color ? el("span", {}, el("span", { class: `dot ${color}`, "aria-hidden": "true" }), t(`color.${color}`)) : "",
+    ),
+    el("td", { "data-label": t("player.opponent") }, playerNode(color ? game.players?.[other] : null)),
+    el("td", { "data-label": t("player.rules"), title: game.rules }, summarizeSpec(game.rules, t).join(" · ")),
+    el("td", { "data-label": t("player.result") }, outcome(game, color)),
+    el("td", { class: "num", "data-label": t("player.moves") }, String(moveCount(game.moves))),
     el(
       "td",
       {},
