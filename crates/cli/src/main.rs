@@ -314,7 +314,7 @@ fn run(cli: Cli) -> Result<()> {
                     rate,
                 },
         } => {
-            let config = tesuji_server::bench::BenchConfig {
+            let config = tesuji_load::server::BenchConfig {
                 games,
                 seconds,
                 idle,
@@ -322,7 +322,7 @@ fn run(cli: Cli) -> Result<()> {
                 rules,
                 rate,
             };
-            print!("{}", tesuji_server::bench::run(&config)?);
+            print!("{}", tesuji_load::server::run(&config)?);
             Ok(())
         }
         Command::Score {

@@ -4,7 +4,6 @@
 
 pub mod api;
 pub mod auth;
-pub mod bench;
 pub mod clocks;
 pub mod error;
 pub mod games;

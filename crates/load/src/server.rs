@@ -23,7 +23,7 @@ use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
-use crate::{Limits, ServerConfig};
+use tesuji_server::{Limits, ServerConfig};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
@@ -70,14 +70,8 @@ impl Default for BenchConfig {
     }
 }
 
-/// Why the bench could not run.
-#[derive(Debug, thiserror::Error)]
-#[error("{0}")]
-pub struct BenchError(String);
-
-fn fail(what: impl fmt::Display) -> BenchError {
-    BenchError(what.to_string())
-}
+pub use crate::BenchError;
+use crate::fail;
 
 /// What a run measured.
 #[derive(Clone, Debug)]
@@ -183,12 +177,7 @@ impl Report {
     }
 }
 
-/// The `q` quantile of sorted microseconds, in milliseconds.
-fn quantile_ms(sorted: &[u32], q: f64) -> Option<f64> {
-    let last = sorted.len().checked_sub(1)?;
-    let k = ((last as f64) * q).round() as usize;
-    Some(f64::from(sorted[k.min(last)]) / 1000.0)
-}
+use crate::quantile_ms;
 
 fn mib(kib: u64) -> f64 {
     kib as f64 / 1024.0
@@ -429,7 +418,7 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
                 .build()
                 .map_err(fail)?;
             let running = runtime
-                .block_on(crate::start(ServerConfig {
+                .block_on(tesuji_server::start(ServerConfig {
                     address: ([127, 0, 0, 1], 0).into(),
                     data_dir: data.0.clone(),
                     limits: Limits {
