@@ -104,6 +104,21 @@ pub struct GameRow {
     pub ended: Option<i64>,
 }
 
+/// A whole game written at once, its row and every action (the store benchmark fills a data directory so).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImportedGame {
+    pub rules: String,
+    /// Seconds since the Unix epoch.
+    pub created: i64,
+    /// `playing`, `marking` or `over`, as the moves leave the game.
+    pub state: String,
+    pub seats: Seats,
+    pub time_control: Option<String>,
+    /// Numbered from 1, in order.
+    pub moves: Vec<StoredMove>,
+    pub ending: Option<Ending>,
+}
+
 /// A stored user: an account (with a password hash) or a guest (without).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredUser {
@@ -198,6 +213,13 @@ pub trait Store: Send + Sync {
 
     /// Writes the ending of a game that ended before summaries were kept.
     fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()>;
+
+    /// Writes whole games in one transaction; answers their ids, in order. The caller vouches that each
+    /// game's moves replay under its rules (nothing is checked here, as in `append_move`).
+    fn import_games<'a>(&'a self, games: &'a [ImportedGame]) -> StoreFuture<'a, Vec<i64>>;
+
+    /// How many games are stored, whatever their state.
+    fn count_games(&self) -> StoreFuture<'_, i64>;
 
     /// Closes the connections (waits for writes in flight).
     fn close(&self) -> StoreFuture<'_, ()>;

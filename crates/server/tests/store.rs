@@ -277,3 +277,70 @@ async fn concurrent_appends_all_land_and_a_duplicate_fails_alone() {
     );
     store.close().await.unwrap();
 }
+
+/// Whole games written at once: their rows, summaries and moves read back as written, in one transaction.
+#[tokio::test]
+async fn imported_games_read_back_as_written() {
+    use tesuji_server::store::ImportedGame;
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path()).await.unwrap();
+    let ann = store.create_user("ann", None, None).await.unwrap();
+    let bob = store.create_user("bob", None, None).await.unwrap();
+    assert_eq!(store.count_games().await.unwrap(), 0);
+    // One game longer than a statement's worth of moves (4,000), to cross a chunk.
+    let lengths = [3usize, 0, 4_321];
+    let games: Vec<ImportedGame> = lengths
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| ImportedGame {
+            rules: "chinese:size=19".into(),
+            created: 100 + k as i64,
+            state: "over".into(),
+            seats: Seats {
+                black: Some(ann),
+                white: Some(bob),
+                opponent: "anyone".into(),
+                joined: true,
+                ..Seats::default()
+            },
+            time_control: None,
+            moves: (1..=n as i64)
+                .map(|m| mv(m, if m % 2 == 1 { "black" } else { "white" }, "pass"))
+                .collect(),
+            ending: Some(Ending {
+                result: Some(format!("B+{k}")),
+                ended: 200 + k as i64,
+            }),
+        })
+        .collect();
+    let ids = store.import_games(&games).await.unwrap();
+    assert_eq!(ids.len(), 3);
+    assert!(ids.windows(2).all(|w| w[0] < w[1]), "{ids:?}");
+    assert_eq!(store.count_games().await.unwrap(), 3);
+    for (id, game) in ids.iter().zip(&games) {
+        let loaded = store.load_game(*id).await.unwrap().unwrap();
+        assert_eq!(loaded.moves, game.moves);
+        assert_eq!(
+            (loaded.created, loaded.state.as_str()),
+            (game.created, "over")
+        );
+    }
+    let rows = store.finished_games(None, 10).await.unwrap();
+    assert_eq!(
+        rows.iter()
+            .map(|r| (r.id, r.move_count, r.result.clone(), r.ended))
+            .collect::<Vec<_>>(),
+        ids.iter()
+            .zip(&games)
+            .rev()
+            .map(|(id, g)| (
+                *id,
+                g.moves.len() as i64,
+                g.ending.as_ref().unwrap().result.clone(),
+                g.ending.as_ref().map(|e| e.ended)
+            ))
+            .collect::<Vec<_>>()
+    );
+    assert!(store.load_live_games().await.unwrap().is_empty());
+    store.close().await.unwrap();
+}

@@ -21,8 +21,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::{
-    Ending, GameRow, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession,
-    StoredUser,
+    Ending, GameRow, ImportedGame, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove,
+    StoredSession, StoredUser,
 };
 
 /// The database file's name inside the data directory.
@@ -32,6 +32,8 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
 
 /// At most this many appends share a transaction.
 const MAX_BATCH: usize = 512;
+/// Moves per statement of an import (six values each, well under SQLite's 32,766 variables).
+const IMPORT_ROWS: usize = 4_000;
 
 /// SQLite storage.
 #[derive(Clone, Debug)]
@@ -731,6 +733,68 @@ impl Store for SqliteStore {
             write_ending(&mut tx, game, ending).await?;
             tx.commit().await?;
             Ok(())
+        })
+    }
+
+    fn import_games<'a>(&'a self, games: &'a [ImportedGame]) -> StoreFuture<'a, Vec<i64>> {
+        Box::pin(async move {
+            let mut tx = self.writer.begin().await?;
+            let mut ids = Vec::with_capacity(games.len());
+            for g in games {
+                let (bot, bot_color) = match &g.seats.bot {
+                    Some((kind, color)) => (Some(kind.as_str()), Some(color.as_str())),
+                    None => (None, None),
+                };
+                let row = sqlx::query(
+                    "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
+                     invite, joined, time_control, move_count, result, ended) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                )
+                .bind(&g.rules)
+                .bind(g.created)
+                .bind(&g.state)
+                .bind(g.seats.black)
+                .bind(g.seats.white)
+                .bind(bot)
+                .bind(bot_color)
+                .bind(&g.seats.opponent)
+                .bind(&g.seats.invite)
+                .bind(g.seats.joined)
+                .bind(&g.time_control)
+                .bind(i64::try_from(g.moves.len()).unwrap_or(i64::MAX))
+                .bind(g.ending.as_ref().and_then(|e| e.result.as_deref()))
+                .bind(g.ending.as_ref().map(|e| e.ended))
+                .fetch_one(&mut *tx)
+                .await?;
+                let id: i64 = row.try_get(0)?;
+                for chunk in g.moves.chunks(IMPORT_ROWS) {
+                    let mut insert = QueryBuilder::<Sqlite>::new(
+                        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) ",
+                    );
+                    insert.push_values(chunk, |mut row, m| {
+                        row.push_bind(id)
+                            .push_bind(m.number)
+                            .push_bind(m.color.as_str())
+                            .push_bind(m.text.as_str())
+                            .push_bind(m.spent_ms)
+                            .push_bind(m.lag_ms);
+                    });
+                    // Not cached: the text differs with the chunk's size.
+                    insert.build().persistent(false).execute(&mut *tx).await?;
+                }
+                ids.push(id);
+            }
+            tx.commit().await?;
+            Ok(ids)
+        })
+    }
+
+    fn count_games(&self) -> StoreFuture<'_, i64> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT COUNT(*) FROM games")
+                .fetch_one(&self.reader)
+                .await?;
+            Ok(row.try_get(0)?)
         })
     }
 
