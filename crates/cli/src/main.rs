@@ -222,6 +222,22 @@ enum Bench {
         #[arg(long)]
         rate: Option<f64>,
     },
+    /// Fill a data directory with finished games (only the missing ones), start `tesuji serve` on it, and
+    /// report the time until it answers, its memory at idle, and the times of reading old games and pages.
+    Store {
+        /// The data directory (created when missing, kept afterwards).
+        #[arg(long)]
+        data_dir: PathBuf,
+        /// How many games the directory should hold.
+        #[arg(long)]
+        games: u64,
+        /// Requests timed of each kind (state, SGF, replay, archive page, player page).
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
+        samples: u64,
+        /// Seed of the generated games and of the requests.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -323,6 +339,25 @@ fn run(cli: Cli) -> Result<()> {
                 rate,
             };
             print!("{}", tesuji_load::server::run(&config)?);
+            Ok(())
+        }
+        Command::Bench {
+            what:
+                Bench::Store {
+                    data_dir,
+                    games,
+                    samples,
+                    seed,
+                },
+        } => {
+            let config = tesuji_load::store::StoreBenchConfig {
+                data_dir,
+                games,
+                samples: usize::try_from(samples).unwrap_or(usize::MAX),
+                seed,
+                server: std::env::current_exe().context("the tesuji binary's path")?,
+            };
+            print!("{}", tesuji_load::store::run(&config)?);
             Ok(())
         }
         Command::Score {

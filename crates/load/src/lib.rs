@@ -1,8 +1,10 @@
 //! tesuji-load: load tools for the server, kept out of the server library. `server` plays many games over the
-//! API and times the acknowledgements (`tesuji bench server`). Benchmarks, not tests: they measure and report,
-//! they assert nothing.
+//! API and times the acknowledgements (`tesuji bench server`); `store` fills a data directory with finished
+//! games and times a server started on it (`tesuji bench store`). Benchmarks, not tests: they measure and
+//! report, they assert nothing.
 
 pub mod server;
+pub mod store;
 
 use std::fmt;
 
