@@ -228,9 +228,12 @@ enum Bench {
         /// The data directory (created when missing, kept afterwards).
         #[arg(long)]
         data_dir: PathBuf,
-        /// How many games the directory should hold.
+        /// How many finished games the directory should hold.
         #[arg(long)]
         games: u64,
+        /// How many live games (19×19, 200 moves, in play) it should hold.
+        #[arg(long, default_value_t = 0)]
+        live: u64,
         /// Requests timed of each kind (state, SGF, replay, archive page, player page).
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=1_000_000))]
         samples: u64,
@@ -346,6 +349,7 @@ fn run(cli: Cli) -> Result<()> {
                 Bench::Store {
                     data_dir,
                     games,
+                    live,
                     samples,
                     seed,
                 },
@@ -353,6 +357,7 @@ fn run(cli: Cli) -> Result<()> {
             let config = tesuji_load::store::StoreBenchConfig {
                 data_dir,
                 games,
+                live,
                 samples: usize::try_from(samples).unwrap_or(usize::MAX),
                 seed,
                 server: std::env::current_exe().context("the tesuji binary's path")?,

@@ -26,8 +26,10 @@ use crate::{BenchError, fail, quantile_ms};
 pub struct StoreBenchConfig {
     /// The data directory to fill and serve (kept afterwards).
     pub data_dir: PathBuf,
-    /// How many games the directory should hold; the missing ones are added.
+    /// How many finished games the directory should hold; the missing ones are added.
     pub games: u64,
+    /// How many live games (19×19, 200 moves, in play) it should hold; the server replays them at start.
+    pub live: u64,
     /// Requests timed of each kind.
     pub samples: usize,
     pub seed: u64,
@@ -44,12 +46,17 @@ const RULESETS: [&str; 4] = ["chinese", "japanese", "tromp-taylor", "aga"];
 const SIZES: [u8; 3] = [9, 13, 19];
 /// A listing page as the bench asks for it.
 const PAGE: usize = 50;
+/// The turns of each live game.
+const LIVE_TURNS: usize = 200;
 
 /// What a run measured.
 #[derive(Clone, Debug, Default)]
 pub struct StoreReport {
     pub games_before: i64,
     pub games_added: u64,
+    /// Live games in the directory, and how many of them were added.
+    pub live: u64,
+    pub live_added: u64,
     pub actions_added: u64,
     pub fill_time: Duration,
     /// From starting the server to its first answer.
@@ -74,6 +81,11 @@ impl fmt::Display for StoreReport {
             self.games_added,
             self.actions_added,
             self.fill_time.as_secs_f64()
+        )?;
+        writeln!(
+            f,
+            "live: {} games in play (19x19, {LIVE_TURNS} moves each; {} added), replayed at start",
+            self.live, self.live_added
         )?;
         writeln!(
             f,
@@ -218,6 +230,77 @@ fn random_game(
     })
 }
 
+/// A 19×19 game in play after `LIVE_TURNS` random plays (`None` when play ended before).
+fn live_game(
+    rng: &mut Pcg64Mcg,
+    players: &[i64],
+    created: i64,
+) -> Result<Option<ImportedGame>, BenchError> {
+    let rules: Rules = "chinese:size=19".parse().map_err(fail)?;
+    let mut game = Game::new(rules).map_err(fail)?;
+    let mut moves = Vec::with_capacity(LIVE_TURNS);
+    for number in 1..=LIVE_TURNS {
+        let color = game.to_move();
+        let mv = random_move(&game, color, rng);
+        if game.play(color, mv).is_err() || game.phase() != Phase::Playing {
+            return Ok(None);
+        }
+        moves.push(StoredMove {
+            number: number as i64,
+            color: color.name().to_owned(),
+            text: match mv {
+                Move::Pass => "pass".to_owned(),
+                Move::Play(p) => p.to_gtp(rules.size),
+            },
+            spent_ms: None,
+            lag_ms: None,
+        });
+    }
+    let black = players[rng.random_range(0..players.len())];
+    let white =
+        players[(players.iter().position(|&p| p == black).unwrap_or(0) + 1) % players.len()];
+    Ok(Some(ImportedGame {
+        rules: rules.to_string(),
+        created,
+        state: "playing".to_owned(),
+        seats: Seats {
+            black: Some(black),
+            white: Some(white),
+            opponent: "anyone".to_owned(),
+            joined: true,
+            ..Seats::default()
+        },
+        time_control: None,
+        moves,
+        ending: None,
+    }))
+}
+
+/// Adds the missing live games, one batch at a time.
+async fn fill_live(
+    store: &SqliteStore,
+    config: &StoreBenchConfig,
+    players: &[i64],
+    report: &mut StoreReport,
+) -> Result<(), BenchError> {
+    let live = store.load_live_games().await.map_err(fail)?.len() as u64;
+    let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x11FE ^ live);
+    let mut added = 0;
+    while live + added < config.live {
+        let mut batch = Vec::new();
+        while batch.len() < BATCH && live + added + (batch.len() as u64) < config.live {
+            if let Some(game) = live_game(&mut rng, players, now())? {
+                batch.push(game);
+            }
+        }
+        store.import_games(&batch).await.map_err(fail)?;
+        added += batch.len() as u64;
+    }
+    report.live = live + added;
+    report.live_added = added;
+    Ok(())
+}
+
 /// A random legal play that does not fill the player's own eye (an empty point whose neighbours are all the
 /// player's stones or the edge), or a pass when a few tries find none.
 fn random_move(game: &Game, color: Color, rng: &mut Pcg64Mcg) -> Move {
@@ -272,13 +355,15 @@ async fn fill(
     config: &StoreBenchConfig,
     report: &mut StoreReport,
 ) -> Result<(), BenchError> {
-    report.games_before = store.count_games().await.map_err(fail)?;
+    let players = Arc::new(players(store).await?);
+    let live = store.load_live_games().await.map_err(fail)?.len() as i64;
+    report.games_before = store.count_games().await.map_err(fail)? - live;
+    fill_live(store, config, &players, report).await?;
     let before = u64::try_from(report.games_before).unwrap_or(0);
     let missing = config.games.saturating_sub(before);
     if missing == 0 {
         return Ok(());
     }
-    let players = Arc::new(players(store).await?);
     let started = Instant::now();
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()) as u64;
     let rulesets = Arc::new(rulesets()?);
