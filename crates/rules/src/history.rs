@@ -145,6 +145,14 @@ impl Records {
         self.count_exact(key, snapshot)
     }
 
+    /// Gives back the room reserved beyond the records held (the filter keeps its size: its mask is fixed).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.snapshots.shrink_to_fit();
+        self.head.shrink_to_fit();
+        self.older.shrink_to_fit();
+        self.keys.shrink_to_fit();
+    }
+
     /// Forgets every record after the first `len` (for make/unmake searches).
     pub(crate) fn truncate(&mut self, len: usize) {
         while self.older.len() > len {

@@ -250,3 +250,41 @@ fn positional_superko_refuses_the_repeating_play() {
     }
     panic!("no play was refused");
 }
+
+/// `Game::shrink_to_fit` gives back reserved room and changes nothing else: a game shrunk after every turn
+/// allows exactly the moves of one never shrunk, and ends the same, through superko refusals and voids alike.
+#[test]
+fn a_shrunk_game_judges_as_before() {
+    for preset in ["chinese", "japanese", "tromp-taylor"] {
+        for seed in 0..20u64 {
+            let mut plain = game(preset);
+            let mut shrunk = plain.clone();
+            shrunk.shrink_to_fit();
+            let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+            for _ in 0..200 {
+                if plain.phase() != Phase::Playing {
+                    break;
+                }
+                let legal = plain.legal_moves();
+                assert_eq!(shrunk.legal_moves(), legal, "{preset} seed {seed}");
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mv = legal[(x % legal.len() as u64) as usize];
+                assert_eq!(
+                    plain.play_move(mv),
+                    shrunk.play_move(mv),
+                    "{preset} seed {seed}"
+                );
+                shrunk.shrink_to_fit();
+            }
+            assert_eq!(plain.phase(), shrunk.phase());
+            assert_eq!(
+                plain.result().map(|r| r.to_string()),
+                shrunk.result().map(|r| r.to_string()),
+                "{preset} seed {seed}"
+            );
+            assert_eq!(plain.grid(), shrunk.grid());
+        }
+    }
+}

@@ -743,6 +743,9 @@ impl LiveGame {
         if let Some(clock) = live.clock.as_mut() {
             clock.go_live();
         }
+        // The server holds many games: none keeps the room a new game reserves for a long one.
+        live.game.shrink_to_fit();
+        live.moves.shrink_to_fit();
         Ok(live)
     }
 
@@ -1363,7 +1366,8 @@ impl Games {
         {
             rules.self_fill = Some(10);
         }
-        let game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
+        let mut game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
+        game.shrink_to_fit();
         let canonical = game.rules().to_string();
         let clock = control
             .map(|c| GameClock::new(c, false, self.time.clone()))
