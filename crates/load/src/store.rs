@@ -283,7 +283,7 @@ async fn fill_live(
     players: &[i64],
     report: &mut StoreReport,
 ) -> Result<(), BenchError> {
-    let live = store.load_live_games().await.map_err(fail)?.len() as u64;
+    let live = store.live_game_ids().await.map_err(fail)?.len() as u64;
     let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x11FE ^ live);
     let mut added = 0;
     while live + added < config.live {
@@ -356,7 +356,7 @@ async fn fill(
     report: &mut StoreReport,
 ) -> Result<(), BenchError> {
     let players = Arc::new(players(store).await?);
-    let live = store.load_live_games().await.map_err(fail)?.len() as i64;
+    let live = store.live_game_ids().await.map_err(fail)?.len() as i64;
     report.games_before = store.count_games().await.map_err(fail)? - live;
     fill_live(store, config, &players, report).await?;
     let before = u64::try_from(report.games_before).unwrap_or(0);

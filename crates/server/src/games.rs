@@ -1088,7 +1088,10 @@ impl Games {
         let grace_ms = config.grace_ms;
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
-        for stored in store.load_live_games().await? {
+        for id in store.live_game_ids().await? {
+            let Some(stored) = store.load_game(id).await? else {
+                continue;
+            };
             let players = Self::players_of(&accounts, &stored.seats).await?;
             // One game that no longer replays (say, after a rules change) must not keep every other game
             // offline: it is left out, loudly, and its rows stay in the database for a later fix.

@@ -188,9 +188,9 @@ pub trait Store: Send + Sync {
         ending: Option<&'a Ending>,
     ) -> StoreFuture<'a, ()>;
 
-    /// Every game that has not ended (state other than `over`) with its moves, for rebuilding the live games
-    /// at start.
-    fn load_live_games(&self) -> StoreFuture<'_, Vec<StoredGame>>;
+    /// The ids of every game that has not ended (state other than `over`), in order: the live games, rebuilt
+    /// at start one at a time (with [`Store::load_game`]), so that no more than one game's rows are held.
+    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>>;
 
     /// One game with its moves, whatever its state.
     fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>>;

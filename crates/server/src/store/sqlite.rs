@@ -596,36 +596,14 @@ impl Store for SqliteStore {
         })
     }
 
-    fn load_live_games(&self) -> StoreFuture<'_, Vec<StoredGame>> {
+    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
         Box::pin(async move {
-            let rows = sqlx::query(concat!(
-                "SELECT ",
-                game_columns!(),
-                " FROM games INDEXED BY games_live WHERE state <> 'over' ORDER BY id"
-            ))
-            .fetch_all(&self.reader)
-            .await?;
-            let mut games = rows
-                .iter()
-                .map(stored_game)
-                .collect::<Result<Vec<_>, _>>()?;
-            // One pass over the live games' moves in order; games are sorted by id, so a binary search finds
-            // each owner. The live games drive the join (CROSS JOIN keeps that order), so that the finished
-            // games' moves are never read.
             let rows = sqlx::query(
-                "SELECT m.game_id, m.number, m.color, m.move, m.spent_ms, m.lag_ms \
-                 FROM games AS g INDEXED BY games_live CROSS JOIN moves AS m ON m.game_id = g.id \
-                 WHERE g.state <> 'over' ORDER BY m.game_id, m.number",
+                "SELECT id FROM games INDEXED BY games_live WHERE state <> 'over' ORDER BY id",
             )
             .fetch_all(&self.reader)
             .await?;
-            for row in rows {
-                let id: i64 = row.try_get("game_id")?;
-                if let Ok(k) = games.binary_search_by_key(&id, |g| g.id) {
-                    games[k].moves.push(stored_move(&row)?);
-                }
-            }
-            Ok(games)
+            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
         })
     }
 
