@@ -863,6 +863,49 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         results[0][0].as_str(),
     )
     .map_err(|e| format!("{e}\n{stdout}\n{sgf}"))?;
+
+    // The finished game is in the archive with its result, and on a phone neither listing is wider than the
+    // screen.
+    cat.goto("/archive").await?;
+    let row = format!("#games tr[data-game-id='{id}']");
+    cat.wait_for(&row).await?;
+    let shown = cat
+        .js(
+            "return document.querySelector(arguments[0] + ' td[data-result]').dataset.result",
+            json!([row]),
+        )
+        .await?;
+    same("the archive's result", shown, json!(RESULT))?;
+    cat.fit_viewport(390, 844).await?;
+    let ann_id = ann
+        .js(
+            "return document.getElementById('me-name').getAttribute('href')",
+            json!([]),
+        )
+        .await?;
+    for path in [
+        "/archive".to_owned(),
+        ann_id.as_str().unwrap_or("/player/1").to_owned(),
+    ] {
+        cat.goto(&path).await?;
+        cat.wait_for(&row).await?;
+        let widths = cat
+            .js(
+                // The table inside its scrolling box, and the page: neither may need sideways scrolling.
+                "const t = document.getElementById('games');
+                 return [t.scrollWidth - t.parentElement.clientWidth,
+                         document.documentElement.scrollWidth - innerWidth]",
+                json!([]),
+            )
+            .await?;
+        // How much wider than their boxes the table and the page are.
+        if widths != json!([0, 0]) {
+            return Err(format!(
+                "{path} is wider than a 390 px screen (table, page): {widths}"
+            ));
+        }
+    }
+    // Cat stays phone-sized: nothing after this uses its window.
     Ok(())
 }
 
