@@ -3,7 +3,7 @@
 import { get } from "./api.js";
 import { formatDate, formatResult, moveCount } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
-import { boot, el, playerNode, showError } from "./page.js";
+import { boot, el, moreButton, playerNode, showError } from "./page.js";
 import { summarizeSpec } from "./spec.js";
 
 const $ = (id) => document.getElementById(id);
@@ -45,21 +45,17 @@ function render() {
 }
 
 // "More games" asks for the page that follows the last game shown.
-$("more-games").addEventListener("click", async () => {
-  if (!data?.next) return;
-  const button = $("more-games");
-  button.disabled = true;
-  try {
-    const page = await get(`/api/archive?before=${data.next}`);
+moreButton(
+  $("more-games"),
+  () => data?.next,
+  (start) => `/api/archive?before=${start}`,
+  (page) => {
     data.games.push(...(page.games ?? []));
     data.next = page.next ?? null;
     render();
-  } catch (e) {
-    showError($("message"), e);
-  } finally {
-    button.disabled = false;
-  }
-});
+  },
+  $("message"),
+);
 
 onLanguageChange(render);
 

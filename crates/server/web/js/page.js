@@ -1,6 +1,6 @@
 // What every page shares: the language, the header's "who am I", DOM helpers and the display of refusals.
 
-import { ApiError, getSession, post, setSession } from "./api.js";
+import { ApiError, get, getSession, post, setSession } from "./api.js";
 import { has, initI18n, onLanguageChange, t } from "./i18n.js";
 
 /** `el("a", {href: "/", class: "x"}, "text", child)`; attributes with null/false values are left out. */
@@ -52,6 +52,25 @@ export function showError(box, e) {
   if (!headline || detail !== headline) box.append(el("span", { class: "detail" }, detail));
   if (e instanceof ApiError && e.reason) box.dataset.reason = e.reason;
   else delete box.dataset.reason;
+}
+
+/**
+ * A listing's "more" button: on a click, while `next()` gives a page's start, fetches `url(next())` and hands the
+ * answer to `onPage`; the button is disabled meanwhile, and a refusal shows in `box`.
+ */
+export function moreButton(button, next, url, onPage, box) {
+  button.addEventListener("click", async () => {
+    const start = next();
+    if (!start) return;
+    button.disabled = true;
+    try {
+      onPage(await get(url(start)));
+    } catch (e) {
+      showError(box, e);
+    } finally {
+      button.disabled = false;
+    }
+  });
 }
 
 /** `/login?next=<this page>`. */

@@ -3,7 +3,7 @@
 import { ApiError, get } from "./api.js";
 import { colorOf, formatDate, formatResult, moveCount, parseResult } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
-import { boot, el, playerName, playerNode, showError } from "./page.js";
+import { boot, el, moreButton, playerName, playerNode, showError } from "./page.js";
 import { idFromPath } from "./paths.js";
 import { summarizeSpec } from "./spec.js";
 
@@ -67,21 +67,17 @@ function render() {
 }
 
 // The listing comes a page at a time, newest first; "More games" asks for the page before the last one shown.
-$("more-games").addEventListener("click", async () => {
-  if (!data?.next) return;
-  const button = $("more-games");
-  button.disabled = true;
-  try {
-    const page = await get(`/api/users/${userId}/games?before=${data.next}`);
+moreButton(
+  $("more-games"),
+  () => data?.next,
+  (start) => `/api/users/${userId}/games?before=${start}`,
+  (page) => {
     data.games.push(...(page.games ?? []));
     data.next = page.next ?? null;
     render();
-  } catch (e) {
-    showError($("message"), e);
-  } finally {
-    button.disabled = false;
-  }
-});
+  },
+  $("message"),
+);
 
 onLanguageChange(render);
 
