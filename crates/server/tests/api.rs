@@ -1389,9 +1389,26 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     running.stop().await.unwrap();
 }
 
+/// Appends an action `(number, colour, text)` to game `id` in the store of a stopped server, behind the
+/// server's back (no ending is written), leaving the game's row in `state`.
+async fn append_behind(dir: &Path, id: i64, (number, color, text): (i64, &str, &str), state: &str) {
+    use tesuji_server::store::Store;
+    let store = tesuji_server::store::sqlite::SqliteStore::open(dir)
+        .await
+        .unwrap();
+    let action = tesuji_server::store::StoredMove {
+        number,
+        color: color.into(),
+        text: text.into(),
+        spent_ms: None,
+        lag_ms: None,
+    };
+    store.append_move(id, &action, state, None).await.unwrap();
+    store.close().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
-    use tesuji_server::store::Store;
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
     let (broken, black, _white) = seated(&running, "chinese:size=9").await;
@@ -1401,21 +1418,7 @@ async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
     running.stop().await.unwrap();
 
     // A second play on an occupied point, as if a rules change had made a stored move illegal.
-    let store = tesuji_server::store::sqlite::SqliteStore::open(dir.path())
-        .await
-        .unwrap();
-    let bad = tesuji_server::store::StoredMove {
-        number: 2,
-        color: "white".into(),
-        text: "E5".into(),
-        spent_ms: None,
-        lag_ms: None,
-    };
-    store
-        .append_move(broken, &bad, "playing", None)
-        .await
-        .unwrap();
-    store.close().await.unwrap();
+    append_behind(dir.path(), broken, (2, "white", "E5"), "playing").await;
 
     let running = server(dir.path()).await;
     let c = Client::new(&running);
@@ -2530,20 +2533,7 @@ async fn games_that_ended_before_summaries_get_them_at_start() {
     assert_eq!(black.play(id, "E5").await.0, 200);
     running.stop().await.unwrap();
     // As a server before summary rows would have written it: a resignation with no ending on the row.
-    use tesuji_server::store::Store;
-    let store = tesuji_server::store::sqlite::SqliteStore::open(dir.path())
-        .await
-        .unwrap();
-    let resign = tesuji_server::store::StoredMove {
-        number: 2,
-        color: "white".into(),
-        text: "resign".into(),
-        spent_ms: None,
-        lag_ms: None,
-    };
-    store.append_move(id, &resign, "over", None).await.unwrap();
-    assert_eq!(store.finished_games(None, 10).await.unwrap(), vec![]);
-    store.close().await.unwrap();
+    append_behind(dir.path(), id, (2, "white", "resign"), "over").await;
 
     let running = server(dir.path()).await;
     let c = Client::new(&running);
