@@ -134,6 +134,34 @@ fn rulesets() -> Result<Vec<Rules>, BenchError> {
     Ok(all)
 }
 
+/// Two different players drawn from `players` (at least two), seated as after a join.
+fn two_players(rng: &mut Pcg64Mcg, players: &[i64]) -> Seats {
+    let k = rng.random_range(0..players.len());
+    // Any other player: an offset of 1 to len - 1.
+    let other = (k + rng.random_range(1..players.len().max(2))) % players.len();
+    Seats {
+        black: Some(players[k]),
+        white: Some(players[other]),
+        opponent: "anyone".to_owned(),
+        joined: true,
+        ..Seats::default()
+    }
+}
+
+/// The stored form of a turn: `D4` or `pass`, numbered and coloured.
+fn turn(number: usize, color: Color, mv: Move, size: tesuji_rules::Size) -> StoredMove {
+    StoredMove {
+        number: i64::try_from(number).unwrap_or(i64::MAX),
+        color: color.name().to_owned(),
+        text: match mv {
+            Move::Pass => "pass".to_owned(),
+            Move::Play(p) => p.to_gtp(size),
+        },
+        spent_ms: None,
+        lag_ms: None,
+    }
+}
+
 /// A legal random game under one of `rulesets`, played to its end by the rules crate.
 fn random_game(
     rng: &mut Pcg64Mcg,
@@ -203,24 +231,12 @@ fn random_game(
             push(color, "resign".to_owned());
         }
     }
-    let black = players[rng.random_range(0..players.len())];
-    let mut white = players[rng.random_range(0..players.len())];
-    if white == black {
-        white =
-            players[(players.iter().position(|&p| p == black).unwrap_or(0) + 1) % players.len()];
-    }
     let count = i64::try_from(moves.len()).unwrap_or(0);
     Ok(ImportedGame {
         rules: game.rules().to_string(),
         created,
         state: "over".to_owned(),
-        seats: Seats {
-            black: Some(black),
-            white: Some(white),
-            opponent: "anyone".to_owned(),
-            joined: true,
-            ..Seats::default()
-        },
+        seats: two_players(rng, players),
         time_control: None,
         moves,
         ending: Some(Ending {
@@ -245,31 +261,13 @@ fn live_game(
         if game.play(color, mv).is_err() || game.phase() != Phase::Playing {
             return Ok(None);
         }
-        moves.push(StoredMove {
-            number: number as i64,
-            color: color.name().to_owned(),
-            text: match mv {
-                Move::Pass => "pass".to_owned(),
-                Move::Play(p) => p.to_gtp(rules.size),
-            },
-            spent_ms: None,
-            lag_ms: None,
-        });
+        moves.push(turn(number, color, mv, rules.size));
     }
-    let black = players[rng.random_range(0..players.len())];
-    let white =
-        players[(players.iter().position(|&p| p == black).unwrap_or(0) + 1) % players.len()];
     Ok(Some(ImportedGame {
         rules: rules.to_string(),
         created,
         state: "playing".to_owned(),
-        seats: Seats {
-            black: Some(black),
-            white: Some(white),
-            opponent: "anyone".to_owned(),
-            joined: true,
-            ..Seats::default()
-        },
+        seats: two_players(rng, players),
         time_control: None,
         moves,
         ending: None,

@@ -328,6 +328,14 @@ macro_rules! listing {
     };
 }
 
+/// The `bot` and `bot_color` columns of a game's seats.
+fn bot_columns(seats: &Seats) -> (Option<&str>, Option<&str>) {
+    match &seats.bot {
+        Some((kind, color)) => (Some(kind.as_str()), Some(color.as_str())),
+        None => (None, None),
+    }
+}
+
 fn seats(r: &sqlx::sqlite::SqliteRow) -> Result<Seats, StoreError> {
     let bot: Option<String> = r.try_get("bot")?;
     let bot_color: Option<String> = r.try_get("bot_color")?;
@@ -411,10 +419,7 @@ impl Store for SqliteStore {
         time_control: Option<&'a str>,
     ) -> StoreFuture<'a, i64> {
         Box::pin(async move {
-            let (bot, bot_color) = match &seats.bot {
-                Some((kind, color)) => (Some(kind.as_str()), Some(color.as_str())),
-                None => (None, None),
-            };
+            let (bot, bot_color) = bot_columns(seats);
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
                  invite, joined, time_control) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
@@ -719,10 +724,7 @@ impl Store for SqliteStore {
             let mut tx = self.writer.begin().await?;
             let mut ids = Vec::with_capacity(games.len());
             for g in games {
-                let (bot, bot_color) = match &g.seats.bot {
-                    Some((kind, color)) => (Some(kind.as_str()), Some(color.as_str())),
-                    None => (None, None),
-                };
+                let (bot, bot_color) = bot_columns(&g.seats);
                 let row = sqlx::query(
                     "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
                      invite, joined, time_control, move_count, result, ended) \
