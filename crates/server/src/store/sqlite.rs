@@ -679,12 +679,13 @@ impl Store for SqliteStore {
                     sqlx::query(sql).bind(limit).fetch_all(&self.reader).await?
                 }
                 Some(before) => {
-                    // The page goes on after `before` in (ended, id) order, read from its row.
+                    // The page goes on after `before` in (ended, id) order, read from its row. A row-value
+                    // comparison, so that the index is searched from there (an OR of the two cases made SQLite
+                    // walk the index from its end); no such finished game: NULL, and an empty page.
                     let sql = concat!(
                         listing!(),
-                        ", (SELECT ended AS e, id AS i FROM games WHERE id = ? AND state = 'over') AS after \
-                         WHERE g.state = 'over' AND g.ended IS NOT NULL \
-                         AND (g.ended < after.e OR (g.ended = after.e AND g.id < after.i)) \
+                        " WHERE g.state = 'over' AND g.ended IS NOT NULL \
+                         AND (g.ended, g.id) < (SELECT ended, id FROM games WHERE id = ? AND state = 'over') \
                          ORDER BY g.ended DESC, g.id DESC LIMIT ?"
                     );
                     sqlx::query(sql)
