@@ -137,22 +137,22 @@ async fn write_batch(
         }
     }
     if !states.is_empty() {
-        let mut update = QueryBuilder::<Sqlite>::new("UPDATE games SET state = CASE id");
-        for (game, (state, _)) in &states {
-            update.push(" WHEN ").push_bind(*game);
-            update.push(" THEN ").push_bind(*state);
+        // One joined update: each game's row meets its values by id (a CASE per column would compare every
+        // row with every game of the batch).
+        let mut update = QueryBuilder::<Sqlite>::new(
+            "UPDATE games SET state = v.column2, move_count = v.column3 FROM (VALUES ",
+        );
+        let mut rows = update.separated(", ");
+        for (game, (state, count)) in &states {
+            rows.push("(")
+                .push_bind_unseparated(*game)
+                .push_unseparated(", ")
+                .push_bind_unseparated(*state)
+                .push_unseparated(", ")
+                .push_bind_unseparated(*count)
+                .push_unseparated(")");
         }
-        update.push(" END, move_count = CASE id");
-        for (game, (_, count)) in &states {
-            update.push(" WHEN ").push_bind(*game);
-            update.push(" THEN ").push_bind(*count);
-        }
-        update.push(" END WHERE id IN (");
-        let mut ids = update.separated(", ");
-        for game in states.keys() {
-            ids.push_bind(*game);
-        }
-        update.push(")");
+        update.push(") AS v WHERE games.id = v.column1");
         // Not cached: the text differs with the batch.
         let update = update.build().persistent(false);
         update.execute(&mut *tx).await?;
