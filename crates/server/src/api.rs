@@ -41,6 +41,7 @@ const LIST_LIMIT: usize = 100;
 /// What every handler shares.
 pub struct App {
     pub games: Arc<Games>,
+    pub accounts: Arc<crate::auth::Accounts>,
     pub limits: Limiters,
 }
 
@@ -133,7 +134,7 @@ fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
 // ---- sessions ----
 
 async fn session(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let s = app.games.accounts.session(&headers).await?;
+    let s = app.accounts.session(&headers).await?;
     Ok(Json(json!({
         "user": s.as_ref().map(|s| &s.user),
         "csrf": s.as_ref().map(|s| &s.csrf),
@@ -169,7 +170,7 @@ async fn sign_up(
 ) -> Result<Response, ApiError> {
     sign_in_checks(&app, from, &headers)?;
     let c: Credentials = json_body(body)?;
-    let s = app.games.accounts.sign_up(&c.name, &c.password).await?;
+    let s = app.accounts.sign_up(&c.name, &c.password).await?;
     Ok(session_response(StatusCode::CREATED, s))
 }
 
@@ -181,7 +182,7 @@ async fn log_in(
 ) -> Result<Response, ApiError> {
     sign_in_checks(&app, from, &headers)?;
     let c: Credentials = json_body(body)?;
-    let s = app.games.accounts.log_in(&c.name, &c.password).await?;
+    let s = app.accounts.log_in(&c.name, &c.password).await?;
     Ok(session_response(StatusCode::OK, s))
 }
 
@@ -199,17 +200,17 @@ async fn guest(
 ) -> Result<Response, ApiError> {
     sign_in_checks(&app, from, &headers)?;
     let g: GuestName = json_body(body)?;
-    let s = app.games.accounts.guest(&g.name).await?;
+    let s = app.accounts.guest(&g.name).await?;
     Ok(session_response(StatusCode::CREATED, s))
 }
 
 async fn log_out(State(app): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let s = app.games.accounts.require(&headers).await?;
-    app.games.accounts.log_out(&s).await?;
+    let s = app.accounts.require(&headers).await?;
+    app.accounts.log_out(&s).await?;
     let mut response = Json(json!({})).into_response();
     response
         .headers_mut()
-        .insert(header::SET_COOKIE, app.games.accounts.clear_cookie());
+        .insert(header::SET_COOKIE, app.accounts.clear_cookie());
     Ok(response)
 }
 
@@ -282,12 +283,7 @@ async fn user_games(
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let id = path_id(&id)?;
     let (before, limit) = PageQuery::read(query)?;
-    let user = app
-        .games
-        .accounts
-        .user(id)
-        .await?
-        .ok_or(ApiError::NoUser(id))?;
+    let user = app.accounts.user(id).await?.ok_or(ApiError::NoUser(id))?;
     // One more than the page tells whether another page follows.
     let games = app.games.player_page(id, before, limit + 1).await?;
     let (games, next) = page(games, limit);
@@ -389,7 +385,7 @@ async fn create_game(
     headers: HeaderMap,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
-    let s = app.games.accounts.require(&headers).await?;
+    let s = app.accounts.require(&headers).await?;
     app.limits.action(s.user.id)?;
     let req: CreateGame = json_body(body)?;
     let color = match req.color.as_deref().map(str::trim) {
@@ -437,7 +433,7 @@ async fn get_game(
     let entry = app.games.get(path_id(&id)?).await?;
     // Anyone may look; a seated player who looks is at the board. A session that cannot be read (a store
     // error) only costs that sign of presence, never the answer.
-    let user = app.games.accounts.session(&headers).await.ok().flatten();
+    let user = app.accounts.session(&headers).await.ok().flatten();
     let (state, watch) = {
         let mut live = entry.lock().await;
         let watch = user.is_some_and(|s| live.polled(s.user.id));
@@ -463,7 +459,7 @@ async fn join(
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let id = path_id(&id)?;
-    let s = app.games.accounts.require(&headers).await?;
+    let s = app.accounts.require(&headers).await?;
     app.limits.action(s.user.id)?;
     let req: Join = json_body(body)?;
     let state = app.games.join(id, &s.user, req.invite.as_deref()).await?;
@@ -576,7 +572,7 @@ async fn action(
     kind: ActionKind,
 ) -> Result<Response, ApiError> {
     let id = path_id(&id)?;
-    let s: Session = app.games.accounts.require(&headers).await?;
+    let s: Session = app.accounts.require(&headers).await?;
     let body: ActionBody = json_body(body)?;
     Ok(Json(perform(&app, id, &s.user, kind, body).await?).into_response())
 }
@@ -662,7 +658,7 @@ async fn game_ws(
     let entry = app.games.get(id).await?;
     // The cookie identifies a seated player; the Origin check above stands in for the CSRF header, which
     // browsers cannot set on an upgrade.
-    let user = app.games.accounts.session(&headers).await?.map(|s| s.user);
+    let user = app.accounts.session(&headers).await?.map(|s| s.user);
     Ok(upgrade
         .max_message_size(WS_MESSAGE_LIMIT)
         .read_buffer_size(WS_READ_BUFFER)

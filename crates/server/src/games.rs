@@ -1006,10 +1006,10 @@ pub struct ResidentCount {
     pub finished: usize,
 }
 
-/// All games in memory, the accounts, and the store they are committed to.
+/// All games in memory and the store they are committed to; the accounts name their players.
 pub struct Games {
     store: Arc<dyn Store>,
-    pub accounts: Accounts,
+    accounts: Arc<Accounts>,
     resident: std::sync::Mutex<Resident>,
     /// The most finished games kept in memory when nobody holds them.
     finished_cache: usize,
@@ -1080,10 +1080,10 @@ impl Games {
     /// where it was its turn. Finished games stay in the store until asked for.
     pub async fn load(
         store: Arc<dyn Store>,
+        accounts: Arc<Accounts>,
         config: &crate::ServerConfig,
     ) -> Result<Arc<Games>, crate::ServerError> {
         Self::summarize_old(&store).await?;
-        let accounts = Accounts::new(store.clone(), config.secure_cookies);
         let time = config.time.clone();
         let grace_ms = config.grace_ms;
         let mut games = HashMap::new();

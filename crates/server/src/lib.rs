@@ -106,7 +106,16 @@ impl Running {
 /// the background.
 pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let store = Arc::new(SqliteStore::open(&config.data_dir).await?);
-    let games = Games::load(store.clone() as Arc<dyn Store>, &config).await?;
+    let accounts = Arc::new(auth::Accounts::new(
+        store.clone() as Arc<dyn Store>,
+        config.secure_cookies,
+    ));
+    let games = Games::load(
+        store.clone() as Arc<dyn Store>,
+        Arc::clone(&accounts),
+        &config,
+    )
+    .await?;
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -117,6 +126,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let app = Arc::new(api::App {
         games: Arc::clone(&games),
+        accounts,
         limits: limit::Limiters::new(config.limits),
     });
     let sweeper = {
@@ -126,7 +136,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
             loop {
                 every.tick().await;
                 app.limits.sweep();
-                app.games.accounts.sweep();
+                app.accounts.sweep();
                 app.games.trim();
             }
         })
