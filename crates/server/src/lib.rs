@@ -2,11 +2,11 @@
 //! the record. Every accepted action is committed before it is answered or broadcast; at start every live game
 //! is rebuilt by replaying its stored actions, and a finished game is read back only when asked for.
 
-pub mod api;
 pub mod auth;
 pub mod clocks;
 pub mod error;
 pub mod games;
+pub mod http;
 pub mod limit;
 pub mod replay;
 pub mod store;
@@ -124,7 +124,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
         })?;
     let address = listener.local_addr()?;
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
-    let app = Arc::new(api::App {
+    let app = Arc::new(http::App {
         games: Arc::clone(&games),
         accounts,
         limits: limit::Limiters::new(config.limits),
@@ -141,7 +141,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
             }
         })
     };
-    let router = api::router(app);
+    let router = http::router(app);
     let task = tokio::spawn(async move {
         // No Nagle delay: an ack or an event is a small write that must leave at once, not wait for the peer's
         // (delayed) ACK of the previous one.

@@ -1,0 +1,71 @@
+//! Records: a game's SGF, its replay, its count under every ruleset, and replays of uploaded SGF.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{Path, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use super::{AppState, body_bytes, path_id};
+use crate::error::ApiError;
+use crate::replay;
+
+pub(super) async fn sgf(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let id = path_id(&id)?;
+    let entry = app.games.get(id).await?;
+    let text = entry.lock().await.sgf();
+    Ok((
+        [
+            (
+                header::CONTENT_TYPE,
+                "application/x-go-sgf; charset=utf-8".to_owned(),
+            ),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"tesuji-{id}.sgf\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
+pub(super) async fn game_replay(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let entry = app.games.get(path_id(&id)?).await?;
+    let view = replay::of_game(&*entry.lock().await);
+    Ok(Json(view).into_response())
+}
+
+/// A finished game counted under every ruleset (its own first); refused while the game goes on.
+pub(super) async fn game_rulesets(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let entry = app.games.get(path_id(&id)?).await?;
+    let game = entry.lock().await.game.clone();
+    if game.phase() != tesuji_rules::Phase::Over {
+        return Err(ApiError::NotOver);
+    }
+    // Eleven replays of the game: CPU work, off the async threads.
+    let counts = tokio::task::spawn_blocking(move || replay::rulesets(&game))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Json(json!({ "counts": counts })).into_response())
+}
+
+pub(super) async fn sgf_replay(body: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+    let bytes = body_bytes(body)?;
+    // Reading a large record is CPU work: keep it off the async threads.
+    let view = tokio::task::spawn_blocking(move || replay::of_sgf(&bytes))
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    Ok(Json(view).into_response())
+}

@@ -1,0 +1,208 @@
+//! The game's WebSocket: the state, then every event; actions with acks; resyncs.
+
+use std::sync::Arc;
+
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::Response;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::games::{ActionBody, ActionKind, perform};
+use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, path_id, same_origin};
+use crate::auth;
+use crate::error::ApiError;
+use crate::games::LiveGame;
+
+pub(super) async fn game_ws(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    upgrade: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let id = path_id(&id)?;
+    same_origin(&headers)?;
+    // Refuse unknown games before upgrading, so the client gets a plain 404.
+    let entry = app.games.get(id).await?;
+    // The cookie identifies a seated player; the Origin check above stands in for the CSRF header, which
+    // browsers cannot set on an upgrade.
+    let user = app.accounts.session(&headers).await?.map(|s| s.user);
+    Ok(upgrade
+        .max_message_size(WS_MESSAGE_LIMIT)
+        .read_buffer_size(WS_READ_BUFFER)
+        .on_upgrade(move |socket| watch_game(socket, app, id, entry, user)))
+}
+
+#[derive(Deserialize)]
+struct ClientMessage {
+    #[serde(default)]
+    resync: bool,
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default, rename = "ref")]
+    reference: Option<serde_json::Value>,
+    #[serde(default, rename = "move")]
+    mv: Option<String>,
+    #[serde(default)]
+    point: Option<String>,
+    #[serde(default)]
+    version: Option<u64>,
+    #[serde(default)]
+    lag_ms: Option<u64>,
+}
+
+pub(super) fn full_state(live: &LiveGame) -> String {
+    let mut v = serde_json::to_value(live.state()).unwrap_or_default();
+    if let Some(o) = v.as_object_mut() {
+        o.insert("type".into(), "state".into());
+    }
+    v.to_string()
+}
+
+pub(super) fn error_message(reference: &Option<serde_json::Value>, e: &ApiError) -> String {
+    let (_, reason) = e.status_and_reason();
+    let mut m =
+        json!({"type": "error", "ref": reference, "error": e.to_string(), "reason": reason});
+    if let (Some(ms), Some(o)) = (e.claim_in_ms(), m.as_object_mut()) {
+        o.insert("claim_in_ms".into(), ms.into());
+    }
+    if let (Some((n, board)), Some(o)) = (e.repeats(), m.as_object_mut()) {
+        o.insert("repeats".into(), n.into());
+        o.insert("board".into(), board.into());
+    }
+    m.to_string()
+}
+
+/// Answers one message from a game's watcher: a resync, or an action of a seated player.
+pub(super) async fn answer(
+    app: &App,
+    id: i64,
+    user: Option<&auth::User>,
+    text: &str,
+) -> (String, bool) {
+    let m = match serde_json::from_str::<ClientMessage>(text) {
+        Ok(m) => m,
+        Err(e) => {
+            let e = ApiError::BadRequest(format!("malformed message: {e}"));
+            return (error_message(&None, &e), false);
+        }
+    };
+    if m.resync {
+        // The caller takes the state and resubscribes under one lock.
+        return (String::new(), true);
+    }
+    let kind = match m.kind.as_deref() {
+        Some("play") => ActionKind::Play,
+        Some("resign") => ActionKind::Resign,
+        Some("dead") => ActionKind::Dead,
+        Some("accept") => ActionKind::Accept,
+        Some("dispute") => ActionKind::Dispute,
+        Some("claim") => ActionKind::Claim,
+        other => {
+            let e = ApiError::BadRequest(format!("unknown message type {other:?}"));
+            return (error_message(&m.reference, &e), false);
+        }
+    };
+    let Some(user) = user else {
+        return (error_message(&m.reference, &ApiError::NotSignedIn), false);
+    };
+    let body = ActionBody {
+        mv: m.mv,
+        point: m.point,
+        color: None,
+        version: m.version,
+        lag_ms: m.lag_ms,
+    };
+    match perform(app, id, user, kind, body).await {
+        Ok(state) => (
+            json!({"type": "ack", "ref": m.reference, "version": state.version}).to_string(),
+            false,
+        ),
+        Err(e) => (error_message(&m.reference, &e), false),
+    }
+}
+
+/// One watcher of a game, counted as present at the board (for the grace period) while the socket is open.
+pub(super) async fn watch_game(
+    socket: WebSocket,
+    app: Arc<App>,
+    id: i64,
+    entry: Arc<tokio::sync::Mutex<LiveGame>>,
+    user: Option<auth::User>,
+) {
+    let user_id = user.as_ref().map(|u| u.id);
+    if let Some(u) = user_id {
+        entry.lock().await.socket(u, true);
+    }
+    serve_watcher(socket, Arc::clone(&app), id, Arc::clone(&entry), user).await;
+    if let Some(u) = user_id {
+        entry.lock().await.socket(u, false);
+        app.games.watch_grace(id);
+    }
+    // The last watcher of a finished game lets it leave memory.
+    drop(entry);
+    app.games.trim();
+}
+
+/// The full state first, then every event; a resync on request or after falling behind; a seated player's
+/// actions.
+pub(super) async fn serve_watcher(
+    mut socket: WebSocket,
+    app: Arc<App>,
+    id: i64,
+    entry: Arc<tokio::sync::Mutex<LiveGame>>,
+    user: Option<auth::User>,
+) {
+    // Subscribing and taking the state under the game's lock means no event falls between them.
+    let (mut events, first) = {
+        let live = entry.lock().await;
+        (live.events.subscribe(), full_state(&live))
+    };
+    if socket.send(Message::Text(first.into())).await.is_err() {
+        return;
+    }
+    loop {
+        tokio::select! {
+            event = events.recv() => {
+                let text = match event {
+                    // A copy, not `to_string` (which formats).
+                    Ok(text) => String::from(&*text),
+                    // Missed events: the whole state replaces them, never a wrong board.
+                    Err(RecvError::Lagged(_)) => {
+                        let live = entry.lock().await;
+                        events = events.resubscribe();
+                        full_state(&live)
+                    }
+                    Err(RecvError::Closed) => return,
+                };
+                if socket.send(Message::Text(text.into())).await.is_err() {
+                    return;
+                }
+            }
+            incoming = socket.recv() => {
+                let reply = match incoming {
+                    Some(Ok(Message::Text(text))) => {
+                        let (reply, resync) = answer(&app, id, user.as_ref(), &text).await;
+                        if resync {
+                            // Resubscribing after the state was taken could drop an event between the two,
+                            // so take both under the lock.
+                            let live = entry.lock().await;
+                            events = events.resubscribe();
+                            full_state(&live)
+                        } else {
+                            reply
+                        }
+                    }
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    // Pings are answered by axum; binary messages are ignored.
+                    Some(Ok(_)) => continue,
+                };
+                if socket.send(Message::Text(reply.into())).await.is_err() {
+                    return;
+                }
+            }
+        }
+    }
+}
