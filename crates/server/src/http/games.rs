@@ -1,9 +1,7 @@
 //! Tables and games: creating, looking, joining, and every game action over HTTP.
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -11,14 +9,15 @@ use serde::Deserialize;
 use serde_json::json;
 use tesuji_rules::{Color, Point};
 
-use super::{App, AppState, json_body, path_id};
-use crate::auth::{self, Session};
+use super::extract::{AppJson, PathId, SignedIn};
+use super::{App, AppState};
+use crate::auth;
 use crate::error::ApiError;
 use crate::games::{Actor, LiveGame, NewTable, Opponent, Request, parse_move};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct CreateGame {
+pub(super) struct CreateGame {
     rules: String,
     #[serde(default)]
     color: Option<String>,
@@ -33,12 +32,10 @@ struct CreateGame {
 
 pub(super) async fn create_game(
     State(app): State<AppState>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    SignedIn(s): SignedIn,
+    AppJson(req): AppJson<CreateGame>,
 ) -> Result<Response, ApiError> {
-    let s = app.accounts.require(&headers).await?;
     app.limits.action(s.user.id)?;
-    let req: CreateGame = json_body(body)?;
     let color = match req.color.as_deref().map(str::trim) {
         None | Some("random") => None,
         Some(c) => Some(c.parse::<Color>().map_err(|_| {
@@ -78,10 +75,10 @@ pub(super) async fn create_game(
 
 pub(super) async fn get_game(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    PathId(id): PathId,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let entry = app.games.get(path_id(&id)?).await?;
+    let entry = app.games.get(id).await?;
     // Anyone may look; a seated player who looks is at the board. A session that cannot be read (a store
     // error) only costs that sign of presence, never the answer.
     let user = app.accounts.session(&headers).await.ok().flatten();
@@ -98,21 +95,18 @@ pub(super) async fn get_game(
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Join {
+pub(super) struct Join {
     #[serde(default)]
     invite: Option<String>,
 }
 
 pub(super) async fn join(
     State(app): State<AppState>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    PathId(id): PathId,
+    SignedIn(s): SignedIn,
+    AppJson(req): AppJson<Join>,
 ) -> Result<Response, ApiError> {
-    let id = path_id(&id)?;
-    let s = app.accounts.require(&headers).await?;
     app.limits.action(s.user.id)?;
-    let req: Join = json_body(body)?;
     let state = app.games.join(id, &s.user, req.invite.as_deref()).await?;
     Ok(Json(state).into_response())
 }
@@ -219,25 +213,14 @@ pub(super) async fn perform(
         .await
 }
 
-pub(super) async fn action(
-    app: AppState,
-    id: String,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    kind: ActionKind,
-) -> Result<Response, ApiError> {
-    let id = path_id(&id)?;
-    let s: Session = app.accounts.require(&headers).await?;
-    let body: ActionBody = json_body(body)?;
-    Ok(Json(perform(&app, id, &s.user, kind, body).await?).into_response())
-}
-
 /// The route of one game action: every action reads the same body and goes through [`perform`].
 pub(super) fn action_route(kind: ActionKind) -> axum::routing::MethodRouter<AppState> {
     post(
         move |State(app): State<AppState>,
-              Path(id): Path<String>,
-              headers: HeaderMap,
-              body: Result<Bytes, BytesRejection>| action(app, id, headers, body, kind),
+              PathId(id): PathId,
+              SignedIn(s): SignedIn,
+              AppJson(body): AppJson<ActionBody>| async move {
+            Ok::<_, ApiError>(Json(perform(&app, id, &s.user, kind, body).await?))
+        },
     )
 }

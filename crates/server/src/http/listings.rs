@@ -4,15 +4,16 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
+use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, path_id, same_origin};
+use super::extract::PathId;
+use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::error::ApiError;
 use crate::games::{Games, Summary};
 
@@ -78,10 +79,9 @@ pub(super) fn shorten(text: &str) -> String {
 
 pub(super) async fn user_games(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    PathId(id): PathId,
     query: Result<axum::extract::Query<PageQuery>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let id = path_id(&id)?;
     let (before, limit) = PageQuery::read(query)?;
     let user = app.accounts.user(id).await?.ok_or(ApiError::NoUser(id))?;
     // One more than the page tells whether another page follows.

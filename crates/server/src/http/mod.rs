@@ -3,6 +3,7 @@
 //! rules) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
 //! parsing, the Origin check.
 
+mod extract;
 mod games;
 mod listings;
 mod records;
@@ -17,7 +18,6 @@ use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::{get, post};
-use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 use crate::games::Games;
@@ -102,18 +102,6 @@ async fn api_not_found() -> ApiError {
     ApiError::NoRoute
 }
 
-/// Reads a JSON body, turning every failure (size, syntax, fields) into our JSON error rather than axum's text.
-fn json_body<T: DeserializeOwned>(body: Result<Bytes, BytesRejection>) -> Result<T, ApiError> {
-    let bytes = body_bytes(body)?;
-    // An empty body stands for `{}`, so that `POST /api/games/7/accept` needs no body.
-    let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
-        b"{}"
-    } else {
-        &bytes
-    };
-    serde_json::from_slice(bytes).map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))
-}
-
 fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
@@ -122,12 +110,6 @@ fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
             ApiError::BadRequest(e.body_text())
         }
     })
-}
-
-/// Ids in paths: a malformed one is a 400 in our format, not axum's text.
-fn path_id(id: &str) -> Result<i64, ApiError> {
-    id.parse()
-        .map_err(|_| ApiError::BadRequest(format!("bad id {id:?}")))
 }
 
 /// Refuses a request whose `Origin` names another site. Browsers send `Origin` on cross-site POSTs and on

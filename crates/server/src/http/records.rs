@@ -2,21 +2,21 @@
 
 use axum::Json;
 use axum::body::Bytes;
+use axum::extract::State;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::{AppState, body_bytes, path_id};
+use super::extract::PathId;
+use super::{AppState, body_bytes};
 use crate::error::ApiError;
 use crate::replay;
 
 pub(super) async fn sgf(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Response, ApiError> {
-    let id = path_id(&id)?;
     let entry = app.games.get(id).await?;
     let text = entry.lock().await.sgf();
     Ok((
@@ -37,9 +37,9 @@ pub(super) async fn sgf(
 
 pub(super) async fn game_replay(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Response, ApiError> {
-    let entry = app.games.get(path_id(&id)?).await?;
+    let entry = app.games.get(id).await?;
     let view = replay::of_game(&*entry.lock().await);
     Ok(Json(view).into_response())
 }
@@ -47,9 +47,9 @@ pub(super) async fn game_replay(
 /// A finished game counted under every ruleset (its own first); refused while the game goes on.
 pub(super) async fn game_rulesets(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Response, ApiError> {
-    let entry = app.games.get(path_id(&id)?).await?;
+    let entry = app.games.get(id).await?;
     let game = entry.lock().await.game.clone();
     if game.phase() != tesuji_rules::Phase::Over {
         return Err(ApiError::NotOver);

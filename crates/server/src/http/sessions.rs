@@ -1,17 +1,14 @@
 //! Sessions: who am I, sign-up, log-in, guests, log-out.
 
-use std::net::SocketAddr;
-
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
-use axum::extract::{ConnectInfo, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::{App, AppState, json_body, same_origin};
+use super::AppState;
+use super::extract::{AppJson, SignIn};
 use crate::auth::NewSession;
 use crate::error::ApiError;
 
@@ -29,7 +26,7 @@ pub(super) async fn session(
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct Credentials {
+pub(super) struct Credentials {
     name: String,
     #[serde(default)]
     password: String,
@@ -41,54 +38,35 @@ pub(super) fn session_response(status: StatusCode, s: NewSession) -> Response {
     response
 }
 
-/// The checks every sign-in request passes: same site, and the address's attempt budget.
-pub(super) fn sign_in_checks(
-    app: &App,
-    from: SocketAddr,
-    headers: &HeaderMap,
-) -> Result<(), ApiError> {
-    same_origin(headers)?;
-    app.limits.auth(app.limits.client(from, headers))
-}
-
 pub(super) async fn sign_up(
     State(app): State<AppState>,
-    ConnectInfo(from): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    _: SignIn,
+    AppJson(c): AppJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    sign_in_checks(&app, from, &headers)?;
-    let c: Credentials = json_body(body)?;
     let s = app.accounts.sign_up(&c.name, &c.password).await?;
     Ok(session_response(StatusCode::CREATED, s))
 }
 
 pub(super) async fn log_in(
     State(app): State<AppState>,
-    ConnectInfo(from): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    _: SignIn,
+    AppJson(c): AppJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    sign_in_checks(&app, from, &headers)?;
-    let c: Credentials = json_body(body)?;
     let s = app.accounts.log_in(&c.name, &c.password).await?;
     Ok(session_response(StatusCode::OK, s))
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-struct GuestName {
+pub(super) struct GuestName {
     name: String,
 }
 
 pub(super) async fn guest(
     State(app): State<AppState>,
-    ConnectInfo(from): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    body: Result<Bytes, BytesRejection>,
+    _: SignIn,
+    AppJson(g): AppJson<GuestName>,
 ) -> Result<Response, ApiError> {
-    sign_in_checks(&app, from, &headers)?;
-    let g: GuestName = json_body(body)?;
     let s = app.accounts.guest(&g.name).await?;
     Ok(session_response(StatusCode::CREATED, s))
 }

@@ -2,27 +2,27 @@
 
 use std::sync::Arc;
 
+use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
+use super::extract::PathId;
 use super::games::{ActionBody, ActionKind, perform};
-use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, path_id, same_origin};
+use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::auth;
 use crate::error::ApiError;
 use crate::games::LiveGame;
 
 pub(super) async fn game_ws(
     State(app): State<AppState>,
-    Path(id): Path<String>,
+    PathId(id): PathId,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
-    let id = path_id(&id)?;
     same_origin(&headers)?;
     // Refuse unknown games before upgrading, so the client gets a plain 404.
     let entry = app.games.get(id).await?;

@@ -1,0 +1,78 @@
+//! The parts many routes read, as axum extractors whose every rejection is our JSON error: a JSON body, an id
+//! in the path, a signed-in user, a sign-in attempt.
+
+use std::net::SocketAddr;
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Request};
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use super::{AppState, body_bytes, same_origin};
+use crate::auth::Session;
+use crate::error::ApiError;
+
+/// A JSON body: every failure (size, syntax, fields) is our `bad_request` or `too_large`, and an empty body
+/// reads as `{}` (so that `POST /api/games/7/accept` needs none).
+pub(crate) struct AppJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for AppJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+        let bytes = body_bytes(Bytes::from_request(req, state).await)?;
+        let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
+            b"{}"
+        } else {
+            &bytes
+        };
+        serde_json::from_slice(bytes)
+            .map(AppJson)
+            .map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))
+    }
+}
+
+/// The id in a route's path (`/api/games/{id}`, `/api/users/{id}/games`); a malformed one is a 400.
+pub(crate) struct PathId(pub i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for PathId {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(id) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+        id.parse()
+            .map(PathId)
+            .map_err(|_| ApiError::BadRequest(format!("bad id {id:?}")))
+    }
+}
+
+/// The signed-in user of a state-changing request: refused without a session (`not_signed_in`) or without
+/// the session's CSRF token in its header (`csrf`).
+pub(crate) struct SignedIn(pub Session);
+
+impl FromRequestParts<AppState> for SignedIn {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        app.accounts.require(&parts.headers).await.map(SignedIn)
+    }
+}
+
+/// A sign-in attempt (sign-up, log-in, guest) that passed the checks every one passes, before its body is
+/// read: from this site, and within its address's attempt budget.
+pub(crate) struct SignIn;
+
+impl FromRequestParts<AppState> for SignIn {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        same_origin(&parts.headers)?;
+        let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, app)
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        app.limits.auth(app.limits.client(from, &parts.headers))?;
+        Ok(SignIn)
+    }
+}
