@@ -2,6 +2,7 @@
 //!
 //! Pure: no I/O, no async, no serialisation. Every public function accepts any input without panicking.
 
+pub mod action;
 pub mod board;
 pub mod compare;
 pub mod game;
@@ -16,6 +17,7 @@ pub mod score;
 pub mod spec;
 pub mod types;
 
+pub use action::ActionTextError;
 pub use board::{Board, BoardRefusal, Idx, PlayEffect, SetupError, Snapshot};
 pub use game::{Action, Game, GameError, Illegal, Phase, Refusal, TurnEffect};
 pub use grid::{DiagramError, Grid};
