@@ -354,30 +354,11 @@ pub(crate) fn turn_number(game: &Game, turn: u32) -> i64 {
     number
 }
 
-/// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`) to a game.
+/// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`, `timeout`, and
+/// `claim`, stored with the claimer's colour) to a game, read by the rules crate's text form of an action.
 fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<(), String> {
-    let size = game.rules().size;
-    match text {
-        "resign" => game.resign(color),
-        "accept" => game.accept(color),
-        "dispute" => game.dispute(color),
-        "timeout" => game.timeout(color),
-        // Stored with the claimer's colour: the absent opponent forfeits.
-        "claim" => game.forfeit(color.opponent()),
-        _ => {
-            if let Some(points) = text.strip_prefix("mark") {
-                let points = points
-                    .split_whitespace()
-                    .map(|t| Point::from_gtp(t, size).ok_or_else(|| format!("bad point {t:?}")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                game.propose(color, &points)
-            } else {
-                let mv = parse_move(text, game.rules()).ok_or("unreadable move")?;
-                game.play(color, mv).map(|_| ())
-            }
-        }
-    }
-    .map_err(|e| e.to_string())
+    let action = Action::parse(color, text, game.rules().size).map_err(|e| e.to_string())?;
+    game.apply_action(action).map_err(|e| e.to_string())
 }
 
 fn point_names(points: &[Point], size: Size) -> Vec<String> {
