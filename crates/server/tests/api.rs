@@ -2418,7 +2418,14 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     assert_eq!(records(&c, id).await, before);
     let (status, live) = c.get(&format!("/api/games/{other}")).await;
     assert_eq!((status, live["status"].as_str()), (200, Some("playing")));
-    resident_until(&running, |r| r.finished <= 1).await;
+    // Read back into the cache of finished games, beside the live one.
+    assert_eq!(
+        running.resident(),
+        tesuji_server::games::ResidentCount {
+            live: 1,
+            finished: 1
+        }
+    );
     running.stop().await.unwrap();
 }
 
