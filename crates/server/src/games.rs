@@ -1497,8 +1497,11 @@ impl Games {
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))??;
         self.wake(id);
-        // A game this action ended may leave memory now that the action no longer holds it.
-        self.trim();
+        // A game this action ended may leave memory now that the action no longer holds it; other actions
+        // leave the cache as it was, so the registry's lock stays off their path.
+        if state.phase == "over" {
+            self.trim();
+        }
         Ok(state)
     }
 
