@@ -171,11 +171,10 @@ fn random_game(
 ) -> Result<ImportedGame, BenchError> {
     let rules = rulesets[rng.random_range(0..rulesets.len())];
     let mut game = Game::new(rules).map_err(|e| fail(format!("{rules}: {e}")))?;
-    let size = rules.size.width();
-    let area = usize::from(size) * usize::from(size);
+    let size = rules.size;
+    let area = size.area();
     // Turns before a resignation, when two passes have not ended play first.
     let length = rng.random_range(10..=area * 3 / 2);
-    let size = game.rules().size;
     let mut moves = Vec::new();
     let mut push = |color: Color, text: String| {
         let number = i64::try_from(moves.len() + 1).unwrap_or(i64::MAX);
@@ -279,9 +278,9 @@ async fn fill_live(
     store: &SqliteStore,
     config: &StoreBenchConfig,
     players: &[i64],
+    live: u64,
     report: &mut StoreReport,
 ) -> Result<(), BenchError> {
-    let live = store.live_game_ids().await.map_err(fail)?.len() as u64;
     let mut rng = Pcg64Mcg::seed_from_u64(config.seed ^ 0x11FE ^ live);
     let mut added = 0;
     while live + added < config.live {
@@ -351,12 +350,12 @@ async fn players(store: &SqliteStore) -> Result<Vec<i64>, BenchError> {
 async fn fill(
     store: &SqliteStore,
     config: &StoreBenchConfig,
+    players: &Arc<Vec<i64>>,
     report: &mut StoreReport,
 ) -> Result<(), BenchError> {
-    let players = Arc::new(players(store).await?);
-    let live = store.live_game_ids().await.map_err(fail)?.len() as i64;
-    report.games_before = store.count_games().await.map_err(fail)? - live;
-    fill_live(store, config, &players, report).await?;
+    let live = store.live_game_ids().await.map_err(fail)?.len() as u64;
+    report.games_before = store.count_games().await.map_err(fail)? - live as i64;
+    fill_live(store, config, players, live, report).await?;
     let before = u64::try_from(report.games_before).unwrap_or(0);
     let missing = config.games.saturating_sub(before);
     if missing == 0 {
@@ -372,7 +371,7 @@ async fn fill(
     let mut tasks = Vec::new();
     for w in 0..workers {
         let (batches, players, rulesets) =
-            (batches.clone(), Arc::clone(&players), Arc::clone(&rulesets));
+            (batches.clone(), Arc::clone(players), Arc::clone(&rulesets));
         let seed = config.seed ^ w.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ before;
         tasks.push(tokio::task::spawn_blocking(move || {
             let mut rng = Pcg64Mcg::seed_from_u64(seed);
@@ -570,16 +569,19 @@ pub fn run(config: &StoreBenchConfig) -> Result<StoreReport, BenchError> {
     runtime.block_on(async {
         let mut report = StoreReport::default();
         let store = SqliteStore::open(&config.data_dir).await.map_err(fail)?;
-        let filled = fill(&store, config, &mut report).await;
-        let players = if filled.is_ok() {
-            players(&store).await
-        } else {
-            Ok(Vec::new())
+        // The players first (made on the first run), shared by the fill and the timed requests.
+        let filled = match players(&store).await {
+            Ok(players) => {
+                let players = Arc::new(players);
+                fill(&store, config, &players, &mut report)
+                    .await
+                    .map(|()| players)
+            }
+            Err(e) => Err(e),
         };
         let games = store.count_games().await.map_err(fail);
         store.close().await.map_err(fail)?;
-        filled?;
-        let (players, games) = (players?, games?);
+        let (players, games) = (filled?, games?);
         let (server, start) = start_server(config).await?;
         report.start = start;
         // Idle: whatever the start left behind is settled.
