@@ -1,16 +1,18 @@
 //! The parts many routes read, as axum extractors whose every rejection is our JSON error: a JSON body, an id
-//! in the path, a signed-in user, a sign-in attempt.
+//! in the path, a listing's page, a signed-in user, a sign-in attempt.
 
 use std::net::SocketAddr;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Request};
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
 use super::{AppState, body_bytes, same_origin};
 use crate::auth::Session;
 use crate::error::ApiError;
+use crate::games::Summary;
 
 /// A JSON body: every failure (size, syntax, fields) is our `bad_request` or `too_large`, and an empty body
 /// reads as `{}` (so that `POST /api/games/7/accept` needs none).
@@ -74,5 +76,75 @@ impl FromRequestParts<AppState> for SignIn {
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         app.limits.auth(app.limits.client(from, &parts.headers))?;
         Ok(SignIn)
+    }
+}
+
+/// The longest page of a listing.
+const PAGE_LIMIT: usize = 100;
+/// A page's length when the request names none.
+const PAGE_DEFAULT: usize = 50;
+
+/// `?before=ID&limit=N` of a listing: the page after game `before` (from the start when absent), at most `limit`
+/// games (1 to 100, default 50). A malformed or out-of-range value is a 400 that quotes it.
+pub(crate) struct Page {
+    pub before: Option<i64>,
+    pub limit: usize,
+}
+
+#[derive(Deserialize)]
+struct PageQuery {
+    before: Option<String>,
+    limit: Option<String>,
+}
+
+/// At most 40 characters of a value quoted in an error.
+fn shorten(text: &str) -> String {
+    text.chars().take(40).collect()
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Page {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Query(q) = Query::<PageQuery>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::BadRequest(format!("bad query: {e}")))?;
+        let before = q
+            .before
+            .map(|b| {
+                b.parse::<i64>().ok().filter(|&v| v > 0).ok_or_else(|| {
+                    ApiError::BadRequest(format!("bad before {:?}: a game id", shorten(&b)))
+                })
+            })
+            .transpose()?;
+        let limit = match q.limit {
+            None => PAGE_DEFAULT,
+            Some(l) => l
+                .parse::<usize>()
+                .ok()
+                .filter(|n| (1..=PAGE_LIMIT).contains(n))
+                .ok_or_else(|| {
+                    ApiError::BadRequest(format!("bad limit {:?}: 1 to {PAGE_LIMIT}", shorten(&l)))
+                })?,
+        };
+        Ok(Page { before, limit })
+    }
+}
+
+impl Page {
+    /// How many games to read: one more than the page tells whether another page follows.
+    pub fn read_len(&self) -> usize {
+        self.limit + 1
+    }
+
+    /// Cuts a listing read [`Page::read_len`] long to the page, and says where the next page starts (the last
+    /// game's id) when there is one.
+    pub fn cut(&self, mut games: Vec<Summary>) -> (Vec<Summary>, Option<i64>) {
+        if games.len() <= self.limit {
+            return (games, None);
+        }
+        games.truncate(self.limit);
+        let next = games.last().map(|s| s.id);
+        (games, next)
     }
 }
