@@ -8,16 +8,23 @@ use tesuji_rules::{Color, Game, Move, Point, Rules};
 use tesuji_server::{Limits, ManualTime, Running, ServerConfig, TimeSource, start};
 use tokio_tungstenite::tungstenite::Message;
 
+/// A server on port 0 keeping its data in `dir`, otherwise as by default.
+fn config(dir: &Path) -> ServerConfig {
+    ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        data_dir: dir.to_path_buf(),
+        ..ServerConfig::default()
+    }
+}
+
 async fn server(dir: &Path) -> Running {
     server_with(dir, Limits::default()).await
 }
 
 async fn server_with(dir: &Path, limits: Limits) -> Running {
     start(ServerConfig {
-        address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.to_path_buf(),
         limits,
-        ..ServerConfig::default()
+        ..config(dir)
     })
     .await
     .expect("server starts")
@@ -26,10 +33,8 @@ async fn server_with(dir: &Path, limits: Limits) -> Running {
 /// A server whose clocks and timers run on `time` only (the default grace period of 60 s).
 async fn server_at(dir: &Path, time: &ManualTime) -> Running {
     start(ServerConfig {
-        address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.to_path_buf(),
         time: TimeSource::manual(time),
-        ..ServerConfig::default()
+        ..config(dir)
     })
     .await
     .expect("server starts")
@@ -359,10 +364,8 @@ async fn session_cookies_are_secure_when_asked() {
     for secure in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         let running = start(ServerConfig {
-            address: "127.0.0.1:0".parse().unwrap(),
-            data_dir: dir.path().to_path_buf(),
             secure_cookies: secure,
-            ..ServerConfig::default()
+            ..config(dir.path())
         })
         .await
         .expect("server starts");
@@ -1137,10 +1140,8 @@ async fn the_estimate_makes_the_first_proposal() {
 async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let config = || ServerConfig {
-        address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.path().to_path_buf(),
         first_proposal: false,
-        ..ServerConfig::default()
+        ..config(dir.path())
     };
     let running = start(config()).await.expect("server starts");
     let (id, black, white) = seated(&running, "aga:size=9").await;
@@ -2305,10 +2306,8 @@ async fn a_players_games_come_in_pages() {
 /// A server that keeps no finished game in memory once nobody holds it.
 async fn server_without_cache(dir: &Path) -> Running {
     start(ServerConfig {
-        address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.to_path_buf(),
         finished_cache: 0,
-        ..ServerConfig::default()
+        ..config(dir)
     })
     .await
     .expect("server starts")
