@@ -37,6 +37,16 @@ pub struct User {
     pub guest: bool,
 }
 
+impl From<crate::store::StoredUser> for User {
+    fn from(u: crate::store::StoredUser) -> User {
+        User {
+            id: u.id,
+            name: u.name,
+            guest: u.guest,
+        }
+    }
+}
+
 /// A signed-in request: who, and the token that state-changing requests must repeat.
 #[derive(Clone, Debug)]
 pub struct Session {
@@ -197,11 +207,7 @@ impl Accounts {
         let Some(stored) = self.store.find_user(id).await? else {
             return Ok(None);
         };
-        let user = User {
-            id: stored.id,
-            name: stored.name,
-            guest: stored.guest,
-        };
+        let user = User::from(stored);
         self.remember(&user);
         Ok(Some(user))
     }

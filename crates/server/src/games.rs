@@ -193,24 +193,24 @@ pub struct Summary {
     pub ended: Option<i64>,
 }
 
+/// The occupants of a game's seats, `[black, white]`: its seated users, and the computer in its seat.
+fn seated(seats: &Seats, users: [Option<User>; 2]) -> [Option<Player>; 2] {
+    let mut players = users.map(|u| u.map(Player::User));
+    if let Some((kind, color)) = &seats.bot
+        && let Ok(c) = color.parse::<Color>()
+    {
+        players[c.index()] = Some(Player::Bot { bot: kind.clone() });
+    }
+    players
+}
+
 impl Summary {
     /// A listing's entry from the store's row of a game that is not in memory.
     fn of_row(row: GameRow) -> Summary {
-        let user = |u: Option<crate::store::StoredUser>| {
-            u.map(|u| {
-                Player::User(User {
-                    id: u.id,
-                    name: u.name,
-                    guest: u.guest,
-                })
-            })
-        };
-        let mut players = [user(row.black), user(row.white)];
-        if let Some((kind, color)) = &row.seats.bot
-            && let Ok(c) = color.parse::<Color>()
-        {
-            players[c.index()] = Some(Player::Bot { bot: kind.clone() });
-        }
+        let players = seated(
+            &row.seats,
+            [row.black.map(User::from), row.white.map(User::from)],
+        );
         let status = match row.state.as_str() {
             _ if players.iter().any(Option::is_none) => "open",
             "over" => "over",
@@ -1146,17 +1146,12 @@ impl Games {
         accounts: &Accounts,
         seats: &Seats,
     ) -> Result<[Option<Player>; 2], StoreError> {
-        let users = accounts.users(&[seats.black, seats.white]).await?;
-        let mut players: [Option<Player>; 2] = [None, None];
-        for (k, user) in users.into_iter().enumerate() {
-            players[k] = user.map(Player::User);
-        }
-        if let Some((kind, color)) = &seats.bot
-            && let Some(c) = color.parse::<Color>().ok()
-        {
-            players[c.index()] = Some(Player::Bot { bot: kind.clone() });
-        }
-        Ok(players)
+        let mut users = accounts
+            .users(&[seats.black, seats.white])
+            .await?
+            .into_iter();
+        let (black, white) = (users.next().flatten(), users.next().flatten());
+        Ok(seated(seats, [black, white]))
     }
 
     pub fn store(&self) -> &Arc<dyn Store> {
