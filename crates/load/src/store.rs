@@ -15,7 +15,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
-use tesuji_rules::{Color, Game, Move, Phase, Rules};
+use tesuji_rules::{Action, Color, Game, Move, Phase, Rules};
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{Ending, ImportedGame, Seats, Store, StoredMove};
 
@@ -153,10 +153,7 @@ fn turn(number: usize, color: Color, mv: Move, size: tesuji_rules::Size) -> Stor
     StoredMove {
         number: i64::try_from(number).unwrap_or(i64::MAX),
         color: color.name().to_owned(),
-        text: match mv {
-            Move::Pass => "pass".to_owned(),
-            Move::Play(p) => p.to_gtp(size),
-        },
+        text: Action::Turn(color, mv).text(size),
         spent_ms: None,
         lag_ms: None,
     }
@@ -201,13 +198,7 @@ fn random_game(
                 if game.play(color, mv).is_err() {
                     continue;
                 }
-                push(
-                    color,
-                    match mv {
-                        Move::Pass => "pass".to_owned(),
-                        Move::Play(p) => p.to_gtp(size),
-                    },
-                );
+                push(color, Action::Turn(color, mv).text(size));
                 turns += 1;
             }
             // Both accept the count with every stone alive.

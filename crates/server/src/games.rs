@@ -259,19 +259,12 @@ fn phase_name(p: Phase) -> &'static str {
     }
 }
 
-/// `pass` or a GTP vertex (`D4`) on the game's board.
+/// `pass` or a GTP vertex (`D4`) on the game's board: the turns of the rules' text form of an action.
 pub fn parse_move(text: &str, rules: &Rules) -> Option<Move> {
-    let t = text.trim();
-    if t.eq_ignore_ascii_case("pass") {
-        return Some(Move::Pass);
-    }
-    Point::from_gtp(t, rules.size).map(Move::Play)
-}
-
-fn move_text(mv: Move, rules: &Rules) -> String {
-    match mv {
-        Move::Pass => "pass".to_owned(),
-        Move::Play(p) => p.to_gtp(rules.size),
+    // The colour does not change how a turn reads.
+    match Action::parse(Color::Black, text, rules.size) {
+        Ok(Action::Turn(_, mv)) => Some(mv),
+        _ => None,
     }
 }
 
@@ -1667,7 +1660,7 @@ impl Games {
         }
         let size = live.game.rules().size;
         let (kind, text) = match &request {
-            Request::Play(mv) => ("move", move_text(*mv, live.game.rules())),
+            Request::Play(mv) => ("move", Action::Turn(color, *mv).text(size)),
             Request::Resign => ("resign", "resign".to_owned()),
             Request::Dead(p) => {
                 if !size.contains(*p) {
