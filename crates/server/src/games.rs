@@ -1147,10 +1147,6 @@ impl Games {
         Ok(seated(seats, [black, white]))
     }
 
-    pub fn store(&self) -> &Arc<dyn Store> {
-        &self.store
-    }
-
     /// How many games are in memory now.
     pub fn resident(&self) -> ResidentCount {
         let r = self.registry();
