@@ -269,20 +269,12 @@ impl GameClock {
     }
 }
 
-/// Adds a timed game's clock to its SGF text: `TM`/`OT` on the root, and on each move node the mover's time left
+/// Adds a timed game's clock to its record: `TM`/`OT` on the root, and on each move node the mover's time left
 /// after the move (`BL`/`WL`, with `OB`/`OW` in overtime). `left[k]` belongs to the k-th move node of the main
-/// line. The text is read back and written again (`parse(write(c)) == c` in crates/sgf), since the record is
-/// built elsewhere; if it cannot be read, it is returned as it was.
-pub fn sgf_with_times(sgf: String, control: &TimeControl, left: &[(Color, Remaining)]) -> String {
+/// line.
+pub fn add_times(tree: &mut tesuji_sgf::Tree, control: &TimeControl, left: &[(Color, Remaining)]) {
     use tesuji_clock::sgf::{control_to_sgf, time_left_to_sgf};
     use tesuji_sgf::Property;
-    let Ok(read) = tesuji_sgf::read(sgf.as_bytes()) else {
-        return sgf;
-    };
-    let mut collection = read.collection;
-    let Some(tree) = collection.trees.first_mut() else {
-        return sgf;
-    };
     let times = control_to_sgf(control);
     for (ident, value) in [("TM", times.tm), ("OT", times.ot)] {
         if let Some(v) = value {
@@ -306,7 +298,6 @@ pub fn sgf_with_times(sgf: String, control: &TimeControl, left: &[(Color, Remain
             }
         }
     }
-    tesuji_sgf::write::write(&collection)
 }
 
 /// Both clocks at the moment a state was taken; the page counts the running one down from there.

@@ -5,7 +5,7 @@
 pub mod auth;
 pub mod clocks;
 pub mod error;
-pub mod games;
+pub mod game;
 pub mod http;
 pub mod limit;
 pub mod replay;
@@ -22,7 +22,7 @@ use tokio::task::JoinHandle;
 
 pub use clocks::{ManualTime, TimeSource};
 pub use error::{ApiError, ServerError};
-use games::Games;
+use game::{Games, GamesConfig};
 pub use limit::Limits;
 use store::Store;
 use store::sqlite::SqliteStore;
@@ -89,7 +89,7 @@ impl Running {
     }
 
     /// How many games are in memory now: live, and finished in the cache.
-    pub fn resident(&self) -> games::ResidentCount {
+    pub fn resident(&self) -> game::ResidentCount {
         self.games.resident()
     }
 
@@ -113,7 +113,12 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let games = Games::load(
         store.clone() as Arc<dyn Store>,
         Arc::clone(&accounts),
-        &config,
+        GamesConfig {
+            time: config.time.clone(),
+            grace_ms: config.grace_ms,
+            finished_cache: config.finished_cache,
+            first_proposal: config.first_proposal,
+        },
     )
     .await?;
     let listener = TcpListener::bind(config.address)

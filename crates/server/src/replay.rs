@@ -1,14 +1,12 @@
-//! Records for the pages: a game's SGF with its players' names, and replays (the board after every move) of a
-//! stored game or of an uploaded SGF file. Boards come from the rules crate, so the pages never judge captures.
+//! Replays for the pages (the board after every move) of a game or of an uploaded SGF file, a finished game
+//! counted under every ruleset, and the numbering of actions the move list uses. Boards come from the rules
+//! crate, so the pages never judge captures.
 
 use serde::Serialize;
 use tesuji_rules::{Color, Game, Grid, Move, Rules};
-use tesuji_sgf::record::{
-    GameInfo, NoteKind, RulesFromRecord, record_rules, replay, rules_of, to_tree,
-};
+use tesuji_sgf::record::{NoteKind, RulesFromRecord, record_rules, replay, rules_of};
 
 use crate::error::ApiError;
-use crate::games::{LiveGame, Player};
 
 /// A game move by move.
 #[derive(Debug, Serialize)]
@@ -73,32 +71,8 @@ pub fn board_rows(game: &Game) -> Vec<String> {
     rows(game)
 }
 
-fn name(p: &Option<Player>) -> Option<String> {
-    match p {
-        Some(Player::User(u)) if u.guest => Some(format!("{} (guest)", u.name)),
-        Some(Player::User(u)) => Some(u.name.clone()),
-        Some(Player::Bot { bot }) => Some(format!("tesuji {bot} bot")),
-        None => None,
-    }
-}
-
-fn info_of(live: &LiveGame) -> GameInfo {
-    GameInfo {
-        black: name(&live.players[Color::Black.index()]),
-        white: name(&live.players[Color::White.index()]),
-        place: Some("tesuji".to_owned()),
-        ..GameInfo::default()
-    }
-}
-
-/// The SGF text of a live game.
-pub fn game_sgf(live: &LiveGame) -> String {
-    let tree = to_tree(&live.game, &info_of(live));
-    tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] })
-}
-
 /// Replays the turns of `game` from its start, collecting the board after each.
-fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
+pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
     let rules = *game.rules();
     let size = rules.size;
     let mut view = ReplayView {
@@ -139,20 +113,6 @@ fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
         view.boards.push(rows(&at));
     }
     view
-}
-
-/// A stored game move by move.
-pub fn of_game(live: &LiveGame) -> ReplayView {
-    let info = info_of(live);
-    replay_turns(
-        &live.game,
-        InfoView {
-            black: info.black,
-            white: info.white,
-            result: live.game.result().map(|r| r.to_string()),
-            komi: live.game.rules().komi.net(),
-        },
-    )
 }
 
 /// An uploaded SGF file move by move (its first game, main line).
@@ -255,7 +215,7 @@ pub fn rulesets(game: &Game) -> Vec<RulesetCount> {
             Err(Refused::Illegal { turn, reason }) => {
                 illegal = Some(IllegalView {
                     // As the move list numbers actions.
-                    turn: crate::games::turn_number(game, turn as u32) as usize,
+                    turn: turn_number(game, turn as u32) as usize,
                     reason: crate::error::illegal_reason(&reason),
                 });
             }
@@ -272,4 +232,21 @@ pub fn rulesets(game: &Game) -> Vec<RulesetCount> {
         });
     }
     out
+}
+
+/// The number of the action (as stored and listed) that was the game's `turn`-th turn; 0 for the start. Each
+/// stored action is one action of the game's log.
+pub fn turn_number(game: &Game, turn: u32) -> i64 {
+    let mut turns = 0;
+    let mut number = 0;
+    for (k, action) in game.log().iter().enumerate() {
+        if turns == turn {
+            break;
+        }
+        if matches!(action, tesuji_rules::Action::Turn(..)) {
+            turns += 1;
+            number = k as i64 + 1;
+        }
+    }
+    number
 }

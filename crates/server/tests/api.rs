@@ -2335,7 +2335,7 @@ async fn records(c: &Client, id: i64) -> (Value, String, Value) {
 /// holder is done, which a client cannot see), for at most 5 s.
 async fn resident_until(
     running: &Running,
-    want: impl Fn(tesuji_server::games::ResidentCount) -> bool,
+    want: impl Fn(tesuji_server::game::ResidentCount) -> bool,
 ) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while !want(running.resident()) {
@@ -2360,7 +2360,7 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     }
     assert_eq!(
         running.resident(),
-        tesuji_server::games::ResidentCount {
+        tesuji_server::game::ResidentCount {
             live: 2,
             finished: 0
         }
@@ -2408,7 +2408,7 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     let running = server_without_cache(dir.path()).await;
     assert_eq!(
         running.resident(),
-        tesuji_server::games::ResidentCount {
+        tesuji_server::game::ResidentCount {
             live: 1,
             finished: 0
         }
@@ -2420,7 +2420,7 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     // Read back into the cache of finished games, beside the live one.
     assert_eq!(
         running.resident(),
-        tesuji_server::games::ResidentCount {
+        tesuji_server::game::ResidentCount {
             live: 1,
             finished: 1
         }

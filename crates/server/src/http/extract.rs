@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use super::{AppState, body_bytes, same_origin};
 use crate::auth::Session;
 use crate::error::ApiError;
-use crate::games::Summary;
+use crate::game::Summary;
 
 /// A JSON body: every failure (size, syntax, fields) is our `bad_request` or `too_large`, and an empty body
 /// reads as `{}` (so that `POST /api/games/7/accept` needs none).

@@ -13,7 +13,8 @@ use super::extract::{AppJson, PathId, SignedIn};
 use super::{App, AppState};
 use crate::auth;
 use crate::error::ApiError;
-use crate::games::{Actor, LiveGame, NewTable, Opponent, Request, parse_move};
+use crate::game::action::parse_move;
+use crate::game::{Actor, LiveGame, NewTable, Opponent, Request};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -187,7 +188,7 @@ pub(super) async fn perform(
     user: &auth::User,
     kind: ActionKind,
     body: ActionBody,
-) -> Result<crate::games::GameState, ApiError> {
+) -> Result<crate::game::GameState, ApiError> {
     app.limits.action(user.id)?;
     let request = {
         let entry = app.games.get(id).await?;

@@ -14,7 +14,7 @@ use tokio::sync::broadcast::error::RecvError;
 use super::extract::{Page, PathId};
 use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::error::ApiError;
-use crate::games::Games;
+use crate::game::Games;
 
 pub(super) fn lobby_json(games: &Games) -> serde_json::Value {
     let open = games.summaries(|s| s.status == "open" && !s.invite_only, LIST_LIMIT);

@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::{get, post};
 
 use crate::error::ApiError;
-use crate::games::Games;
+use crate::game::Games;
 use crate::limit::Limiters;
 
 /// Larger request bodies are refused: every request of the API but `/api/replay` is a few dozen bytes.

@@ -40,7 +40,7 @@ pub(super) async fn game_replay(
     PathId(id): PathId,
 ) -> Result<Response, ApiError> {
     let entry = app.games.get(id).await?;
-    let view = replay::of_game(&*entry.lock().await);
+    let view = entry.lock().await.replay_view();
     Ok(Json(view).into_response())
 }
 

@@ -15,7 +15,7 @@ use super::games::{ActionBody, ActionKind, perform};
 use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::auth;
 use crate::error::ApiError;
-use crate::games::LiveGame;
+use crate::game::LiveGame;
 
 pub(super) async fn game_ws(
     State(app): State<AppState>,

@@ -1,0 +1,197 @@
+//! The computer at the table: its strengths, its moves, and the dead-stone estimate at the end of play.
+
+use std::sync::Arc;
+
+use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
+use tesuji_bot::simple::SimpleBot;
+use tesuji_rules::{Color, EndRule, Game, Phase, Point};
+
+use crate::error::ApiError;
+
+use super::action::{Actor, Request};
+use super::live::LiveGame;
+use super::registry::Games;
+
+/// What the estimate says at the end of play: its dead stones (the first proposal) and the stones it is unsure
+/// of (shown beside every proposal).
+pub(super) struct MarkingEstimate {
+    pub(super) dead: Vec<Point>,
+    pub(super) unsure: Vec<Point>,
+}
+
+impl MarkingEstimate {
+    /// The estimate of game `id`'s position, made off the async threads.
+    pub(super) async fn of(id: i64, game: Game) -> Option<MarkingEstimate> {
+        let estimate = match tokio::task::spawn_blocking(move || estimate_position(id, &game)).await
+        {
+            Ok(estimate) => estimate,
+            Err(e) => {
+                tracing::error!(game = id, error = %e, "the dead-stone estimate failed");
+                return None;
+            }
+        };
+        Some(MarkingEstimate {
+            dead: estimate.dead(),
+            unsure: estimate.unsure(),
+        })
+    }
+}
+
+/// The bots a table may choose: the stopgap bot, and tree search at three strengths (1,000 and 5,000 playouts a
+/// move, and one second a move on one thread).
+pub const BOTS: &[&str] = &["simple", "mcts-1", "mcts-2", "mcts-3"];
+
+/// The search settings of the bot `kind` (`None`: the simple bot). Under a clock (`budget`) the search never
+/// thinks longer than the clock allows; a strength's playout count still holds when it is reached first.
+pub(super) fn search_config(kind: &str, budget: Option<std::time::Duration>) -> Option<MctsConfig> {
+    let mut config = match kind {
+        "mcts-1" => MctsConfig::playouts(1_000),
+        "mcts-2" => MctsConfig::playouts(5_000),
+        "mcts-3" => MctsConfig {
+            threads: 1,
+            ..MctsConfig::default()
+        },
+        _ => return None,
+    };
+    if let Some(budget) = budget {
+        config.time = Some(config.time.map_or(budget, |t| t.min(budget)));
+    }
+    Some(config)
+}
+
+/// The estimate of game `id`'s position at the end of play. Its seed comes from the game and the turns played,
+/// which no marking action changes, so the estimate made when play ended and the one made again after a
+/// restart are the same (the players see the same unsure stones).
+pub(super) fn estimate_position(id: i64, game: &Game) -> tesuji_bot::estimate::Estimate {
+    let seed = u64::try_from(id).unwrap_or(0) ^ u64::from(game.turns());
+    let playouts = tesuji_bot::estimate::default_playouts(game.rules().size);
+    tesuji_bot::estimate::estimate(game, playouts, seed)
+}
+
+/// The computer's choice in `game` as the bot `kind`, within `budget` when the game has a clock.
+pub(super) fn bot_choice(
+    kind: &str,
+    game: &Game,
+    seed: u64,
+    budget: Option<std::time::Duration>,
+) -> Request {
+    let cleanup = game.rules().end == EndRule::Score;
+    let Some(config) = search_config(kind, budget) else {
+        return Request::Play(SimpleBot::new(seed).choose(game, cleanup));
+    };
+    match MctsBot::new(config, seed).choose(game, game.rules(), cleanup) {
+        Decision::Play(mv) => Request::Play(mv),
+        Decision::Resign => Request::Resign,
+    }
+}
+
+impl LiveGame {
+    /// Whether the computer should act now, and how.
+    pub(super) fn bot_turn(&self) -> Option<Color> {
+        let color = self.seat_of(Actor::Bot)?;
+        match self.game.phase() {
+            Phase::Playing if self.game.to_move() == color => Some(color),
+            // The computer accepts the proposal its opponent has accepted: it never argues over dead stones.
+            Phase::Marking
+                if self.game.acceptances()[color.opponent().index()]
+                    && !self.game.acceptances()[color.index()] =>
+            {
+                Some(color)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Games {
+    /// Lets the computer act in game `id` if it is its turn; runs in the background.
+    pub fn wake_bot(self: &Arc<Self>, id: i64) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            // Several actions in a row (a move, then an accept) are each a turn of their own.
+            for _ in 0..4 {
+                let Some(entry) = games.live_entry(id) else {
+                    return;
+                };
+                let (color, game, version, kind, budget) = {
+                    let live = entry.lock().await;
+                    if !live.started() {
+                        return;
+                    }
+                    let kind = live
+                        .seats
+                        .bot
+                        .as_ref()
+                        .map_or_else(String::new, |(k, _)| k.clone());
+                    match live.bot_turn() {
+                        Some(c) => {
+                            let budget = live.clock.as_ref().and_then(|clock| {
+                                let empty = live.game.board().empty_points().len();
+                                tesuji_bot::time::budget(clock.control(), &clock.left(c), empty)
+                            });
+                            (c, live.game.clone(), live.version, kind, budget)
+                        }
+                        None => return,
+                    }
+                };
+                let request = if game.phase() == Phase::Marking {
+                    Request::Accept
+                } else {
+                    let seed = u64::try_from(id).unwrap_or(0) ^ version.rotate_left(32);
+                    match tokio::task::spawn_blocking(move || {
+                        bot_choice(&kind, &game, seed, budget)
+                    })
+                    .await
+                    {
+                        Ok(request) => request,
+                        Err(_) => return,
+                    }
+                };
+                // The version pins the position the move was chosen for; a stale one means someone else acted.
+                match games
+                    .act_now(id, Actor::Bot, request, Some(version), 0)
+                    .await
+                {
+                    Ok(_) => {}
+                    Err(e) => {
+                        if !matches!(e, ApiError::StaleVersion { .. }) {
+                            tracing::warn!(game = id, error = %e, ?color, "the computer could not act");
+                        }
+                        return;
+                    }
+                }
+            }
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_clock_caps_the_computers_thinking_time() {
+        // Without a clock: each strength as it is.
+        assert_eq!(search_config("simple", None), None);
+        assert_eq!(search_config("mcts-2", None).unwrap().time, None);
+        assert_eq!(
+            search_config("mcts-3", None).unwrap().time,
+            Some(Duration::from_secs(1))
+        );
+        // With one: the clock's budget bounds the search, and a shorter own time stays.
+        let short = Duration::from_millis(300);
+        let c = search_config("mcts-2", Some(short)).unwrap();
+        assert_eq!((c.playouts, c.time), (Some(5_000), Some(short)));
+        assert_eq!(
+            search_config("mcts-3", Some(short)).unwrap().time,
+            Some(short)
+        );
+        let long = Duration::from_secs(30);
+        assert_eq!(
+            search_config("mcts-3", Some(long)).unwrap().time,
+            Some(Duration::from_secs(1))
+        );
+    }
+}

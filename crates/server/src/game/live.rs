@@ -1,0 +1,256 @@
+//! One live game: the rules-crate `Game` (the truth), its stored actions, its clock and its version.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tesuji_clock::TimeControl;
+use tesuji_rules::{Action, Color, Game, Phase, Point, Rules};
+use tokio::sync::broadcast;
+
+use crate::clocks::{GameClock, TimeSource, TurnTime};
+use crate::store::{Seats, StoredGame, StoredMove};
+
+use super::action::Actor;
+use super::computer::MarkingEstimate;
+use super::presence::Presence;
+use super::view::{MoveView, Player, phase_name};
+
+/// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
+pub(super) const EVENT_BUFFER: usize = 64;
+
+/// Why a stored game could not be rebuilt.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    #[error("game {id}: rules {rules:?}: {reason}")]
+    Rules {
+        id: i64,
+        rules: String,
+        reason: String,
+    },
+    #[error("game {id}: move {number} ({color} {text}): {reason}")]
+    Move {
+        id: i64,
+        number: i64,
+        color: String,
+        text: String,
+        reason: String,
+    },
+}
+
+/// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`, `timeout`, and
+/// `claim`, stored with the claimer's colour) to a game, read by the rules crate's text form of an action.
+pub(super) fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<(), String> {
+    let action = Action::parse(color, text, game.rules().size).map_err(|e| e.to_string())?;
+    game.apply_action(action).map_err(|e| e.to_string())
+}
+
+/// One live game.
+pub struct LiveGame {
+    pub id: i64,
+    pub game: Game,
+    pub moves: Vec<StoredMove>,
+    pub seats: Seats,
+    pub created: i64,
+    /// The seats' occupants for display, `[black, white]`.
+    pub players: [Option<Player>; 2],
+    /// Raised by every accepted action and by the join that fills the second seat.
+    pub version: u64,
+    /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
+    pub events: broadcast::Sender<Arc<str>>,
+    /// `moves` as the API shows them, shared by the states taken (see [`LiveGame::push_move`]).
+    pub(super) views: Arc<Vec<MoveView>>,
+    /// The clocks of a timed game.
+    pub clock: Option<GameClock>,
+    /// In a timed game, the mover's time left after each turn (play or pass), in order.
+    pub times: Vec<(Color, tesuji_clock::Remaining)>,
+    pub(super) presence: Presence,
+    /// The estimate of the current marking phase, made when play ends (or when the game is loaded in that
+    /// phase), before anyone sees the phase; `None` outside a marking phase, or when the estimate failed (then
+    /// nothing is shown as unsure, and there is no first proposal).
+    pub(super) marking: Option<MarkingEstimate>,
+}
+
+impl LiveGame {
+    pub(super) fn new(
+        id: i64,
+        game: Game,
+        seats: Seats,
+        created: i64,
+        players: [Option<Player>; 2],
+        time: TimeSource,
+        grace_ms: u64,
+    ) -> LiveGame {
+        let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let now = time.now_ms();
+        LiveGame {
+            id,
+            game,
+            moves: Vec::new(),
+            version: u64::from(seats.joined),
+            seats,
+            created,
+            players,
+            events,
+            views: Arc::default(),
+            clock: None,
+            times: Vec::new(),
+            marking: None,
+            presence: Presence {
+                time,
+                grace_ms,
+                sockets: HashMap::new(),
+                seen_ms: [now; 2],
+                announced: [None; 2],
+                told_ms: [now; 2],
+                watching: false,
+            },
+        }
+    }
+}
+
+impl LiveGame {
+    /// Moves the clock after an action that was applied: the next turn starts when play goes on, the clock
+    /// stops for good when the game is over. The marking phase runs no clock.
+    pub(super) fn clock_after(&mut self) {
+        let Some(clock) = self.clock.as_mut() else {
+            return;
+        };
+        match self.game.phase() {
+            Phase::Playing => {
+                let _ = clock.start(self.game.to_move());
+            }
+            Phase::Over => clock.stop(),
+            Phase::Marking => {}
+        }
+    }
+
+    /// Ends the running turn of `color` for a turn action (a play or a pass): the time it took, and whether it
+    /// came in time. `replayed` is the stored time when replaying.
+    pub(super) fn clock_turn(
+        &mut self,
+        color: Color,
+        lag_ms: u64,
+        replayed: Option<u64>,
+    ) -> Option<(TurnTime, bool)> {
+        let clock = self.clock.as_mut()?;
+        let (time, on_time) = clock.end(color, lag_ms, replayed);
+        Some((time, on_time.is_ok()))
+    }
+
+    /// Records an accepted action: in `moves`, and in the list the states share; a turn's time left, for the
+    /// SGF record.
+    pub(super) fn push_move(&mut self, m: StoredMove) {
+        let size = self.game.rules().size;
+        let turn = m.text == "pass" || Point::from_gtp(&m.text, size).is_some();
+        if turn && let (Some(clock), Some(color)) = (&self.clock, m.color.parse::<Color>().ok()) {
+            self.times.push((color, clock.left(color)));
+        }
+        // Copies the list only while an older state still holds it.
+        Arc::make_mut(&mut self.views).push(MoveView {
+            number: m.number,
+            color: m.color.clone(),
+            text: m.text.clone(),
+        });
+        self.moves.push(m);
+    }
+
+    /// Rebuilds a stored game by replaying its actions through the rules.
+    pub fn replay(
+        stored: StoredGame,
+        players: [Option<Player>; 2],
+        time: &TimeSource,
+        grace_ms: u64,
+    ) -> Result<LiveGame, ReplayError> {
+        let rules_error = |reason: String| ReplayError::Rules {
+            id: stored.id,
+            rules: stored.rules.clone(),
+            reason,
+        };
+        let rules: Rules = stored
+            .rules
+            .parse()
+            .map_err(|e: tesuji_rules::spec::SpecError| rules_error(e.to_string()))?;
+        let game = Game::new(rules).map_err(|e| rules_error(e.to_string()))?;
+        let clock = match &stored.time_control {
+            Some(spec) => Some(
+                spec.parse::<TimeControl>()
+                    .map_err(|e| rules_error(format!("time control {spec:?}: {e}")))
+                    .and_then(|c| {
+                        GameClock::new(c, true, time.clone())
+                            .map_err(|e| rules_error(e.to_string()))
+                    })?,
+            ),
+            None => None,
+        };
+        let mut live = LiveGame::new(
+            stored.id,
+            game,
+            stored.seats,
+            stored.created,
+            players,
+            time.clone(),
+            grace_ms,
+        );
+        live.clock = clock;
+        if live.started() {
+            live.clock_after();
+        }
+        for m in stored.moves {
+            let fail = |reason: String| ReplayError::Move {
+                id: stored.id,
+                number: m.number,
+                color: m.color.clone(),
+                text: m.text.clone(),
+                reason,
+            };
+            let color = m
+                .color
+                .parse::<Color>()
+                .ok()
+                .ok_or_else(|| fail("unknown colour".into()))?;
+            if let Some(spent) = m.spent_ms {
+                let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
+                live.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
+            }
+            apply_text(&mut live.game, color, &m.text).map_err(fail)?;
+            live.clock_after();
+            live.push_move(m);
+            live.version += 1;
+        }
+        if let Some(clock) = live.clock.as_mut() {
+            clock.go_live();
+        }
+        // The server holds many games: none keeps the room a new game reserves for a long one.
+        live.game.shrink_to_fit();
+        live.moves.shrink_to_fit();
+        Ok(live)
+    }
+
+    /// Both seats are filled.
+    pub fn started(&self) -> bool {
+        self.players.iter().all(Option::is_some)
+    }
+
+    pub fn status(&self) -> &'static str {
+        if self.started() {
+            phase_name(self.game.phase())
+        } else {
+            "open"
+        }
+    }
+
+    /// The colour of a user's seat.
+    pub fn seat_of(&self, actor: Actor) -> Option<Color> {
+        match actor {
+            Actor::Referee(c) => Some(c),
+            Actor::Bot => self
+                .seats
+                .bot
+                .as_ref()
+                .and_then(|(_, c)| c.parse::<Color>().ok()),
+            Actor::User(id) => [Color::Black, Color::White]
+                .into_iter()
+                .find(|&c| matches!(&self.players[c.index()], Some(Player::User(u)) if u.id == id)),
+        }
+    }
+}

@@ -1,0 +1,577 @@
+//! Which games are in memory: every live game, and a bounded cache of finished ones read back from the store.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use lru::LruCache;
+use tesuji_clock::TimeControl;
+use tesuji_rules::{Color, Game, Phase, Rules};
+use tokio::sync::{Mutex, broadcast};
+
+use crate::auth::{Accounts, User};
+use crate::clocks::{GameClock, TimeSource};
+use crate::error::{ApiError, ServerError};
+use crate::store::{Ending, GameRow, Seats, Store, StoreError};
+
+use super::action::Actor;
+use super::computer::{BOTS, MarkingEstimate};
+use super::live::LiveGame;
+use super::view::{GameState, MoveView, Player, Summary, phase_name, seated};
+
+/// How a new table's seats are filled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Opponent {
+    Anyone,
+    Invite,
+    Bot(String),
+}
+
+/// A new table.
+#[derive(Clone, Debug)]
+pub struct NewTable {
+    pub rules: String,
+    /// `None`: drawn at random.
+    pub color: Option<Color>,
+    pub opponent: Opponent,
+    /// The time control's spec; `None`: untimed.
+    pub time: Option<String>,
+}
+
+/// A game in memory, shared by the requests, sockets and timers that use it.
+pub type Entry = Arc<Mutex<LiveGame>>;
+
+/// The games in memory: every live game, and the finished games of the cache, the most recently used first.
+pub(super) struct Resident {
+    pub(super) live: HashMap<i64, Entry>,
+    pub(super) finished: LruCache<i64, Entry>,
+}
+
+impl Resident {
+    /// Lets finished games beyond `cap` go, the least recently used first, skipping those still held (a
+    /// watcher's socket, a request in flight): they go at a later trim. Returns them, to be dropped outside
+    /// the lock.
+    pub(super) fn trim(&mut self, cap: usize) -> Vec<Entry> {
+        let excess = self.finished.len().saturating_sub(cap);
+        if excess == 0 {
+            return Vec::new();
+        }
+        let idle: Vec<i64> = self
+            .finished
+            .iter()
+            .rev()
+            .filter(|(_, entry)| Arc::strong_count(entry) == 1)
+            .map(|(&id, _)| id)
+            .take(excess)
+            .collect();
+        idle.into_iter()
+            .filter_map(|id| self.finished.pop(&id))
+            .collect()
+    }
+}
+
+/// How many games are in memory: live, and finished in the cache.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResidentCount {
+    pub live: usize,
+    pub finished: usize,
+}
+
+/// All games in memory and the store they are committed to; the accounts name their players.
+pub struct Games {
+    pub(super) store: Arc<dyn Store>,
+    pub(super) accounts: Arc<Accounts>,
+    pub(super) resident: std::sync::Mutex<Resident>,
+    /// The most finished games kept in memory when nobody holds them.
+    pub(super) finished_cache: usize,
+    /// Each live game's listing, kept beside the game so that listings never wait on a game's lock.
+    pub(super) summaries: std::sync::RwLock<HashMap<i64, Summary>>,
+    /// Raised whenever a listing changes; the lobby sockets re-read then.
+    pub lobby: broadcast::Sender<()>,
+    /// The time of every clock and timer.
+    pub(super) time: TimeSource,
+    /// The disconnected player's grace period.
+    pub(super) grace_ms: u64,
+    /// Whether the end of play brings the estimate's first proposal.
+    pub(super) first_proposal: bool,
+}
+
+/// What the games need of the server's settings.
+#[derive(Clone, Debug)]
+pub struct GamesConfig {
+    /// The time of every clock and timer.
+    pub time: TimeSource,
+    /// The disconnected player's grace period.
+    pub grace_ms: u64,
+    /// The most finished games kept in memory when nobody holds them.
+    pub finished_cache: usize,
+    /// Whether the end of play brings the estimate's first proposal.
+    pub first_proposal: bool,
+}
+
+/// Finished games whose summary is filled in per round at start (see [`Games::summarize_old`]).
+pub(super) const SUMMARY_ROUND: usize = 200;
+
+impl Games {
+    /// Fills in the summary rows of games that ended before summaries were kept, replaying each once.
+    pub(super) async fn summarize_old(store: &Arc<dyn Store>) -> Result<(), ServerError> {
+        let mut done = 0usize;
+        loop {
+            let ids = store.unsummarized_games(SUMMARY_ROUND).await?;
+            if ids.is_empty() {
+                break;
+            }
+            for id in ids {
+                let Some(stored) = store.load_game(id).await? else {
+                    continue;
+                };
+                let created = stored.created;
+                // A game that no longer replays gets an empty summary, so that it is not tried at every start.
+                let result = match tokio::task::spawn_blocking(move || {
+                    LiveGame::replay(stored, [None, None], &TimeSource::real(), 0)
+                })
+                .await
+                {
+                    Ok(Ok(live)) => live.game.result().map(|r| r.to_string()),
+                    Ok(Err(e)) => {
+                        tracing::error!(error = %e, "a finished game could not be rebuilt for its summary");
+                        None
+                    }
+                    Err(e) => {
+                        tracing::error!(game = id, error = %e, "summarizing a finished game failed");
+                        None
+                    }
+                };
+                // The end time was not kept: the creation time stands for it.
+                let ending = Ending {
+                    result,
+                    ended: created,
+                };
+                store.set_ending(id, &ending).await?;
+                done += 1;
+            }
+        }
+        if done > 0 {
+            tracing::info!(
+                games = done,
+                "summaries of earlier finished games filled in"
+            );
+        }
+        Ok(())
+    }
+
+    /// Replays the live games (open tables, games in play, games in their marking phase); the computer moves
+    /// where it was its turn. Finished games stay in the store until asked for.
+    pub async fn load(
+        store: Arc<dyn Store>,
+        accounts: Arc<Accounts>,
+        config: GamesConfig,
+    ) -> Result<Arc<Games>, ServerError> {
+        Self::summarize_old(&store).await?;
+        let GamesConfig {
+            time,
+            grace_ms,
+            finished_cache,
+            first_proposal,
+        } = config;
+        let mut games = HashMap::new();
+        let mut summaries = HashMap::new();
+        for id in store.live_game_ids().await? {
+            let Some(stored) = store.load_game(id).await? else {
+                continue;
+            };
+            let players = Self::players_of(&accounts, &stored.seats).await?;
+            // One game that no longer replays (say, after a rules change) must not keep every other game
+            // offline: it is left out, loudly, and its rows stay in the database for a later fix.
+            let live = match LiveGame::replay(stored, players, &time, grace_ms) {
+                Ok(live) => live,
+                Err(e) => {
+                    tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
+                    continue;
+                }
+            };
+            summaries.insert(live.id, live.summary());
+            games.insert(live.id, live);
+        }
+        // The estimates of the games in their marking phase again (all at once), before anyone sees them, so
+        // that their unsure stones are those shown before the restart.
+        let estimates = futures_util::future::join_all(
+            games
+                .values()
+                .filter(|live| live.game.phase() == Phase::Marking)
+                .map(|live| {
+                    let (id, game) = (live.id, live.game.clone());
+                    async move { (id, MarkingEstimate::of(id, game).await) }
+                }),
+        )
+        .await;
+        for (id, estimate) in estimates {
+            if let Some(live) = games.get_mut(&id) {
+                live.marking = estimate;
+            }
+        }
+        let mut resident = Resident {
+            live: HashMap::new(),
+            finished: LruCache::unbounded(),
+        };
+        for (id, live) in games {
+            // A game whose row says it goes on but whose moves end it (a crash between the two cannot
+            // happen: they are one transaction) would be one of these; it is served as finished.
+            let over = live.game.phase() == Phase::Over;
+            let entry = Arc::new(Mutex::new(live));
+            if over {
+                summaries.remove(&id);
+                resident.finished.put(id, entry);
+            } else {
+                resident.live.insert(id, entry);
+            }
+        }
+        let (lobby, _) = broadcast::channel(16);
+        let games = Arc::new(Games {
+            store,
+            accounts,
+            resident: std::sync::Mutex::new(resident),
+            finished_cache,
+            summaries: std::sync::RwLock::new(summaries),
+            lobby,
+            time,
+            grace_ms,
+            first_proposal,
+        });
+        let ids: Vec<i64> = games.registry().live.keys().copied().collect();
+        for id in ids {
+            games.wake(id);
+        }
+        Ok(games)
+    }
+
+    pub(super) fn registry(&self) -> std::sync::MutexGuard<'_, Resident> {
+        self.resident.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(super) async fn players_of(
+        accounts: &Accounts,
+        seats: &Seats,
+    ) -> Result<[Option<Player>; 2], StoreError> {
+        let mut users = accounts
+            .users(&[seats.black, seats.white])
+            .await?
+            .into_iter();
+        let (black, white) = (users.next().flatten(), users.next().flatten());
+        Ok(seated(seats, [black, white]))
+    }
+
+    /// How many games are in memory now.
+    pub fn resident(&self) -> ResidentCount {
+        let r = self.registry();
+        ResidentCount {
+            live: r.live.len(),
+            finished: r.finished.len(),
+        }
+    }
+
+    /// A live game, if game `id` is one: what the timers act on (never a finished game read back).
+    pub(super) fn live_entry(&self, id: i64) -> Option<Entry> {
+        self.registry().live.get(&id).cloned()
+    }
+
+    /// Game `id`: from memory, or else read from the store (a finished game) into the cache.
+    pub async fn get(&self, id: i64) -> Result<Entry, ApiError> {
+        {
+            let mut r = self.registry();
+            if let Some(entry) = r.live.get(&id) {
+                return Ok(Arc::clone(entry));
+            }
+            if let Some(entry) = r.finished.get(&id) {
+                return Ok(Arc::clone(entry));
+            }
+        }
+        let Some(stored) = self.store.load_game(id).await? else {
+            return Err(ApiError::NotFound(id));
+        };
+        if stored.state != "over" {
+            // Live games are all in memory: this one was created a moment ago (look again), or could not be
+            // rebuilt at start (it is not served).
+            return self
+                .registry()
+                .live
+                .get(&id)
+                .cloned()
+                .ok_or(ApiError::NotFound(id));
+        }
+        let players = Self::players_of(&self.accounts, &stored.seats).await?;
+        let (time, grace_ms) = (self.time.clone(), self.grace_ms);
+        let live = tokio::task::spawn_blocking(move || {
+            LiveGame::replay(stored, players, &time, grace_ms)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| {
+            tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
+            ApiError::NotFound(id)
+        })?;
+        let (entry, gone) = {
+            let mut r = self.registry();
+            // Another request may have read it meanwhile: one copy is kept.
+            let entry = match r.finished.get(&id) {
+                Some(entry) => Arc::clone(entry),
+                None => {
+                    let entry = Arc::new(Mutex::new(live));
+                    r.finished.put(id, Arc::clone(&entry));
+                    entry
+                }
+            };
+            (entry, r.trim(self.finished_cache))
+        };
+        drop(gone);
+        Ok(entry)
+    }
+
+    /// Lets finished games nobody holds leave memory beyond the cache's size; after a watcher leaves, and
+    /// now and then.
+    pub fn trim(&self) {
+        let gone = self.registry().trim(self.finished_cache);
+        drop(gone);
+    }
+
+    /// Game `id` has ended: it moves from the live games to the finished ones, and leaves the lobby.
+    pub(super) fn retire(&self, id: i64) {
+        let gone = {
+            let mut r = self.registry();
+            if let Some(entry) = r.live.remove(&id) {
+                r.finished.put(id, entry);
+            }
+            r.trim(self.finished_cache)
+        };
+        drop(gone);
+    }
+
+    /// Updates a live game's listing; a finished game leaves the listings of live games.
+    pub(super) fn set_summary(&self, live: &LiveGame) {
+        if live.game.phase() == Phase::Over {
+            let removed = self
+                .summaries
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&live.id);
+            if removed.is_some() {
+                let _ = self.lobby.send(());
+            }
+            return;
+        }
+        let summary = live.summary();
+        let changed = {
+            let mut all = self.summaries.write().unwrap_or_else(|e| e.into_inner());
+            let before = all.insert(live.id, summary.clone());
+            before.is_none_or(|b| {
+                b.status != summary.status
+                    || b.players.black != summary.players.black
+                    || b.players.white != summary.players.white
+                    || b.moves != summary.moves
+            })
+        };
+        if changed {
+            let _ = self.lobby.send(());
+        }
+    }
+
+    /// A page of the games in which `user` sits, newest first: read from the store, with the live games'
+    /// entries from memory (their moves and states are newer than the rows).
+    pub async fn player_page(
+        &self,
+        user: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Summary>, ApiError> {
+        let rows = self.store.player_games(user, before, limit).await?;
+        Ok(self.listed(rows))
+    }
+
+    /// A page of the finished games, the most recently ended first, after game `before` in that order.
+    pub async fn finished_page(
+        &self,
+        before: Option<i64>,
+        limit: usize,
+    ) -> Result<Vec<Summary>, ApiError> {
+        let rows = self.store.finished_games(before, limit).await?;
+        Ok(self.listed(rows))
+    }
+
+    pub(super) fn listed(&self, rows: Vec<GameRow>) -> Vec<Summary> {
+        let live = self.summaries.read().unwrap_or_else(|e| e.into_inner());
+        rows.into_iter()
+            .map(|row| match live.get(&row.id) {
+                Some(summary) => summary.clone(),
+                None => Summary::of_row(row),
+            })
+            .collect()
+    }
+
+    /// Live games' listings matching a filter, newest first, at most `limit`.
+    pub fn summaries(&self, filter: impl Fn(&Summary) -> bool, limit: usize) -> Vec<Summary> {
+        let all = self.summaries.read().unwrap_or_else(|e| e.into_inner());
+        let mut found: Vec<Summary> = all.values().filter(|s| filter(s)).cloned().collect();
+        found.sort_unstable_by_key(|s| std::cmp::Reverse(s.id));
+        found.truncate(limit);
+        found
+    }
+
+    /// Creates a table from a rules spec and seats its creator; against the computer the game starts at once.
+    /// Returns the state and the invite token.
+    pub async fn create(
+        self: &Arc<Self>,
+        creator: &User,
+        table: NewTable,
+    ) -> Result<(GameState, Option<String>), ApiError> {
+        let rules: Rules = table
+            .rules
+            .parse()
+            .map_err(|e: tesuji_rules::spec::SpecError| ApiError::BadRules(e.to_string()))?;
+        let control = table
+            .time
+            .as_deref()
+            .map(|t| {
+                t.parse::<TimeControl>()
+                    .map_err(|e| ApiError::BadRequest(format!("bad time control: {e}")))
+            })
+            .transpose()?
+            .filter(TimeControl::is_timed);
+        let mut rules = rules;
+        if control.is_none() && rules.self_fill.is_some() {
+            return Err(ApiError::BadRules(
+                "self-fill needs a clock (RULES.md §5): choose a time control or self-fill=off"
+                    .into(),
+            ));
+        }
+        // The ideal rules' self-fill rule holds in every timed game under them, with our automatic referee.
+        if control.is_some() && rules.self_fill.is_none() && table.rules.trim().starts_with("ideal")
+        {
+            rules.self_fill = Some(10);
+        }
+        let mut game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
+        game.shrink_to_fit();
+        let canonical = game.rules().to_string();
+        let clock = control
+            .map(|c| GameClock::new(c, false, self.time.clone()))
+            .transpose()
+            .map_err(|e| ApiError::BadRequest(format!("bad time control: {e}")))?;
+        let color = table.color.unwrap_or_else(|| {
+            if rand::random::<bool>() {
+                Color::Black
+            } else {
+                Color::White
+            }
+        });
+        let mut seats = Seats {
+            opponent: match &table.opponent {
+                Opponent::Anyone => "anyone",
+                Opponent::Invite => "invite",
+                Opponent::Bot(_) => "bot",
+            }
+            .to_owned(),
+            ..Seats::default()
+        };
+        match color {
+            Color::Black => seats.black = Some(creator.id),
+            Color::White => seats.white = Some(creator.id),
+        }
+        match &table.opponent {
+            Opponent::Anyone => {}
+            Opponent::Invite => {
+                let token: [u8; 16] = rand::random();
+                seats.invite = Some(token.iter().map(|b| format!("{b:02x}")).collect());
+            }
+            Opponent::Bot(kind) => {
+                if !BOTS.contains(&kind.as_str()) {
+                    return Err(ApiError::BadRequest(format!(
+                        "unknown bot {kind:?}; bots: {}",
+                        BOTS.join(", ")
+                    )));
+                }
+                seats.bot = Some((kind.clone(), color.opponent().name().to_owned()));
+            }
+        }
+        let id = self
+            .store
+            .create_game(
+                &canonical,
+                phase_name(game.phase()),
+                &seats,
+                control.map(|c| c.to_string()).as_deref(),
+            )
+            .await?;
+        let invite = seats.invite.clone();
+        let players = Self::players_of(&self.accounts, &seats).await?;
+        let mut live = LiveGame::new(
+            id,
+            game,
+            seats,
+            crate::store::sqlite::now(),
+            players,
+            self.time.clone(),
+            self.grace_ms,
+        );
+        live.clock = clock;
+        if live.started() {
+            live.clock_after();
+        }
+        let state = live.state();
+        self.set_summary(&live);
+        self.registry().live.insert(id, Arc::new(Mutex::new(live)));
+        self.wake(id);
+        Ok((state, invite))
+    }
+
+    /// Seats a user in a table's empty seat.
+    pub async fn join(
+        self: &Arc<Self>,
+        id: i64,
+        user: &User,
+        invite: Option<&str>,
+    ) -> Result<GameState, ApiError> {
+        let entry = self.get(id).await?;
+        let mut live = entry.lock().await;
+        if live.seat_of(Actor::User(user.id)).is_some() {
+            return Err(ApiError::AlreadySeated);
+        }
+        let Some(color) = [Color::Black, Color::White]
+            .into_iter()
+            .find(|c| live.players[c.index()].is_none())
+        else {
+            return Err(ApiError::SeatTaken);
+        };
+        if let Some(token) = &live.seats.invite
+            && invite != Some(token.as_str())
+        {
+            return Err(ApiError::BadInvite);
+        }
+        match self.store.join_game(id, color.name(), user.id).await {
+            Err(StoreError::SeatTaken { .. }) => return Err(ApiError::SeatTaken),
+            other => other?,
+        }
+        match color {
+            Color::Black => live.seats.black = Some(user.id),
+            Color::White => live.seats.white = Some(user.id),
+        }
+        live.seats.joined = true;
+        live.players[color.index()] = Some(Player::User(user.clone()));
+        live.version += 1;
+        // The game starts now, and with it the first player's clock and both grace periods.
+        live.clock_after();
+        live.seen(Color::Black);
+        live.seen(Color::White);
+        let state = live.state();
+        live.broadcast(
+            "join",
+            MoveView {
+                number: 0,
+                color: color.name().to_owned(),
+                text: user.name.clone(),
+            },
+            &state,
+        );
+        self.set_summary(&live);
+        drop(live);
+        self.wake(id);
+        Ok(state)
+    }
+}

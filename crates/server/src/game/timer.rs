@@ -1,0 +1,117 @@
+//! The game's timers: the flag of the running clock and the end of an absent player's grace period.
+
+use std::sync::Arc;
+
+use tesuji_rules::Phase;
+
+use crate::clocks::GameClock;
+use crate::error::ApiError;
+
+use super::action::{Actor, Request};
+use super::registry::Games;
+
+impl Games {
+    /// After a change to game `id`: the computer's turn, and the timer of the running clock.
+    pub fn wake(self: &Arc<Self>, id: i64) {
+        self.wake_bot(id);
+        self.watch_clock(id);
+        self.watch_grace(id);
+    }
+
+    /// Announces the end of an absent player's grace period: watchers get a `presence` event whose state shows
+    /// the claim open (`claim_in_ms` 0), so that no client has to count down by itself. One task per game at
+    /// most; it runs while a grace period does, and checks again on waking, since the player may have come back
+    /// or acted meanwhile (and a later absence ends later: the grace period is the same for all).
+    pub fn watch_grace(self: &Arc<Self>, id: i64) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            let Some(entry) = games.live_entry(id) else {
+                return;
+            };
+            {
+                let mut live = entry.lock().await;
+                if live.presence.watching {
+                    return;
+                }
+                live.presence.watching = true;
+            }
+            loop {
+                let (end, color, seen) = {
+                    let mut live = entry.lock().await;
+                    match live.next_grace_end() {
+                        Some(next) => next,
+                        None => {
+                            live.presence.watching = false;
+                            return;
+                        }
+                    }
+                };
+                games.time.sleep_until(end).await;
+                let mut live = entry.lock().await;
+                if live.next_grace_end() == Some((end, color, seen)) && games.time.now_ms() >= end {
+                    live.presence.announced[color.index()] = Some(seen);
+                    let state = live.state();
+                    live.broadcast_presence(&state);
+                }
+            }
+        });
+    }
+
+    /// Waits for the running clock of game `id` to run out, then records the loss on time. Every action starts
+    /// a new watch; an older one sees the version move and ends.
+    pub fn watch_clock(self: &Arc<Self>, id: i64) {
+        let games = Arc::clone(self);
+        tokio::spawn(async move {
+            loop {
+                let Some(entry) = games.live_entry(id) else {
+                    return;
+                };
+                let (deadline, version) = {
+                    let live = entry.lock().await;
+                    if live.game.phase() != Phase::Playing || !live.started() {
+                        return;
+                    }
+                    // The deadline is taken under the lock, so that time passing before the sleep starts
+                    // does not move it.
+                    match live.clock.as_ref().and_then(GameClock::until_flag_ms) {
+                        Some(ms) => (games.time.now_ms().saturating_add(ms), live.version),
+                        None => return,
+                    }
+                };
+                games.time.sleep_until(deadline).await;
+                let color = {
+                    let live = entry.lock().await;
+                    if live.version != version {
+                        return;
+                    }
+                    match live
+                        .clock
+                        .as_ref()
+                        .map(|c| (c.until_flag_ms(), c.running()))
+                    {
+                        Some((Some(0), Some(color))) => color,
+                        // Not yet (a paused or adjusted clock): wait again.
+                        Some((Some(_), _)) => continue,
+                        _ => return,
+                    }
+                };
+                let done = games
+                    .act_now(
+                        id,
+                        Actor::Referee(color),
+                        Request::Timeout,
+                        Some(version),
+                        0,
+                    )
+                    .await;
+                if let Err(e) = done
+                    && !matches!(e, ApiError::StaleVersion { .. })
+                {
+                    tracing::warn!(game = id, error = %e, "recording a loss on time failed");
+                }
+                games.wake_bot(id);
+                return;
+            }
+        });
+    }
+}

@@ -1,0 +1,355 @@
+//! The game as the API shows it: states, listings, and the events its watchers get.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use tesuji_rules::result::{PlayerScore, Score};
+use tesuji_rules::{Color, Phase, Point, ScoringRule, Size};
+
+use crate::auth::User;
+use crate::clocks::{ClockView, GameClock};
+use crate::store::{GameRow, Seats};
+
+use super::live::LiveGame;
+use crate::replay::turn_number;
+
+/// One seat's occupant as the API shows it: a user, or the computer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(untagged)]
+pub enum Player {
+    User(User),
+    Bot { bot: String },
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Players {
+    pub black: Option<Player>,
+    pub white: Option<Player>,
+}
+
+/// A game as the API shows it.
+#[derive(Clone, Debug, Serialize)]
+pub struct GameState {
+    pub id: i64,
+    pub rules: String,
+    pub width: u8,
+    pub height: u8,
+    /// `open` while a seat is empty, then the phase.
+    pub status: &'static str,
+    pub players: Players,
+    pub invite_only: bool,
+    /// Rows from the top: `.`, `X` black, `O` white.
+    pub board: Vec<String>,
+    pub last_move: Option<String>,
+    /// Shared with the live game, so that taking a state does not copy every move.
+    pub moves: Arc<Vec<MoveView>>,
+    pub to_move: &'static str,
+    pub phase: &'static str,
+    /// SGF's `RE` (`B+R`, `W+3.5`) once the game is over.
+    pub result: Option<String>,
+    pub score: Option<ScoreView>,
+    /// Prisoners taken by each colour.
+    pub captures: Pair<u32>,
+    pub pass_stones: Pair<u32>,
+    /// The dead stones of the current proposal.
+    pub dead: Vec<String>,
+    /// In the marking phase, the stones whose fate the server's estimate could not settle (docs/API.md): the
+    /// players should look at them before accepting. Empty until the estimate is made.
+    pub unsure: Vec<String>,
+    pub accepted: Pair<bool>,
+    /// Both clocks, in a timed game.
+    pub clock: Option<ClockView>,
+    /// The seated players who are away from the board, in a game with a grace period (docs/API.md).
+    pub absent: Vec<AbsentView>,
+    /// The self-fill rule (RULES.md §5), when the game has it: the limit and each player's current run.
+    pub self_fill: Option<SelfFillView>,
+    /// A game voided by repetition (`repetition=void`): the moves after which its final state stood before (0
+    /// for the start), as the move list numbers them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repeated: Vec<i64>,
+    pub version: u64,
+}
+
+/// A player away from the board: no socket open to the game since `absent_ms` ago (or since their last action,
+/// the game's start, the server's start). The opponent may claim the game in `claim_in_ms` (0: now).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct AbsentView {
+    pub color: &'static str,
+    pub absent_ms: u64,
+    pub claim_in_ms: u64,
+}
+
+/// The self-fill rule's limit and each player's consecutive self-fills.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SelfFillView {
+    pub limit: u8,
+    pub black: u32,
+    pub white: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MoveView {
+    pub number: i64,
+    pub color: String,
+    #[serde(rename = "move")]
+    pub text: String,
+}
+
+/// A value for each colour.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Pair<T> {
+    pub black: T,
+    pub white: T,
+}
+
+impl<T: Copy> Pair<T> {
+    pub(super) fn of(v: [T; 2]) -> Pair<T> {
+        Pair {
+            black: v[Color::Black.index()],
+            white: v[Color::White.index()],
+        }
+    }
+}
+
+/// One side of a count (RULES.md §7); komi, bonus and total in half-points.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct SideView {
+    pub stones: u32,
+    pub territory: u32,
+    pub shared: u32,
+    pub captures: u32,
+    pub dead: u32,
+    pub pass_stones: u32,
+    pub komi: i32,
+    pub handicap_bonus: i32,
+    pub total: i32,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct ScoreView {
+    pub scoring: &'static str,
+    pub black: SideView,
+    pub white: SideView,
+    pub dame: u32,
+    /// Black's total minus White's, in half-points.
+    pub margin: i32,
+}
+
+impl From<&Score> for ScoreView {
+    fn from(s: &Score) -> ScoreView {
+        let side = |p: &PlayerScore| SideView {
+            stones: p.stones,
+            territory: p.territory,
+            shared: p.shared,
+            captures: p.captures,
+            dead: p.dead,
+            pass_stones: p.pass_stones,
+            komi: p.komi,
+            handicap_bonus: p.handicap_bonus,
+            total: p.total,
+        };
+        ScoreView {
+            scoring: match s.scoring {
+                ScoringRule::Area => "area",
+                ScoringRule::Territory => "territory",
+                ScoringRule::AreaReach => "area-reach",
+            },
+            black: side(&s.black),
+            white: side(&s.white),
+            dame: s.dame,
+            margin: s.margin(),
+        }
+    }
+}
+
+/// A game in a listing (lobby, a player's history).
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub id: i64,
+    pub rules: String,
+    pub status: &'static str,
+    pub players: Players,
+    pub invite_only: bool,
+    pub moves: usize,
+    pub result: Option<String>,
+    pub created: i64,
+    /// When the game ended (seconds since the Unix epoch), for a finished game read from the store.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ended: Option<i64>,
+}
+
+/// The occupants of a game's seats, `[black, white]`: its seated users, and the computer in its seat.
+pub(super) fn seated(seats: &Seats, users: [Option<User>; 2]) -> [Option<Player>; 2] {
+    let mut players = users.map(|u| u.map(Player::User));
+    if let Some((kind, color)) = &seats.bot
+        && let Ok(c) = color.parse::<Color>()
+    {
+        players[c.index()] = Some(Player::Bot { bot: kind.clone() });
+    }
+    players
+}
+
+impl Summary {
+    /// A listing's entry from the store's row of a game that is not in memory.
+    pub(super) fn of_row(row: GameRow) -> Summary {
+        let players = seated(
+            &row.seats,
+            [row.black.map(User::from), row.white.map(User::from)],
+        );
+        let status = match row.state.as_str() {
+            _ if players.iter().any(Option::is_none) => "open",
+            "over" => "over",
+            "marking" => "marking",
+            _ => "playing",
+        };
+        let [black, white] = players;
+        Summary {
+            id: row.id,
+            rules: row.rules,
+            status,
+            players: Players { black, white },
+            invite_only: row.seats.invite.is_some(),
+            moves: usize::try_from(row.move_count).unwrap_or(0),
+            result: row.result,
+            created: row.created,
+            ended: row.ended,
+        }
+    }
+}
+
+/// A WebSocket event for a change of who is at the board: the state, at the same version.
+#[derive(Debug, Serialize)]
+pub(super) struct PresenceEvent<'a> {
+    #[serde(rename = "type")]
+    pub(super) kind: &'static str,
+    pub(super) version: u64,
+    pub(super) state: &'a GameState,
+}
+
+/// A WebSocket event: an accepted action with the state it produced.
+#[derive(Debug, Serialize)]
+pub struct Event<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub version: u64,
+    pub action: MoveView,
+    pub state: &'a GameState,
+}
+
+pub(super) fn phase_name(p: Phase) -> &'static str {
+    match p {
+        Phase::Playing => "playing",
+        Phase::Marking => "marking",
+        Phase::Over => "over",
+    }
+}
+
+pub(super) fn point_names(points: &[Point], size: Size) -> Vec<String> {
+    points.iter().map(|p| p.to_gtp(size)).collect()
+}
+
+impl LiveGame {
+    pub(super) fn players_view(&self) -> Players {
+        Players {
+            black: self.players[Color::Black.index()].clone(),
+            white: self.players[Color::White.index()].clone(),
+        }
+    }
+
+    pub fn summary(&self) -> Summary {
+        Summary {
+            id: self.id,
+            rules: self.game.rules().to_string(),
+            status: self.status(),
+            players: self.players_view(),
+            invite_only: self.seats.invite.is_some(),
+            moves: self.moves.len(),
+            result: self.game.result().map(|r| r.to_string()),
+            created: self.created,
+            ended: None,
+        }
+    }
+
+    pub fn state(&self) -> GameState {
+        let rules = self.game.rules();
+        let size = rules.size;
+        let board = crate::replay::grid_rows(&self.game.grid());
+        let last_move = self
+            .moves
+            .last()
+            .filter(|m| Point::from_gtp(&m.text, size).is_some())
+            .map(|m| m.text.clone());
+        let result = self.game.result();
+        GameState {
+            id: self.id,
+            rules: rules.to_string(),
+            width: size.width(),
+            height: size.height(),
+            status: self.status(),
+            players: self.players_view(),
+            invite_only: self.seats.invite.is_some(),
+            board,
+            last_move,
+            moves: if self.views.len() == self.moves.len() {
+                Arc::clone(&self.views)
+            } else {
+                // `moves` was changed without `push_move`.
+                Arc::new(
+                    self.moves
+                        .iter()
+                        .map(|m| MoveView {
+                            number: m.number,
+                            color: m.color.clone(),
+                            text: m.text.clone(),
+                        })
+                        .collect(),
+                )
+            },
+            to_move: self.game.to_move().name(),
+            phase: phase_name(self.game.phase()),
+            result: result.map(|r| r.to_string()),
+            score: result.and_then(|r| r.score.as_ref()).map(ScoreView::from),
+            captures: Pair::of(self.game.captures()),
+            pass_stones: Pair::of(self.game.pass_stones()),
+            dead: point_names(self.game.dead_stones(), size),
+            unsure: match (&self.marking, self.game.phase()) {
+                (Some(m), Phase::Marking) => point_names(&m.unsure, size),
+                _ => Vec::new(),
+            },
+            accepted: Pair::of(self.game.acceptances()),
+            clock: self.clock.as_ref().map(GameClock::view),
+            absent: self.absent(),
+            self_fill: rules.self_fill.map(|limit| {
+                let runs = self.game.self_fill_runs();
+                SelfFillView {
+                    limit,
+                    black: runs[Color::Black.index()],
+                    white: runs[Color::White.index()],
+                }
+            }),
+            repeated: self
+                .game
+                .repetition_turns()
+                .into_iter()
+                .map(|t| turn_number(&self.game, t))
+                .collect(),
+            version: self.version,
+        }
+    }
+}
+
+impl LiveGame {
+    /// Sends an event to the game's watchers, encoded once.
+    pub(super) fn broadcast(&self, kind: &'static str, action: MoveView, state: &GameState) {
+        let event = Event {
+            kind,
+            version: self.version,
+            action,
+            state,
+        };
+        if let Ok(text) = serde_json::to_string(&event) {
+            // No receivers is not an error: nobody is watching.
+            let _ = self.events.send(Arc::from(text));
+        }
+    }
+}
