@@ -574,7 +574,7 @@ async fn websocket_sees_moves_with_increasing_versions() {
         (Some("error"), Some("not_signed_in"))
     );
     assert_eq!(refused["ref"], 7);
-    ws.send(Message::Text(r#"{"resync": true}"#.into()))
+    ws.send(Message::Text(r#"{"type": "resync"}"#.into()))
         .await
         .unwrap();
     let state = next_json(&mut ws).await;
@@ -624,6 +624,70 @@ async fn websocket_sees_moves_with_increasing_versions() {
         .unwrap();
     let refused = next_json(&mut black_ws).await;
     assert_eq!(refused["reason"], "not_your_turn");
+    // Messages that are no action are refused with their ref and a sentence naming what is wrong.
+    for (message, names) in [
+        (json!({"type": "nuke", "ref": 3}), "nuke"),
+        (json!({"type": "play", "mov": "A1", "ref": 3}), "mov"),
+        (json!({"resync": true, "ref": 3}), "type"),
+    ] {
+        black_ws
+            .send(Message::Text(message.to_string().into()))
+            .await
+            .unwrap();
+        let refused = next_json(&mut black_ws).await;
+        let error = refused["error"].as_str().unwrap_or_default();
+        assert_eq!(
+            (refused["reason"].as_str(), &refused["ref"]),
+            (Some("bad_request"), &json!(3)),
+            "{message}: {refused}"
+        );
+        assert!(
+            error.contains(names) && !error.contains("Some("),
+            "{message}: {error}"
+        );
+    }
+
+    // Over HTTP the same message plays, at the version it was decided at.
+    let (status, state) = white
+        .post(
+            &format!("/api/games/{id}/actions"),
+            json!({"type": "play", "move": "J9", "version": 6}),
+        )
+        .await;
+    assert_eq!((status, state["version"].as_u64()), (200, Some(7)));
+    let event = next_json(&mut ws).await;
+    assert_eq!(
+        (event["type"].as_str(), event["action"]["move"].as_str()),
+        (Some("move"), Some("J9"))
+    );
+    let (status, body) = white
+        .post(
+            &format!("/api/games/{id}/actions"),
+            json!({"type": "play", "move": "J8", "version": 6}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("stale_version"))
+    );
+    let (status, body) = black
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"type": "resign", "move": "J8"}),
+        )
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/resign"), json!({"point": "J8"}))
+        .await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    assert!(body["error"].as_str().unwrap().contains("point"), "{body}");
 
     white
         .post(&format!("/api/games/{id}/resign"), json!({}))
@@ -631,7 +695,7 @@ async fn websocket_sees_moves_with_increasing_versions() {
     let event = next_json(&mut ws).await;
     assert_eq!(
         (event["type"].as_str(), event["version"].as_u64()),
-        (Some("resign"), Some(7))
+        (Some("resign"), Some(8))
     );
     // A socket opened from another site is refused before the upgrade.
     use tokio_tungstenite::tungstenite::client::IntoClientRequest;
@@ -1531,7 +1595,7 @@ async fn clocks_are_exact_across_reconnects_and_restarts() {
     let mut again = game_socket(&running, id, Some(&white)).await;
     time.advance(1_000);
     again
-        .send(Message::Text(json!({"resync": true}).to_string().into()))
+        .send(Message::Text(json!({"type": "resync"}).to_string().into()))
         .await
         .unwrap();
     let first = next_json(&mut again).await;
@@ -2382,7 +2446,7 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     assert_eq!(running.resident().live, 1, "the other game is still live");
     assert_eq!(running.resident().finished, 1, "held by its watcher");
     // The watcher still gets answers: a resync, and a refusal of a move.
-    ws.send(Message::Text(r#"{"resync": true}"#.into()))
+    ws.send(Message::Text(r#"{"type": "resync"}"#.into()))
         .await
         .unwrap();
     let resync = next_json(&mut ws).await;

@@ -3,7 +3,8 @@
 
 use std::sync::Arc;
 
-use tesuji_rules::{Action, Color, Game, Illegal, Move, Phase, Point, Rules};
+use serde::Deserialize;
+use tesuji_rules::{Color, Game, Illegal, Move, Phase, Point, Size};
 
 use crate::error::ApiError;
 use crate::store::{Ending, StoreError, StoredMove};
@@ -14,12 +15,152 @@ use super::registry::Games;
 use super::view::{GameState, MoveView, phase_name};
 use crate::replay::turn_number;
 
-/// `pass` or a GTP vertex (`D4`) on the game's board: the turns of the rules' text form of an action.
-pub fn parse_move(text: &str, rules: &Rules) -> Option<Move> {
-    // The colour does not change how a turn reads.
-    match Action::parse(Color::Black, text, rules.size) {
-        Ok(Action::Turn(_, mv)) => Some(mv),
-        _ => None,
+/// A player's action as every client sends it, over HTTP and the socket alike (read from a message tagged on
+/// `type`, see [`ActionMessage`]); its point is still text (a GTP vertex, read against the game's board under
+/// the game's lock, since its row counts from the bottom).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PlayerAction {
+    /// A play (`D4`) or `pass`.
+    Play {
+        mv: String,
+    },
+    Resign,
+    /// Marking: toggle the chain at the point between dead and alive.
+    Dead {
+        point: String,
+    },
+    Accept,
+    Dispute,
+    /// The opponent has been away longer than the grace period: they forfeit.
+    Claim,
+}
+
+/// An action and the state it was decided at: the body of `POST /api/games/{id}/actions` and an action on the
+/// game's socket, `{"type": "play", "move": "D4", "version": 5}`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "WireAction")]
+pub struct ActionMessage {
+    pub action: PlayerAction,
+    /// When given and not the game's version, the action is refused (`stale_version`) and nothing happens.
+    pub version: Option<u64>,
+    /// The client's measured network lag, credited against its clock up to a cap.
+    pub lag_ms: Option<u64>,
+    /// Accepted from clients of the first API: when given, it must be the seat's colour.
+    pub color: Option<String>,
+    /// The socket's name for the action, sent back with its answer (HTTP has no use for it).
+    pub reference: Option<serde_json::Value>,
+}
+
+/// An action message's fields as they come. (A serde enum tagged on `type` would ignore a stray field beside a
+/// variant without fields, such as `{"type": "resign", "point": "D4"}`; every field that does not belong to
+/// the action must be refused.)
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireAction {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default, rename = "move")]
+    mv: Option<String>,
+    #[serde(default)]
+    point: Option<String>,
+    #[serde(default)]
+    version: Option<u64>,
+    #[serde(default)]
+    lag_ms: Option<u64>,
+    #[serde(default)]
+    color: Option<String>,
+    #[serde(default, rename = "ref")]
+    reference: Option<serde_json::Value>,
+}
+
+impl TryFrom<WireAction> for ActionMessage {
+    type Error = String;
+
+    fn try_from(w: WireAction) -> Result<ActionMessage, String> {
+        let kind = w.kind.as_str();
+        let missing = |field: &str| format!("a {kind} needs the field \"{field}\"");
+        let (has_move, has_point) = (w.mv.is_some(), w.point.is_some());
+        let action = match kind {
+            "play" => PlayerAction::Play {
+                mv: w.mv.ok_or_else(|| missing("move"))?,
+            },
+            "dead" => PlayerAction::Dead {
+                point: w.point.ok_or_else(|| missing("point"))?,
+            },
+            "resign" => PlayerAction::Resign,
+            "accept" => PlayerAction::Accept,
+            "dispute" => PlayerAction::Dispute,
+            "claim" => PlayerAction::Claim,
+            _ => {
+                return Err(format!(
+                    "unknown action type {:?}: expected play, resign, dead, accept, dispute or claim",
+                    w.kind.chars().take(40).collect::<String>()
+                ));
+            }
+        };
+        let stray = match &action {
+            PlayerAction::Play { .. } => has_point.then_some("point"),
+            PlayerAction::Dead { .. } => has_move.then_some("move"),
+            _ => (has_move.then_some("move")).or(has_point.then_some("point")),
+        };
+        if let Some(field) = stray {
+            return Err(format!("the field \"{field}\" does not belong to a {kind}"));
+        }
+        Ok(ActionMessage {
+            action,
+            version: w.version,
+            lag_ms: w.lag_ms,
+            color: w.color,
+            reference: w.reference,
+        })
+    }
+}
+
+impl PlayerAction {
+    /// The request this action makes on a board of `size`.
+    fn request(&self, size: Size) -> Result<Request, ApiError> {
+        let on_board = |text: &str, what: &str| {
+            Point::from_gtp(text, size).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "{what} must be a point such as \"D4\" on the {size} board, not {text:?}"
+                ))
+            })
+        };
+        Ok(match self {
+            PlayerAction::Play { mv } if mv.trim().eq_ignore_ascii_case("pass") => {
+                Request::Play(Move::Pass)
+            }
+            PlayerAction::Play { mv } => Request::Play(Move::Play(
+                on_board(mv.trim(), "move").map_err(|_| {
+                    ApiError::BadRequest(format!(
+                        "move must be \"pass\" or a point such as \"D4\" on the {size} board, not {mv:?}"
+                    ))
+                })?,
+            )),
+            PlayerAction::Dead { point } => Request::Dead(on_board(point.trim(), "point")?),
+            PlayerAction::Resign => Request::Resign,
+            PlayerAction::Accept => Request::Accept,
+            PlayerAction::Dispute => Request::Dispute,
+            PlayerAction::Claim => Request::Claim,
+        })
+    }
+}
+
+/// What reaches a game: a client's action, or one of the server's own (the computer's move, a loss on time, the
+/// first proposal).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Command {
+    /// `color`: the colour the client named, which must be its seat's.
+    Client {
+        action: PlayerAction,
+        color: Option<Color>,
+    },
+    Server(Request),
+}
+
+impl From<Request> for Command {
+    fn from(request: Request) -> Command {
+        Command::Server(request)
     }
 }
 
@@ -38,6 +179,21 @@ pub enum Request {
     Timeout,
     /// The opponent has been away longer than the grace period: they forfeit.
     Claim,
+}
+
+impl Request {
+    /// The event's type its watchers get (docs/API.md).
+    fn kind(&self) -> &'static str {
+        match self {
+            Request::Play(_) => "move",
+            Request::Resign => "resign",
+            Request::Dead(_) | Request::Propose(_) => "mark",
+            Request::Accept => "accept",
+            Request::Dispute => "dispute",
+            Request::Timeout => "timeout",
+            Request::Claim => "claim",
+        }
+    }
 }
 
 /// Who acts: a signed-in user, or the computer in its seat.
@@ -73,14 +229,14 @@ impl Games {
         self: &Arc<Self>,
         id: i64,
         actor: Actor,
-        request: Request,
+        command: Command,
         expected_version: Option<u64>,
         lag_ms: u64,
     ) -> Result<GameState, ApiError> {
         let games = Arc::clone(self);
         let state = tokio::spawn(async move {
             games
-                .act_now(id, actor, request, expected_version, lag_ms)
+                .act_now(id, actor, command, expected_version, lag_ms)
                 .await
         })
         .await
@@ -93,16 +249,14 @@ impl Games {
         }
         Ok(state)
     }
-}
 
-impl Games {
     /// The body of [`Games::act`]. The game's lock is held throughout, so actions on one game are serialized
     /// and versions have no gaps.
     pub(super) async fn act_now(
         &self,
         id: i64,
         actor: Actor,
-        request: Request,
+        command: Command,
         expected_version: Option<u64>,
         lag_ms: u64,
     ) -> Result<GameState, ApiError> {
@@ -110,7 +264,7 @@ impl Games {
         let mut live = entry.lock().await;
         let was_playing = live.game.phase() == Phase::Playing;
         let state = self
-            .act_locked(&mut live, id, actor, request, expected_version, lag_ms)
+            .act_locked(&mut live, id, actor, command, expected_version, lag_ms)
             .await?;
         if !(self.first_proposal && was_playing && live.game.phase() == Phase::Marking) {
             return Ok(state);
@@ -122,7 +276,7 @@ impl Games {
         let Some(dead) = live.marking.as_ref().map(|m| m.dead.clone()) else {
             return Ok(state);
         };
-        let proposal = Request::Propose(dead);
+        let proposal = Request::Propose(dead).into();
         match self
             .act_locked(&mut live, id, Actor::Referee(ender), proposal, None, 0)
             .await
@@ -135,17 +289,26 @@ impl Games {
         }
     }
 
-    /// [`Games::act_now`] on a locked game.
+    /// [`Games::act_now`] on a locked game: the command is read against the game's board here, under the same
+    /// lock as the rest, so an action is parsed, checked and applied at one version.
     pub(super) async fn act_locked(
         &self,
         live: &mut LiveGame,
         id: i64,
         actor: Actor,
-        request: Request,
+        command: Command,
         expected_version: Option<u64>,
         lag_ms: u64,
     ) -> Result<GameState, ApiError> {
         let color = live.seat_of(actor).ok_or(ApiError::NotSeated)?;
+        let size = live.game.rules().size;
+        let request = match command {
+            Command::Client { color: Some(c), .. } if c != color => {
+                return Err(ApiError::NotSeated);
+            }
+            Command::Client { action, .. } => action.request(size)?,
+            Command::Server(request) => request,
+        };
         if !live.started() {
             return Err(ApiError::NotStarted);
         }
@@ -157,31 +320,18 @@ impl Games {
                 current: live.version,
             });
         }
-        let size = live.game.rules().size;
-        let (kind, text) = match &request {
-            Request::Play(mv) => ("move", Action::Turn(color, *mv).text(size)),
-            Request::Resign => ("resign", "resign".to_owned()),
-            Request::Dead(p) => {
-                if !size.contains(*p) {
-                    return Err(Illegal::OffBoard { point: *p }.into());
-                }
-                ("mark", String::new())
+        match &request {
+            Request::Dead(p) if !size.contains(*p) => {
+                return Err(Illegal::OffBoard { point: *p }.into());
             }
-            Request::Propose(_) => ("mark", String::new()),
-            Request::Accept => ("accept", "accept".to_owned()),
-            Request::Dispute => ("dispute", "dispute".to_owned()),
-            Request::Timeout => ("timeout", "timeout".to_owned()),
-            Request::Claim => {
-                live.check_claim(color)?;
-                ("claim", "claim".to_owned())
-            }
-        };
+            Request::Claim => live.check_claim(color)?,
+            _ => {}
+        }
         // A turn (play or pass) ends its player's clock; legality first, so that a refused move changes no clock.
         // A turn that came too late is a loss on time instead of a move.
         let clock_before = live.clock.clone();
         let mut turn_time = None;
         let mut request = request;
-        let (mut kind, mut text) = (kind, text);
         if let Request::Play(mv) = &request
             && live.game.phase() == Phase::Playing
             && live.clock.is_some()
@@ -191,7 +341,6 @@ impl Games {
                 turn_time = Some(time);
                 if !on_time {
                     request = Request::Timeout;
-                    (kind, text) = ("timeout", "timeout".to_owned());
                 }
             }
         }
@@ -224,15 +373,12 @@ impl Games {
             Request::Claim => live.game.forfeit(color.opponent())?,
         }
         live.clock_after();
-        let text = if kind == "mark" {
-            let mut t = "mark".to_owned();
-            for p in live.game.dead_stones() {
-                t.push(' ');
-                t.push_str(&p.to_gtp(size));
-            }
-            t
-        } else {
-            text
+        // The record stores the action as the game logged it, in the rules' text form; a claim is kept as its
+        // claimer's (the rules log the opponent's forfeit), so that the record says who asked.
+        let text = match (&request, live.game.log().last()) {
+            (Request::Claim, _) => "claim".to_owned(),
+            (_, Some(action)) => action.text(size),
+            (_, None) => String::new(),
         };
         let number = match i64::try_from(live.moves.len() + 1) {
             Ok(n) => n,
@@ -283,7 +429,7 @@ impl Games {
         }
         let state = live.state();
         live.broadcast(
-            kind,
+            request.kind(),
             MoveView {
                 number: stored.number,
                 color: stored.color,
@@ -296,5 +442,76 @@ impl Games {
             self.retire(id);
         }
         Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<ActionMessage, String> {
+        serde_json::from_str::<ActionMessage>(text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn an_action_reads_from_its_tagged_form() {
+        let m = read(r#"{"type": "play", "move": "D4", "version": 7, "lag_ms": 30, "ref": 2}"#)
+            .unwrap();
+        assert_eq!(m.action, PlayerAction::Play { mv: "D4".into() });
+        assert_eq!((m.version, m.lag_ms), (Some(7), Some(30)));
+        assert_eq!(m.reference, Some(serde_json::json!(2)));
+        let m = read(r#"{"type": "dead", "point": "c3"}"#).unwrap();
+        assert_eq!(m.action, PlayerAction::Dead { point: "c3".into() });
+        for (kind, action) in [
+            ("resign", PlayerAction::Resign),
+            ("accept", PlayerAction::Accept),
+            ("dispute", PlayerAction::Dispute),
+            ("claim", PlayerAction::Claim),
+        ] {
+            let m = read(&format!(r#"{{"type": "{kind}"}}"#)).unwrap();
+            assert_eq!((m.action, m.version), (action, None));
+        }
+    }
+
+    #[test]
+    fn a_wrong_action_is_refused_with_a_reason() {
+        for (text, says) in [
+            (r#"{"type": "nuke"}"#, "nuke"),
+            (r#"{"move": "D4"}"#, "type"),
+            (r#"{"type": "play"}"#, "move"),
+            (r#"{"type": "play", "move": "D4", "force": true}"#, "force"),
+            (r#"{"type": "play", "move": "D4", "point": "D4"}"#, "point"),
+            (r#"{"type": "dead", "move": "D4", "point": "D4"}"#, "move"),
+            (r#"{"type": "dead", "point": 3}"#, "string"),
+            (r#"{"type": "accept", "version": -1}"#, "-1"),
+            (r#"{"type": "resign", "point": "D4"}"#, "point"),
+            (r#"{"type": "claim", "move": "D4"}"#, "move"),
+        ] {
+            let e = read(text).unwrap_err();
+            assert!(e.contains(says), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn points_are_read_against_the_board() {
+        let nine = Size::square(9).unwrap();
+        let play = |mv: &str| PlayerAction::Play { mv: mv.into() }.request(nine);
+        assert_eq!(play(" Pass ").unwrap(), Request::Play(Move::Pass));
+        let d4 = Point::from_gtp("D4", nine).unwrap();
+        assert_eq!(play("d4").unwrap(), Request::Play(Move::Play(d4)));
+        // A 9×9 board's columns run A to J without I (as GTP names them), its rows 1 to 9.
+        for bad in ["K1", "A10", "I5", "", "D4 D5", "resign"] {
+            assert!(matches!(play(bad), Err(ApiError::BadRequest(_))), "{bad:?}");
+        }
+        let dead = PlayerAction::Dead { point: "J9".into() }.request(nine);
+        assert_eq!(
+            dead.unwrap(),
+            Request::Dead(Point::from_gtp("J9", nine).unwrap())
+        );
+        let off = PlayerAction::Dead {
+            point: "T19".into(),
+        }
+        .request(nine);
+        assert!(matches!(off, Err(ApiError::BadRequest(_))));
     }
 }

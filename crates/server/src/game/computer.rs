@@ -149,7 +149,7 @@ impl Games {
                 };
                 // The version pins the position the move was chosen for; a stale one means someone else acted.
                 match games
-                    .act_now(id, Actor::Bot, request, Some(version), 0)
+                    .act_now(id, Actor::Bot, request.into(), Some(version), 0)
                     .await
                 {
                     Ok(_) => {}

@@ -99,7 +99,7 @@ impl Games {
                     .act_now(
                         id,
                         Actor::Referee(color),
-                        Request::Timeout,
+                        Request::Timeout.into(),
                         Some(version),
                         0,
                     )

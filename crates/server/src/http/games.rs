@@ -7,14 +7,14 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::Deserialize;
 use serde_json::json;
-use tesuji_rules::{Color, Point};
+use tesuji_rules::Color;
 
 use super::extract::{AppJson, PathId, SignedIn};
 use super::{App, AppState};
 use crate::auth;
 use crate::error::ApiError;
-use crate::game::action::parse_move;
-use crate::game::{Actor, LiveGame, NewTable, Opponent, Request};
+use crate::game::action::{ActionMessage, Command};
+use crate::game::{Actor, GameState, NewTable, Opponent};
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -112,116 +112,66 @@ pub(super) async fn join(
     Ok(Json(state).into_response())
 }
 
-/// The body of every game action: what to do, and the version it was decided at.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ActionBody {
-    #[serde(default, rename = "move")]
-    pub(super) mv: Option<String>,
-    #[serde(default)]
-    pub(super) point: Option<String>,
-    /// Accepted for clients of the first API; must match the seat when given.
-    #[serde(default)]
-    pub(super) color: Option<String>,
-    #[serde(default)]
-    pub(super) version: Option<u64>,
-    /// The client's measured network lag, credited against its clock up to a cap.
-    #[serde(default)]
-    pub(super) lag_ms: Option<u64>,
-}
-
-#[derive(Clone, Copy)]
-pub(super) enum ActionKind {
-    Play,
-    Resign,
-    Dead,
-    Accept,
-    Dispute,
-    Claim,
-}
-
-/// Turns an action's fields into a request for game `live`'s board.
-pub(super) fn request_of(
-    kind: ActionKind,
-    body: &ActionBody,
-    live: &LiveGame,
-) -> Result<Request, ApiError> {
-    let rules = live.game.rules();
-    match kind {
-        ActionKind::Play => {
-            let text = body
-                .mv
-                .as_deref()
-                .ok_or_else(|| ApiError::BadRequest("the field \"move\" is missing".into()))?;
-            parse_move(text, rules).map(Request::Play).ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "move must be \"pass\" or a point such as \"D4\" on the {} board, not {text:?}",
-                    rules.size
-                ))
-            })
-        }
-        ActionKind::Dead => {
-            let text = body
-                .point
-                .as_deref()
-                .ok_or_else(|| ApiError::BadRequest("the field \"point\" is missing".into()))?;
-            Point::from_gtp(text, rules.size)
-                .map(Request::Dead)
-                .ok_or_else(|| {
-                    ApiError::BadRequest(format!(
-                        "point must be a point such as \"D4\" on the {} board, not {text:?}",
-                        rules.size
-                    ))
-                })
-        }
-        ActionKind::Resign => Ok(Request::Resign),
-        ActionKind::Accept => Ok(Request::Accept),
-        ActionKind::Dispute => Ok(Request::Dispute),
-        ActionKind::Claim => Ok(Request::Claim),
-    }
-}
-
-/// Runs one action for a signed-in user (HTTP and WebSocket alike).
+/// Runs one action for a signed-in user (HTTP and WebSocket alike): the game reads it against its board under
+/// the one lock it acts under.
 pub(super) async fn perform(
     app: &App,
     id: i64,
     user: &auth::User,
-    kind: ActionKind,
-    body: ActionBody,
-) -> Result<crate::game::GameState, ApiError> {
+    message: ActionMessage,
+) -> Result<GameState, ApiError> {
     app.limits.action(user.id)?;
-    let request = {
-        let entry = app.games.get(id).await?;
-        let live = entry.lock().await;
-        if let Some(c) = &body.color {
-            let claimed: Color = c.parse::<Color>().map_err(|_| {
+    let color = message
+        .color
+        .as_deref()
+        .map(|c| {
+            c.parse::<Color>().map_err(|_| {
                 ApiError::BadRequest(format!("color must be \"black\" or \"white\", not {c:?}"))
-            })?;
-            if live.seat_of(Actor::User(user.id)) != Some(claimed) {
-                return Err(ApiError::NotSeated);
-            }
-        }
-        request_of(kind, &body, &live)?
+            })
+        })
+        .transpose()?;
+    let command = Command::Client {
+        action: message.action,
+        color,
     };
     app.games
         .act(
             id,
             Actor::User(user.id),
-            request,
-            body.version,
-            body.lag_ms.unwrap_or(0),
+            command,
+            message.version,
+            message.lag_ms.unwrap_or(0),
         )
         .await
 }
 
-/// The route of one game action: every action reads the same body and goes through [`perform`].
-pub(super) fn action_route(kind: ActionKind) -> axum::routing::MethodRouter<AppState> {
+/// `POST /api/games/{id}/actions`: any action, in the form the socket takes (`{"type": "play", "move": "D4"}`).
+pub(super) async fn act(
+    State(app): State<AppState>,
+    PathId(id): PathId,
+    SignedIn(s): SignedIn,
+    AppJson(message): AppJson<ActionMessage>,
+) -> Result<Json<GameState>, ApiError> {
+    Ok(Json(perform(&app, id, &s.user, message).await?))
+}
+
+/// The route of one kind of action named by its path (`/moves`, `/resign`...): the body is the action's fields
+/// without its `type`, which the path gives.
+pub(super) fn action_route(kind: &'static str) -> axum::routing::MethodRouter<AppState> {
     post(
         move |State(app): State<AppState>,
               PathId(id): PathId,
               SignedIn(s): SignedIn,
-              AppJson(body): AppJson<ActionBody>| async move {
-            Ok::<_, ApiError>(Json(perform(&app, id, &s.user, kind, body).await?))
+              AppJson(mut fields): AppJson<serde_json::Map<String, serde_json::Value>>| async move {
+            if fields.contains_key("type") {
+                return Err(ApiError::BadRequest(format!(
+                    "the path names the action: leave out \"type\", or send it to /api/games/{id}/actions"
+                )));
+            }
+            fields.insert("type".to_owned(), kind.into());
+            let message: ActionMessage = serde_json::from_value(fields.into())
+                .map_err(|e| ApiError::BadRequest(format!("malformed action: {e}")))?;
+            Ok::<_, ApiError>(Json(perform(&app, id, &s.user, message).await?))
         },
     )
 }

@@ -60,30 +60,13 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games", post(games::create_game))
         .route("/api/games/{id}", get(games::get_game))
         .route("/api/games/{id}/join", post(games::join))
-        .route(
-            "/api/games/{id}/moves",
-            games::action_route(games::ActionKind::Play),
-        )
-        .route(
-            "/api/games/{id}/resign",
-            games::action_route(games::ActionKind::Resign),
-        )
-        .route(
-            "/api/games/{id}/dead",
-            games::action_route(games::ActionKind::Dead),
-        )
-        .route(
-            "/api/games/{id}/accept",
-            games::action_route(games::ActionKind::Accept),
-        )
-        .route(
-            "/api/games/{id}/dispute",
-            games::action_route(games::ActionKind::Dispute),
-        )
-        .route(
-            "/api/games/{id}/claim",
-            games::action_route(games::ActionKind::Claim),
-        )
+        .route("/api/games/{id}/actions", post(games::act))
+        .route("/api/games/{id}/moves", games::action_route("play"))
+        .route("/api/games/{id}/resign", games::action_route("resign"))
+        .route("/api/games/{id}/dead", games::action_route("dead"))
+        .route("/api/games/{id}/accept", games::action_route("accept"))
+        .route("/api/games/{id}/dispute", games::action_route("dispute"))
+        .route("/api/games/{id}/claim", games::action_route("claim"))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route("/api/games/{id}/replay", get(records::game_replay))
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))

@@ -6,16 +6,16 @@ use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::extract::PathId;
-use super::games::{ActionBody, ActionKind, perform};
+use super::games::perform;
 use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::auth;
 use crate::error::ApiError;
 use crate::game::LiveGame;
+use crate::game::action::ActionMessage;
 
 pub(super) async fn game_ws(
     State(app): State<AppState>,
@@ -33,24 +33,6 @@ pub(super) async fn game_ws(
         .max_message_size(WS_MESSAGE_LIMIT)
         .read_buffer_size(WS_READ_BUFFER)
         .on_upgrade(move |socket| watch_game(socket, app, id, entry, user)))
-}
-
-#[derive(Deserialize)]
-struct ClientMessage {
-    #[serde(default)]
-    resync: bool,
-    #[serde(default, rename = "type")]
-    kind: Option<String>,
-    #[serde(default, rename = "ref")]
-    reference: Option<serde_json::Value>,
-    #[serde(default, rename = "move")]
-    mv: Option<String>,
-    #[serde(default)]
-    point: Option<String>,
-    #[serde(default)]
-    version: Option<u64>,
-    #[serde(default)]
-    lag_ms: Option<u64>,
 }
 
 pub(super) fn full_state(live: &LiveGame) -> String {
@@ -82,45 +64,39 @@ pub(super) async fn answer(
     user: Option<&auth::User>,
     text: &str,
 ) -> (String, bool) {
-    let m = match serde_json::from_str::<ClientMessage>(text) {
-        Ok(m) => m,
+    // Read once as JSON, so that a refusal of a malformed action still carries its `ref`.
+    let value = match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(v) if v.is_object() => v,
+        Ok(_) => {
+            let e = ApiError::BadRequest("a message must be a JSON object".into());
+            return (error_message(&None, &e), false);
+        }
         Err(e) => {
             let e = ApiError::BadRequest(format!("malformed message: {e}"));
             return (error_message(&None, &e), false);
         }
     };
-    if m.resync {
+    let reference = value.get("ref").cloned();
+    if value.get("type").and_then(|t| t.as_str()) == Some("resync") {
         // The caller takes the state and resubscribes under one lock.
         return (String::new(), true);
     }
-    let kind = match m.kind.as_deref() {
-        Some("play") => ActionKind::Play,
-        Some("resign") => ActionKind::Resign,
-        Some("dead") => ActionKind::Dead,
-        Some("accept") => ActionKind::Accept,
-        Some("dispute") => ActionKind::Dispute,
-        Some("claim") => ActionKind::Claim,
-        other => {
-            let e = ApiError::BadRequest(format!("unknown message type {other:?}"));
-            return (error_message(&m.reference, &e), false);
+    let message = match serde_json::from_value::<ActionMessage>(value) {
+        Ok(m) => m,
+        Err(e) => {
+            let e = ApiError::BadRequest(format!("malformed action: {e}"));
+            return (error_message(&reference, &e), false);
         }
     };
     let Some(user) = user else {
-        return (error_message(&m.reference, &ApiError::NotSignedIn), false);
+        return (error_message(&reference, &ApiError::NotSignedIn), false);
     };
-    let body = ActionBody {
-        mv: m.mv,
-        point: m.point,
-        color: None,
-        version: m.version,
-        lag_ms: m.lag_ms,
-    };
-    match perform(app, id, user, kind, body).await {
+    match perform(app, id, user, message).await {
         Ok(state) => (
-            json!({"type": "ack", "ref": m.reference, "version": state.version}).to_string(),
+            json!({"type": "ack", "ref": reference, "version": state.version}).to_string(),
             false,
         ),
-        Err(e) => (error_message(&m.reference, &e), false),
+        Err(e) => (error_message(&reference, &e), false),
     }
 }
 

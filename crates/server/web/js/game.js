@@ -449,19 +449,10 @@ function take(state) {
 
 // ---- actions ----
 
-const HTTP_ACTIONS = {
-  play: (f) => ["moves", { move: f.move }],
-  resign: () => ["resign", {}],
-  dead: (f) => ["dead", { point: f.point }],
-  accept: () => ["accept", {}],
-  dispute: () => ["dispute", {}],
-  claim: () => ["claim", {}],
-};
-
+/** An action over HTTP, in the form the socket takes: when no socket is open, or its answer is late. */
 async function viaHttp(type, fields, version, { retry = false } = {}) {
-  const [path, body] = HTTP_ACTIONS[type](fields);
   try {
-    takeNewer(await post(`/api/games/${gameId}/${path}`, { json: { ...body, version } }));
+    takeNewer(await post(`/api/games/${gameId}/actions`, { json: { type, ...fields, version } }));
   } catch (e) {
     actionFailed(e, { retry });
   }
@@ -499,7 +490,7 @@ function fallBack(ref) {
 }
 
 function resync() {
-  if (!socket?.send({ resync: true })) {
+  if (!socket?.send({ type: "resync" })) {
     get(`/api/games/${gameId}`)
       .then((state) => take(state))
       .catch((e) => refusal(e));
@@ -619,7 +610,7 @@ function onSocketMessage(m) {
   if (typeof m.version === "number" && m.state) {
     if (!game) take(m.state);
     else if (m.version === game.version + 1) take(m.state);
-    else if (m.version > game.version + 1) socket.send({ resync: true }); // a gap: events were missed
+    else if (m.version > game.version + 1) socket.send({ type: "resync" }); // a gap: events were missed
     // older versions are already shown (an HTTP answer came first)
   }
 }
@@ -663,7 +654,7 @@ async function start() {
     onMessage: onSocketMessage,
     onStatus: setLive,
     onOpen(again) {
-      if (again) socket.send({ resync: true });
+      if (again) socket.send({ type: "resync" });
     },
     onClose() {
       // Unanswered actions go again over HTTP; their version makes a repeat harmless.
