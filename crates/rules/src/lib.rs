@@ -22,4 +22,4 @@ pub use board::{Board, BoardRefusal, Idx, PlayEffect, SetupError, Snapshot};
 pub use game::{Action, Game, GameError, Illegal, Phase, Refusal, TurnEffect};
 pub use grid::{DiagramError, Grid};
 pub use rules::*;
-pub use types::{Color, ColorError, MAX_SIDE, Move, Point, Size, Turn};
+pub use types::{ByColor, Color, ColorError, MAX_SIDE, Move, Point, Size, Turn};

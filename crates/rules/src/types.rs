@@ -70,6 +70,72 @@ impl std::str::FromStr for Color {
     }
 }
 
+/// A value for each colour: prisoners, acceptances, clocks, seats. Indexed by [`Color`], so no caller keeps its
+/// own pair or counts on which index is Black.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub struct ByColor<T> {
+    pub black: T,
+    pub white: T,
+}
+
+impl<T> ByColor<T> {
+    /// The pair of `f`'s value for each colour.
+    pub fn from_fn(mut f: impl FnMut(Color) -> T) -> ByColor<T> {
+        ByColor {
+            black: f(Color::Black),
+            white: f(Color::White),
+        }
+    }
+
+    pub fn get(&self, color: Color) -> &T {
+        match color {
+            Color::Black => &self.black,
+            Color::White => &self.white,
+        }
+    }
+
+    pub fn get_mut(&mut self, color: Color) -> &mut T {
+        match color {
+            Color::Black => &mut self.black,
+            Color::White => &mut self.white,
+        }
+    }
+
+    /// Each colour's value changed by `f`.
+    pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> ByColor<U> {
+        ByColor {
+            black: f(self.black),
+            white: f(self.white),
+        }
+    }
+
+    /// Each colour with its value, Black first.
+    pub fn iter(&self) -> impl Iterator<Item = (Color, &T)> {
+        [(Color::Black, &self.black), (Color::White, &self.white)].into_iter()
+    }
+}
+
+impl<T> std::ops::Index<Color> for ByColor<T> {
+    type Output = T;
+    fn index(&self, color: Color) -> &T {
+        self.get(color)
+    }
+}
+
+impl<T> std::ops::IndexMut<Color> for ByColor<T> {
+    fn index_mut(&mut self, color: Color) -> &mut T {
+        self.get_mut(color)
+    }
+}
+
+/// From the per-player arrays the engine keeps, indexed by [`Color::index`].
+impl<T> From<[T; 2]> for ByColor<T> {
+    fn from([black, white]: [T; 2]) -> ByColor<T> {
+        ByColor { black, white }
+    }
+}
+
 /// The width and height of a board, each 1..=25.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Size {
@@ -232,6 +298,23 @@ pub struct Turn {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_pair_is_indexed_by_colour() {
+        // The engine's arrays are indexed by `Color::index`: the pair must read them the same way.
+        let mut pair = ByColor::from([3, 5]);
+        assert_eq!((pair[Color::Black], pair[Color::White]), (3, 5));
+        assert_eq!(pair, ByColor::from_fn(|c| [3, 5][c.index()]));
+        pair[Color::White] += 1;
+        *pair.get_mut(Color::Black) *= 2;
+        assert_eq!(pair, ByColor { black: 6, white: 6 });
+        let named: Vec<_> = pair
+            .map(|n| n + 1)
+            .iter()
+            .map(|(c, n)| (c.name(), *n))
+            .collect();
+        assert_eq!(named, [("black", 7), ("white", 7)]);
+    }
 
     #[test]
     fn colours_by_name() {

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tesuji_clock::TimeControl;
-use tesuji_rules::{Action, Color, Game, Phase, Point, Rules};
+use tesuji_rules::{Action, ByColor, Color, Game, Phase, Point, Rules};
 use tokio::sync::broadcast;
 
 use crate::clocks::{GameClock, TimeSource, TurnTime};
@@ -13,7 +13,7 @@ use crate::store::{Seats, StoredGame, StoredMove};
 use super::action::Actor;
 use super::computer::MarkingEstimate;
 use super::presence::Presence;
-use super::view::{MoveView, Player, phase_name};
+use super::view::{MoveView, Player, Players, phase_name};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
 pub(super) const EVENT_BUFFER: usize = 64;
@@ -51,8 +51,8 @@ pub struct LiveGame {
     pub moves: Vec<StoredMove>,
     pub seats: Seats,
     pub created: i64,
-    /// The seats' occupants for display, `[black, white]`.
-    pub players: [Option<Player>; 2],
+    /// The seats' occupants for display.
+    pub players: Players,
     /// Raised by every accepted action and by the join that fills the second seat.
     pub version: u64,
     /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
@@ -76,7 +76,7 @@ impl LiveGame {
         game: Game,
         seats: Seats,
         created: i64,
-        players: [Option<Player>; 2],
+        players: Players,
         time: TimeSource,
         grace_ms: u64,
     ) -> LiveGame {
@@ -99,9 +99,9 @@ impl LiveGame {
                 time,
                 grace_ms,
                 sockets: HashMap::new(),
-                seen_ms: [now; 2],
-                announced: [None; 2],
-                told_ms: [now; 2],
+                seen_ms: ByColor::from([now; 2]),
+                announced: ByColor::default(),
+                told_ms: ByColor::from([now; 2]),
                 watching: false,
             },
         }
@@ -157,7 +157,7 @@ impl LiveGame {
     /// Rebuilds a stored game by replaying its actions through the rules.
     pub fn replay(
         stored: StoredGame,
-        players: [Option<Player>; 2],
+        players: Players,
         time: &TimeSource,
         grace_ms: u64,
     ) -> Result<LiveGame, ReplayError> {
@@ -228,7 +228,7 @@ impl LiveGame {
 
     /// Both seats are filled.
     pub fn started(&self) -> bool {
-        self.players.iter().all(Option::is_some)
+        self.players.iter().all(|(_, p)| p.is_some())
     }
 
     pub fn status(&self) -> &'static str {
@@ -250,7 +250,7 @@ impl LiveGame {
                 .and_then(|(_, c)| c.parse::<Color>().ok()),
             Actor::User(id) => [Color::Black, Color::White]
                 .into_iter()
-                .find(|&c| matches!(&self.players[c.index()], Some(Player::User(u)) if u.id == id)),
+                .find(|&c| matches!(&self.players[c], Some(Player::User(u)) if u.id == id)),
         }
     }
 }

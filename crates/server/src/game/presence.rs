@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use tesuji_rules::{Color, Illegal, Phase};
+use tesuji_rules::{ByColor, Color, Illegal, Phase};
 
 use crate::clocks::{TimeSource, has_grace};
 use crate::error::ApiError;
@@ -21,11 +21,11 @@ pub(super) struct Presence {
     pub(super) sockets: HashMap<i64, u32>,
     /// When each seat's player was last known at the board (an action, a look at the game, their last socket
     /// closing, the game's start, the server's start), on `time`'s scale.
-    pub(super) seen_ms: [u64; 2],
+    pub(super) seen_ms: ByColor<u64>,
     /// Per seat: the `seen_ms` whose grace period's end was announced (see [`Games::watch_grace`]).
-    pub(super) announced: [Option<u64>; 2],
+    pub(super) announced: ByColor<Option<u64>>,
     /// Per seat: the `seen_ms` the watchers last heard of from a look (see [`LiveGame::polled`]).
-    pub(super) told_ms: [u64; 2],
+    pub(super) told_ms: ByColor<u64>,
     /// Whether a [`Games::watch_grace`] task runs for this game.
     pub(super) watching: bool,
 }
@@ -41,7 +41,7 @@ impl LiveGame {
 
     /// `color`'s player is away: a user with no socket open to the game. The computer is always present.
     pub(super) fn away(&self, color: Color) -> bool {
-        match &self.players[color.index()] {
+        match &self.players[color] {
             Some(Player::User(u)) => self.presence.sockets.get(&u.id).is_none_or(|&n| n == 0),
             _ => false,
         }
@@ -57,7 +57,7 @@ impl LiveGame {
             .into_iter()
             .filter(|&c| self.away(c))
             .map(|c| {
-                let seen = self.presence.seen_ms[c.index()];
+                let seen = self.presence.seen_ms[c];
                 AbsentView {
                     color: c.name(),
                     absent_ms: now.saturating_sub(seen),
@@ -78,15 +78,15 @@ impl LiveGame {
         [Color::Black, Color::White]
             .into_iter()
             .filter(|&c| self.away(c))
-            .map(|c| (c, self.presence.seen_ms[c.index()]))
-            .filter(|&(c, seen)| self.presence.announced[c.index()] != Some(seen))
+            .map(|c| (c, self.presence.seen_ms[c]))
+            .filter(|&(c, seen)| self.presence.announced[c] != Some(seen))
             .map(|(c, seen)| (seen.saturating_add(self.presence.grace_ms), c, seen))
             .min_by_key(|&(end, _, _)| end)
     }
 
     /// `color`'s player is known to be at the board now.
     pub(super) fn seen(&mut self, color: Color) {
-        self.presence.seen_ms[color.index()] = self.presence.time.now_ms();
+        self.presence.seen_ms[color] = self.presence.time.now_ms();
     }
 
     /// Whether `color` may claim the game now; the refusal says why not.
@@ -101,7 +101,7 @@ impl LiveGame {
         if !self.away(opponent) {
             return Err(ApiError::OpponentPresent);
         }
-        let left = self.presence.seen_ms[opponent.index()]
+        let left = self.presence.seen_ms[opponent]
             .saturating_add(self.presence.grace_ms)
             .saturating_sub(self.presence.time.now_ms());
         if left > 0 {
@@ -144,17 +144,16 @@ impl LiveGame {
         let Some(color) = self.seat_of(Actor::User(user)) else {
             return false;
         };
-        let k = color.index();
         if !self.has_grace() {
             self.seen(color);
             return false;
         }
         let claim_was_open = self.check_claim(color.opponent()).is_ok();
         self.seen(color);
-        let now = self.presence.seen_ms[k];
-        let stale = now.saturating_sub(self.presence.told_ms[k]) >= self.presence.grace_ms / 4;
+        let now = self.presence.seen_ms[color];
+        let stale = now.saturating_sub(self.presence.told_ms[color]) >= self.presence.grace_ms / 4;
         if self.away(color) && (claim_was_open || stale) {
-            self.presence.told_ms[k] = now;
+            self.presence.told_ms[color] = now;
             let state = self.state();
             self.broadcast_presence(&state);
         }

@@ -1,7 +1,6 @@
 //! A game's record: one SGF tree with the players' names and, in a timed game, the clock's times, written
 //! once; and its replay for the pages (the board after every move).
 
-use tesuji_rules::Color;
 use tesuji_sgf::record::{GameInfo, to_tree};
 
 use crate::replay::{InfoView, ReplayView, replay_turns};
@@ -22,8 +21,8 @@ fn name(p: &Option<Player>) -> Option<String> {
 impl LiveGame {
     fn info(&self) -> GameInfo {
         GameInfo {
-            black: name(&self.players[Color::Black.index()]),
-            white: name(&self.players[Color::White.index()]),
+            black: name(&self.players.black),
+            white: name(&self.players.white),
             place: Some("tesuji".to_owned()),
             ..GameInfo::default()
         }

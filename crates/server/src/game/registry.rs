@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use lru::LruCache;
 use tesuji_clock::TimeControl;
-use tesuji_rules::{Color, Game, Phase, Rules};
+use tesuji_rules::{ByColor, Color, Game, Phase, Rules};
 use tokio::sync::{Mutex, broadcast};
 
 use crate::auth::{Accounts, User};
@@ -16,7 +16,7 @@ use crate::store::{Ending, GameRow, Seats, Store, StoreError};
 use super::action::Actor;
 use super::computer::{BOTS, MarkingEstimate};
 use super::live::LiveGame;
-use super::view::{GameState, MoveView, Player, Summary, phase_name, seated};
+use super::view::{GameState, MoveView, Player, Players, Summary, phase_name, seated};
 
 /// How a new table's seats are filled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -127,7 +127,7 @@ impl Games {
                 let created = stored.created;
                 // A game that no longer replays gets an empty summary, so that it is not tried at every start.
                 let result = match tokio::task::spawn_blocking(move || {
-                    LiveGame::replay(stored, [None, None], &TimeSource::real(), 0)
+                    LiveGame::replay(stored, ByColor::default(), &TimeSource::real(), 0)
                 })
                 .await
                 {
@@ -251,13 +251,13 @@ impl Games {
     pub(super) async fn players_of(
         accounts: &Accounts,
         seats: &Seats,
-    ) -> Result<[Option<Player>; 2], StoreError> {
+    ) -> Result<Players, StoreError> {
         let mut users = accounts
             .users(&[seats.black, seats.white])
             .await?
             .into_iter();
         let (black, white) = (users.next().flatten(), users.next().flatten());
-        Ok(seated(seats, [black, white]))
+        Ok(seated(seats, ByColor { black, white }))
     }
 
     /// How many games are in memory now.
@@ -535,7 +535,7 @@ impl Games {
         }
         let Some(color) = [Color::Black, Color::White]
             .into_iter()
-            .find(|c| live.players[c.index()].is_none())
+            .find(|&c| live.players[c].is_none())
         else {
             return Err(ApiError::SeatTaken);
         };
@@ -553,7 +553,7 @@ impl Games {
             Color::White => live.seats.white = Some(user.id),
         }
         live.seats.joined = true;
-        live.players[color.index()] = Some(Player::User(user.clone()));
+        live.players[color] = Some(Player::User(user.clone()));
         live.version += 1;
         // The game starts now, and with it the first player's clock and both grace periods.
         live.clock_after();

@@ -49,7 +49,7 @@ impl Games {
                 games.time.sleep_until(end).await;
                 let mut live = entry.lock().await;
                 if live.next_grace_end() == Some((end, color, seen)) && games.time.now_ms() >= end {
-                    live.presence.announced[color.index()] = Some(seen);
+                    live.presence.announced[color] = Some(seen);
                     let state = live.state();
                     live.broadcast_presence(&state);
                 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tesuji_rules::result::{PlayerScore, Score};
-use tesuji_rules::{Color, Phase, Point, ScoringRule, Size};
+use tesuji_rules::{ByColor, Color, Phase, Point, ScoringRule, Size};
 
 use crate::auth::User;
 use crate::clocks::{ClockView, GameClock};
@@ -21,11 +21,8 @@ pub enum Player {
     Bot { bot: String },
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct Players {
-    pub black: Option<Player>,
-    pub white: Option<Player>,
-}
+/// Who sits in each seat (`None`: empty).
+pub type Players = ByColor<Option<Player>>;
 
 /// A game as the API shows it.
 #[derive(Clone, Debug, Serialize)]
@@ -49,14 +46,14 @@ pub struct GameState {
     pub result: Option<String>,
     pub score: Option<ScoreView>,
     /// Prisoners taken by each colour.
-    pub captures: Pair<u32>,
-    pub pass_stones: Pair<u32>,
+    pub captures: ByColor<u32>,
+    pub pass_stones: ByColor<u32>,
     /// The dead stones of the current proposal.
     pub dead: Vec<String>,
     /// In the marking phase, the stones whose fate the server's estimate could not settle (docs/API.md): the
     /// players should look at them before accepting. Empty until the estimate is made.
     pub unsure: Vec<String>,
-    pub accepted: Pair<bool>,
+    pub accepted: ByColor<bool>,
     /// Both clocks, in a timed game.
     pub clock: Option<ClockView>,
     /// The seated players who are away from the board, in a game with a grace period (docs/API.md).
@@ -93,22 +90,6 @@ pub struct MoveView {
     pub color: String,
     #[serde(rename = "move")]
     pub text: String,
-}
-
-/// A value for each colour.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Pair<T> {
-    pub black: T,
-    pub white: T,
-}
-
-impl<T: Copy> Pair<T> {
-    pub(super) fn of(v: [T; 2]) -> Pair<T> {
-        Pair {
-            black: v[Color::Black.index()],
-            white: v[Color::White.index()],
-        }
-    }
 }
 
 /// One side of a count (RULES.md §7); komi, bonus and total in half-points.
@@ -178,13 +159,13 @@ pub struct Summary {
     pub ended: Option<i64>,
 }
 
-/// The occupants of a game's seats, `[black, white]`: its seated users, and the computer in its seat.
-pub(super) fn seated(seats: &Seats, users: [Option<User>; 2]) -> [Option<Player>; 2] {
+/// The occupants of a game's seats: its seated users, and the computer in its seat.
+pub(super) fn seated(seats: &Seats, users: ByColor<Option<User>>) -> Players {
     let mut players = users.map(|u| u.map(Player::User));
     if let Some((kind, color)) = &seats.bot
         && let Ok(c) = color.parse::<Color>()
     {
-        players[c.index()] = Some(Player::Bot { bot: kind.clone() });
+        players[c] = Some(Player::Bot { bot: kind.clone() });
     }
     players
 }
@@ -194,20 +175,22 @@ impl Summary {
     pub(super) fn of_row(row: GameRow) -> Summary {
         let players = seated(
             &row.seats,
-            [row.black.map(User::from), row.white.map(User::from)],
+            ByColor {
+                black: row.black.map(User::from),
+                white: row.white.map(User::from),
+            },
         );
         let status = match row.state.as_str() {
-            _ if players.iter().any(Option::is_none) => "open",
+            _ if players.iter().any(|(_, p)| p.is_none()) => "open",
             "over" => "over",
             "marking" => "marking",
             _ => "playing",
         };
-        let [black, white] = players;
         Summary {
             id: row.id,
             rules: row.rules,
             status,
-            players: Players { black, white },
+            players,
             invite_only: row.seats.invite.is_some(),
             moves: usize::try_from(row.move_count).unwrap_or(0),
             result: row.result,
@@ -249,19 +232,12 @@ pub(super) fn point_names(points: &[Point], size: Size) -> Vec<String> {
 }
 
 impl LiveGame {
-    pub(super) fn players_view(&self) -> Players {
-        Players {
-            black: self.players[Color::Black.index()].clone(),
-            white: self.players[Color::White.index()].clone(),
-        }
-    }
-
     pub fn summary(&self) -> Summary {
         Summary {
             id: self.id,
             rules: self.game.rules().to_string(),
             status: self.status(),
-            players: self.players_view(),
+            players: self.players.clone(),
             invite_only: self.seats.invite.is_some(),
             moves: self.moves.len(),
             result: self.game.result().map(|r| r.to_string()),
@@ -286,7 +262,7 @@ impl LiveGame {
             width: size.width(),
             height: size.height(),
             status: self.status(),
-            players: self.players_view(),
+            players: self.players.clone(),
             invite_only: self.seats.invite.is_some(),
             board,
             last_move,
@@ -309,22 +285,23 @@ impl LiveGame {
             phase: phase_name(self.game.phase()),
             result: result.map(|r| r.to_string()),
             score: result.and_then(|r| r.score.as_ref()).map(ScoreView::from),
-            captures: Pair::of(self.game.captures()),
-            pass_stones: Pair::of(self.game.pass_stones()),
+            captures: ByColor::from(self.game.captures()),
+            pass_stones: ByColor::from(self.game.pass_stones()),
             dead: point_names(self.game.dead_stones(), size),
             unsure: match (&self.marking, self.game.phase()) {
                 (Some(m), Phase::Marking) => point_names(&m.unsure, size),
                 _ => Vec::new(),
             },
-            accepted: Pair::of(self.game.acceptances()),
+            accepted: ByColor::from(self.game.acceptances()),
             clock: self.clock.as_ref().map(GameClock::view),
             absent: self.absent(),
             self_fill: rules.self_fill.map(|limit| {
                 let runs = self.game.self_fill_runs();
+                let runs = ByColor::from(runs);
                 SelfFillView {
                     limit,
-                    black: runs[Color::Black.index()],
-                    white: runs[Color::White.index()],
+                    black: runs.black,
+                    white: runs.white,
                 }
             }),
             repeated: self
