@@ -137,7 +137,10 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let sweeper = {
         let app = Arc::clone(&app);
         tokio::spawn(async move {
-            let mut every = tokio::time::interval(std::time::Duration::from_secs(60));
+            // The first sweep a period after the start, not at once (an interval's first tick is immediate):
+            // nothing is stale yet, and a trim racing the first requests would drop what they just read.
+            let period = std::time::Duration::from_secs(60);
+            let mut every = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
             loop {
                 every.tick().await;
                 app.limits.sweep();
