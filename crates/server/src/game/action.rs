@@ -12,7 +12,7 @@ use crate::store::{Ending, StoreError, StoredMove};
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
 use super::registry::Games;
-use super::view::{GameState, MoveView, phase_name};
+use super::view::{GameState, phase_name};
 use crate::replay::turn_number;
 
 /// A player's action as every client sends it, over HTTP and the socket alike (read from a message tagged on
@@ -413,7 +413,7 @@ impl Games {
                 other => other.into(),
             });
         }
-        live.push_move(stored.clone());
+        live.push_move(color, stored);
         live.version += 1;
         if live.game.phase() != Phase::Marking {
             // A later marking phase (after a dispute) gets an estimate of its own. (Cleared only now: an action
@@ -428,15 +428,9 @@ impl Games {
             live.seen(color);
         }
         let state = live.state();
-        live.broadcast(
-            request.kind(),
-            MoveView {
-                number: stored.number,
-                color: stored.color,
-                text: stored.text,
-            },
-            &state,
-        );
+        if let Some(action) = live.moves.last() {
+            live.broadcast(request.kind(), action, &state);
+        }
         self.set_summary(live);
         if ending.is_some() {
             self.retire(id);

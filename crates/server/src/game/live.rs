@@ -48,7 +48,8 @@ pub(super) fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<()
 pub struct LiveGame {
     pub id: i64,
     pub game: Game,
-    pub moves: Vec<StoredMove>,
+    /// The accepted actions as the API shows them, shared by the states taken (see [`LiveGame::push_move`]).
+    pub moves: Arc<Vec<MoveView>>,
     pub seats: Seats,
     pub created: i64,
     /// The seats' occupants for display.
@@ -57,8 +58,6 @@ pub struct LiveGame {
     pub version: u64,
     /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
     pub events: broadcast::Sender<Arc<str>>,
-    /// `moves` as the API shows them, shared by the states taken (see [`LiveGame::push_move`]).
-    pub(super) views: Arc<Vec<MoveView>>,
     /// The clocks of a timed game.
     pub clock: Option<GameClock>,
     /// In a timed game, the mover's time left after each turn (play or pass), in order.
@@ -85,13 +84,12 @@ impl LiveGame {
         LiveGame {
             id,
             game,
-            moves: Vec::new(),
+            moves: Arc::default(),
             version: u64::from(seats.joined),
             seats,
             created,
             players,
             events,
-            views: Arc::default(),
             clock: None,
             times: Vec::new(),
             marking: None,
@@ -137,21 +135,20 @@ impl LiveGame {
         Some((time, on_time.is_ok()))
     }
 
-    /// Records an accepted action: in `moves`, and in the list the states share; a turn's time left, for the
-    /// SGF record.
-    pub(super) fn push_move(&mut self, m: StoredMove) {
+    /// Records an accepted action of `color` in the list the states share; a turn's time left, for the SGF
+    /// record.
+    pub(super) fn push_move(&mut self, color: Color, m: StoredMove) {
         let size = self.game.rules().size;
         let turn = m.text == "pass" || Point::from_gtp(&m.text, size).is_some();
-        if turn && let (Some(clock), Some(color)) = (&self.clock, m.color.parse::<Color>().ok()) {
+        if turn && let Some(clock) = &self.clock {
             self.times.push((color, clock.left(color)));
         }
         // Copies the list only while an older state still holds it.
-        Arc::make_mut(&mut self.views).push(MoveView {
+        Arc::make_mut(&mut self.moves).push(MoveView {
             number: m.number,
-            color: m.color.clone(),
-            text: m.text.clone(),
+            color: color.name(),
+            text: m.text,
         });
-        self.moves.push(m);
     }
 
     /// Rebuilds a stored game by replaying its actions through the rules.
@@ -214,7 +211,7 @@ impl LiveGame {
             }
             apply_text(&mut live.game, color, &m.text).map_err(fail)?;
             live.clock_after();
-            live.push_move(m);
+            live.push_move(color, m);
             live.version += 1;
         }
         if let Some(clock) = live.clock.as_mut() {
@@ -222,7 +219,7 @@ impl LiveGame {
         }
         // The server holds many games: none keeps the room a new game reserves for a long one.
         live.game.shrink_to_fit();
-        live.moves.shrink_to_fit();
+        Arc::make_mut(&mut live.moves).shrink_to_fit();
         Ok(live)
     }
 

@@ -562,9 +562,9 @@ impl Games {
         let state = live.state();
         live.broadcast(
             "join",
-            MoveView {
+            &MoveView {
                 number: 0,
-                color: color.name().to_owned(),
+                color: color.name(),
                 text: user.name.clone(),
             },
             &state,

@@ -87,7 +87,7 @@ pub struct SelfFillView {
 #[derive(Clone, Debug, Serialize)]
 pub struct MoveView {
     pub number: i64,
-    pub color: String,
+    pub color: &'static str,
     #[serde(rename = "move")]
     pub text: String,
 }
@@ -215,7 +215,7 @@ pub struct Event<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub version: u64,
-    pub action: MoveView,
+    pub action: &'a MoveView,
     pub state: &'a GameState,
 }
 
@@ -266,21 +266,7 @@ impl LiveGame {
             invite_only: self.seats.invite.is_some(),
             board,
             last_move,
-            moves: if self.views.len() == self.moves.len() {
-                Arc::clone(&self.views)
-            } else {
-                // `moves` was changed without `push_move`.
-                Arc::new(
-                    self.moves
-                        .iter()
-                        .map(|m| MoveView {
-                            number: m.number,
-                            color: m.color.clone(),
-                            text: m.text.clone(),
-                        })
-                        .collect(),
-                )
-            },
+            moves: Arc::clone(&self.moves),
             to_move: self.game.to_move().name(),
             phase: phase_name(self.game.phase()),
             result: result.map(|r| r.to_string()),
@@ -317,7 +303,7 @@ impl LiveGame {
 
 impl LiveGame {
     /// Sends an event to the game's watchers, encoded once.
-    pub(super) fn broadcast(&self, kind: &'static str, action: MoveView, state: &GameState) {
+    pub(super) fn broadcast(&self, kind: &'static str, action: &MoveView, state: &GameState) {
         let event = Event {
             kind,
             version: self.version,
