@@ -1,0 +1,255 @@
+//! `cargo xtask test`: the README's test command. It makes sure the system packages the tests need are there
+//! (installing them with `apt-get` when it runs as root), starts the services the tests talk to (none yet),
+//! runs `cargo test --workspace` with any arguments given after `--`, stops the services, and exits with the
+//! tests' status.
+
+mod requirements;
+mod services;
+
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::{Command, ExitCode, ExitStatus};
+
+use anyhow::{Context, Result, bail};
+
+use requirements::{Plan, REQUIREMENTS, Requirement};
+
+const USAGE: &str = "\
+usage: cargo xtask test [-- CARGO-TEST-ARGS...]
+
+test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver), installs the
+        missing ones with apt-get when run as root (or names them and stops, otherwise), then runs
+        `cargo test --workspace CARGO-TEST-ARGS...` and exits with its status. When the arguments
+        choose packages (-p/--package), --workspace is left out:
+        `cargo xtask test -- -p tesuji-rules --lib`.";
+
+fn main() -> ExitCode {
+    match run(std::env::args_os().skip(1).collect()) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("xtask: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// What the command line asks for.
+#[derive(Debug, PartialEq)]
+enum Task {
+    Help,
+    /// `test`, with the arguments after its `--`.
+    Test(Vec<OsString>),
+}
+
+fn parse(args: &[OsString]) -> Result<Task> {
+    let Some(command) = args.first() else {
+        bail!("no task given; `cargo xtask --help` lists them");
+    };
+    let rest = &args[1..];
+    match command.to_str() {
+        Some("-h" | "--help" | "help") => Ok(Task::Help),
+        Some("test") => match rest.first() {
+            None => Ok(Task::Test(Vec::new())),
+            Some(a) if a == "--" => Ok(Task::Test(rest[1..].to_vec())),
+            Some(a) if a == "-h" || a == "--help" => Ok(Task::Help),
+            Some(a) => bail!(
+                "unexpected argument {a:?} to `test`: cargo test's arguments go after `--`, \
+                 as in `cargo xtask test -- -p tesuji-rules`"
+            ),
+        },
+        _ => bail!("unknown task {command:?}; the only one is `test` (`cargo xtask --help`)"),
+    }
+}
+
+fn run(args: Vec<OsString>) -> Result<ExitCode> {
+    match parse(&args)? {
+        Task::Help => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Task::Test(extra) => test(&extra),
+    }
+}
+
+fn test(extra: &[OsString]) -> Result<ExitCode> {
+    ensure_requirements(REQUIREMENTS)?;
+    let status = services::with_services(services::services(), |env| {
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        Command::new(&cargo)
+            .args(cargo_test_args(extra))
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .current_dir(workspace_root())
+            .status()
+            .with_context(|| format!("cannot run {}", cargo.to_string_lossy()))
+    })?;
+    Ok(exit_code(status))
+}
+
+/// Checks every requirement; installs the missing packages as root, or fails naming them.
+fn ensure_requirements(requirements: &[Requirement]) -> Result<()> {
+    let missing = requirements::missing(requirements);
+    match requirements::plan(&missing, is_root()) {
+        Plan::Ready => Ok(()),
+        Plan::Refuse(message) => bail!(message),
+        Plan::Install(packages) => {
+            eprintln!(
+                "xtask: installing {} (running as root): {}",
+                packages.join(" "),
+                requirements::install_command(&packages)
+            );
+            apt_get(&["update", "-qq"])?;
+            let mut install = vec!["install", "-y", "-qq"];
+            install.extend(&packages);
+            apt_get(&install)?;
+            let still = requirements::missing(requirements);
+            if !still.is_empty() {
+                bail!(
+                    "apt-get installed {} but still missing: {}",
+                    packages.join(" "),
+                    requirements::describe(&still)
+                );
+            }
+            Ok(())
+        }
+    }
+}
+
+fn apt_get(args: &[&str]) -> Result<()> {
+    let status = Command::new("apt-get")
+        .args(args)
+        .env("DEBIAN_FRONTEND", "noninteractive")
+        .status()
+        .context("cannot run apt-get (this command installs packages on Debian and its derivatives only)")?;
+    if !status.success() {
+        bail!("`apt-get {}` failed ({status})", args.join(" "));
+    }
+    Ok(())
+}
+
+/// `test --workspace EXTRA...`, without `--workspace` when EXTRA chooses packages itself (cargo would
+/// otherwise ignore `-p` and test the whole workspace).
+fn cargo_test_args(extra: &[OsString]) -> Vec<OsString> {
+    let chooses_packages = extra
+        .iter()
+        .take_while(|a| *a != "--")
+        .filter_map(|a| a.to_str())
+        .any(|a| a == "--package" || a.starts_with("--package=") || a.starts_with("-p"));
+    let mut args: Vec<OsString> = vec!["test".into()];
+    if !chooses_packages {
+        args.push("--workspace".into());
+    }
+    args.extend(extra.iter().cloned());
+    args
+}
+
+fn workspace_root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask/ lies in the workspace root")
+}
+
+/// The tests' exit status as ours: their code, or 128 + the signal that killed them, as shells report it.
+fn exit_code(status: ExitStatus) -> ExitCode {
+    if let Some(code) = status.code() {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return ExitCode::from(u8::try_from(128 + signal).unwrap_or(1));
+        }
+    }
+    ExitCode::FAILURE
+}
+
+#[cfg(unix)]
+fn is_root() -> bool {
+    unsafe extern "C" {
+        // POSIX: always succeeds, no preconditions.
+        safe fn geteuid() -> u32;
+    }
+    geteuid() == 0
+}
+
+#[cfg(not(unix))]
+fn is_root() -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn test_takes_the_arguments_after_its_double_dash() {
+        assert_eq!(parse(&args(&["test"])).unwrap(), Task::Test(vec![]));
+        assert_eq!(
+            parse(&args(&["test", "--", "-p", "x", "--", "--nocapture"])).unwrap(),
+            Task::Test(args(&["-p", "x", "--", "--nocapture"]))
+        );
+        assert_eq!(parse(&args(&["--help"])).unwrap(), Task::Help);
+        assert_eq!(parse(&args(&["test", "--help"])).unwrap(), Task::Help);
+    }
+
+    #[test]
+    fn other_command_lines_are_one_line_errors() {
+        for bad in [&[][..], &["ci"], &["test", "-p", "x"], &["test", "x"]] {
+            let e = parse(&args(bad)).unwrap_err().to_string();
+            assert!(!e.contains('\n'), "{bad:?}: {e}");
+            assert!(!e.is_empty());
+        }
+        let e = parse(&args(&["ci"])).unwrap_err().to_string();
+        assert!(e.contains("\"ci\"") && e.contains("`test`"), "{e}");
+        let e = parse(&args(&["test", "-p", "x"])).unwrap_err().to_string();
+        assert!(e.contains("\"-p\"") && e.contains("after `--`"), "{e}");
+    }
+
+    #[test]
+    fn the_whole_workspace_unless_packages_are_chosen() {
+        assert_eq!(cargo_test_args(&[]), args(&["test", "--workspace"]));
+        assert_eq!(
+            cargo_test_args(&args(&["--lib", "--", "--nocapture"])),
+            args(&["test", "--workspace", "--lib", "--", "--nocapture"])
+        );
+        for choose in [
+            &["-p", "tesuji-rules", "--lib"][..],
+            &["-ptesuji-rules"],
+            &["--package", "tesuji-rules"],
+            &["--package=tesuji-rules"],
+        ] {
+            let mut expected = args(&["test"]);
+            expected.extend(args(choose));
+            assert_eq!(cargo_test_args(&args(choose)), expected);
+        }
+        // After cargo's own `--` the words are the test binaries' (a test name filter), not packages.
+        assert_eq!(
+            cargo_test_args(&args(&["--", "-p"])),
+            args(&["test", "--workspace", "--", "-p"])
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn exit_status_is_passed_on() {
+        use std::os::unix::process::ExitStatusExt;
+        // Raw wait statuses: exit code in the second byte, a terminating signal in the low bits.
+        assert_eq!(exit_code(ExitStatus::from_raw(0)), ExitCode::SUCCESS);
+        assert_eq!(
+            exit_code(ExitStatus::from_raw(101 << 8)),
+            ExitCode::from(101)
+        );
+        assert_eq!(exit_code(ExitStatus::from_raw(9)), ExitCode::from(137));
+    }
+
+    #[test]
+    fn the_workspace_root_holds_the_workspace_manifest() {
+        let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml")).unwrap();
+        assert!(manifest.contains("[workspace]"));
+        assert!(workspace_root().join("xtask").is_dir());
+    }
+}
