@@ -1,6 +1,11 @@
 //! Accounts, guests and sessions: argon2id password hashes, random session tokens of which only a SHA-256 hash
 //! is stored, a CSRF token per session. Users and sessions are read from the store and kept in bounded caches,
 //! so that memory does not grow with the number of accounts.
+//!
+//! Names are checked by [`crate::names`] (NFC, no invisible characters, one script) and made with
+//! [`Store::create_checked_user`]: an account's name is unique without regard to case and may not look like
+//! another account's (the same confusable skeleton); a guest's name may repeat other guests' but may neither be
+//! nor look like an account's. Guests never block accounts.
 
 use std::num::NonZeroUsize;
 use std::sync::{Arc, Mutex};
@@ -14,8 +19,9 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
+use crate::names::{self, Name};
 use crate::store::sqlite::now;
-use crate::store::{Store, StoreError, StoredSession};
+use crate::store::{NewUser, Store, StoreError, StoredSession};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "tesuji_session";
@@ -23,11 +29,12 @@ pub const COOKIE: &str = "tesuji_session";
 pub const CSRF_HEADER: &str = "x-csrf-token";
 /// Sessions last thirty days.
 const SESSION_SECONDS: i64 = 30 * 24 * 3600;
-const NAME_MAX: usize = 32;
 const PASSWORD_MIN: usize = 8;
 const PASSWORD_MAX: usize = 200;
 /// Users and sessions kept in memory at most (each a few dozen bytes); others are read from the store.
 const CACHE_ENTRIES: NonZeroUsize = NonZeroUsize::new(10_000).unwrap();
+/// Accounts whose skeleton is filled in per round (see [`fill_skeletons`]).
+const SKELETON_ROUND: usize = 500;
 
 /// A user as every listing shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -77,6 +84,9 @@ pub struct Accounts {
     secure_cookies: bool,
     users: Mutex<LruCache<i64, User>>,
     sessions: Mutex<LruCache<[u8; 32], CachedSession>>,
+    /// Set once every account has its name's skeleton stored (accounts made before skeletons were kept get
+    /// theirs at start): no new name is made before.
+    skeletons: Arc<tokio::sync::OnceCell<()>>,
 }
 
 /// A cache's lock; a panic elsewhere while holding it leaves a cache that is still consistent.
@@ -84,24 +94,10 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Checks a name: 1 to 32 letters (any script), digits, `_`, `-` or `.`.
-pub fn check_name(name: &str) -> Result<&str, ApiError> {
-    let name = name.trim();
-    let count = name.chars().count();
-    if count == 0 || count > NAME_MAX {
-        return Err(ApiError::BadName(format!(
-            "a name has 1 to {NAME_MAX} characters"
-        )));
-    }
-    if let Some(c) = name
-        .chars()
-        .find(|&c| !(c.is_alphanumeric() || matches!(c, '_' | '-' | '.')))
-    {
-        return Err(ApiError::BadName(format!(
-            "a name has letters, digits, '_', '-' and '.' only, not {c:?}"
-        )));
-    }
-    Ok(name)
+/// Checks a name: 1 to 32 letters (any script, one at a time), digits, `_`, `-` or `.`, normalized to NFC
+/// (see [`crate::names`]).
+pub fn check_name(name: &str) -> Result<Name, ApiError> {
+    names::check(name).map_err(|e| ApiError::BadName(e.to_string()))
 }
 
 fn check_password(password: &str) -> Result<(), ApiError> {
@@ -114,9 +110,53 @@ fn check_password(password: &str) -> Result<(), ApiError> {
     Ok(())
 }
 
-/// The case-folded form under which account names are unique.
-fn name_key(name: &str) -> String {
-    name.to_lowercase()
+/// Creates a user under a checked name; a collision with an account's name is the client's error.
+async fn create(
+    store: &dyn Store,
+    name: &Name,
+    password_hash: Option<&str>,
+) -> Result<i64, ApiError> {
+    let user = NewUser {
+        name: &name.text,
+        name_key: &name.key,
+        skeleton: &name.skeleton,
+        password_hash,
+    };
+    match store.create_checked_user(&user).await {
+        Ok(id) => Ok(id),
+        Err(StoreError::NameTaken) => Err(ApiError::NameTaken),
+        Err(e @ StoreError::LooksLike { .. }) => Err(ApiError::BadName(e.to_string())),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Stores the skeleton of every account's name that has none (accounts made before skeletons were kept, or
+/// by [`Store::create_user`]), a round at a time; answers how many.
+async fn fill_skeletons(store: &dyn Store) -> Result<usize, StoreError> {
+    let mut after = 0;
+    let mut filled = 0;
+    loop {
+        let accounts = store
+            .accounts_without_skeleton(after, SKELETON_ROUND)
+            .await?;
+        let Some(&(last, _)) = accounts.last() else {
+            break;
+        };
+        after = last;
+        let skeletons: Vec<(i64, String)> = accounts
+            .into_iter()
+            .map(|(id, name)| (id, names::skeleton_of(&name)))
+            .collect();
+        store.set_skeletons(&skeletons).await?;
+        filled += skeletons.len();
+    }
+    if filled > 0 {
+        tracing::info!(
+            accounts = filled,
+            "name skeletons of earlier accounts filled in"
+        );
+    }
+    Ok(filled)
 }
 
 fn random_hex(bytes: usize) -> String {
@@ -171,13 +211,38 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
 impl Accounts {
     /// Accounts over `store`. `secure_cookies`: the session cookie is marked `Secure`, for a server that users
     /// reach over HTTPS (browsers then never send it over plain HTTP).
+    ///
+    /// The skeletons of earlier accounts' names are filled in at once in the background when there is a tokio
+    /// runtime, else before the first new name; every new name waits for them.
     pub fn new(store: Arc<dyn Store>, secure_cookies: bool) -> Accounts {
+        let skeletons = Arc::new(tokio::sync::OnceCell::new());
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            let (store, skeletons) = (Arc::clone(&store), Arc::clone(&skeletons));
+            runtime.spawn(async move {
+                let filled = skeletons
+                    .get_or_try_init(|| async { fill_skeletons(&*store).await.map(|_| ()) })
+                    .await;
+                if let Err(e) = filled {
+                    // Tried again before the next new name.
+                    tracing::error!(error = %e, "filling in the skeletons of account names failed");
+                }
+            });
+        }
         Accounts {
             store,
             secure_cookies,
             users: Mutex::new(LruCache::new(CACHE_ENTRIES)),
             sessions: Mutex::new(LruCache::new(CACHE_ENTRIES)),
+            skeletons,
         }
+    }
+
+    /// Waits until every account's name has its skeleton stored, so that a new name is compared with all.
+    async fn skeletons_ready(&self) -> Result<(), StoreError> {
+        self.skeletons
+            .get_or_try_init(|| async { fill_skeletons(&*self.store).await.map(|_| ()) })
+            .await?;
+        Ok(())
     }
 
     /// The `Set-Cookie` value of a session cookie holding `token` for `seconds`.
@@ -260,31 +325,31 @@ impl Accounts {
 
     /// Creates an account and signs it in.
     pub async fn sign_up(&self, name: &str, password: &str) -> Result<NewSession, ApiError> {
-        let name = check_name(name)?.to_owned();
+        let name = check_name(name)?;
         check_password(password)?;
         let password = password.to_owned();
         let hash = blocking(move || hash_password(password)).await??;
-        let id = match self
-            .store
-            .create_user(&name, Some(&name_key(&name)), Some(&hash))
-            .await
-        {
-            Err(StoreError::NameTaken) => return Err(ApiError::NameTaken),
-            other => other?,
-        };
+        self.skeletons_ready().await?;
+        let id = create(&*self.store, &name, Some(&hash)).await?;
         let user = User {
             id,
-            name,
+            name: name.text,
             guest: false,
         };
         self.remember(&user);
         self.start_session(user).await
     }
 
-    /// Signs an account in. An unknown name and a wrong password get the same answer.
+    /// Signs an account in, found by its name in any case and any normalization form. An unknown name and a
+    /// wrong password get the same answer.
     pub async fn log_in(&self, name: &str, password: &str) -> Result<NewSession, ApiError> {
-        let key = name_key(name.trim());
-        let found = self.store.find_account(&key).await?;
+        let key = names::key(name);
+        let mut found = self.store.find_account(&key).await?;
+        // An account made before names were normalized has its key lowered only.
+        let unnormalized = name.trim().to_lowercase();
+        if found.is_none() && unnormalized != key {
+            found = self.store.find_account(&unnormalized).await?;
+        }
         let password = password.to_owned();
         let Some(stored) = found else {
             // Hash anyway so that timing does not tell which names exist.
@@ -305,13 +370,15 @@ impl Accounts {
         self.start_session(user).await
     }
 
-    /// Creates a guest under a chosen name and signs it in.
+    /// Creates a guest under a chosen name and signs it in. The name may be another guest's, but neither be
+    /// an account's (`name_taken`) nor look like one (`bad_name`).
     pub async fn guest(&self, name: &str) -> Result<NewSession, ApiError> {
-        let name = check_name(name)?.to_owned();
-        let id = self.store.create_user(&name, None, None).await?;
+        let name = check_name(name)?;
+        self.skeletons_ready().await?;
+        let id = create(&*self.store, &name, None).await?;
         let user = User {
             id,
-            name,
+            name: name.text,
             guest: true,
         };
         self.remember(&user);

@@ -8,6 +8,7 @@ pub mod error;
 pub mod game;
 pub mod http;
 pub mod limit;
+pub mod names;
 pub mod replay;
 pub mod store;
 pub mod web;

@@ -24,6 +24,9 @@ pub enum StoreError {
     /// An account name is taken (names are unique without regard to case).
     #[error("the name is taken")]
     NameTaken,
+    /// A new name has the same confusable skeleton as this account's name: it looks like it.
+    #[error("the name looks like the existing name {name}")]
+    LooksLike { name: String },
     /// A seat was filled by someone else first.
     #[error("game {game}: the seat is taken")]
     SeatTaken { game: i64 },
@@ -130,6 +133,19 @@ pub struct StoredUser {
     pub created: i64,
 }
 
+/// A user to create under a checked name ([`crate::names`]): an account when it has a password hash, else a
+/// guest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NewUser<'a> {
+    /// The name as shown (NFC).
+    pub name: &'a str,
+    /// The folded name under which accounts are unique; stored for an account, compared for a guest.
+    pub name_key: &'a str,
+    /// The confusable skeleton of the name (UTS #39): two names with the same one look alike.
+    pub skeleton: &'a str,
+    pub password_hash: Option<&'a str>,
+}
+
 /// A stored session, found by the hash of its token.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredSession {
@@ -154,13 +170,34 @@ pub trait Store: Send + Sync {
     fn join_game<'a>(&'a self, game: i64, color: &'a str, user: i64) -> StoreFuture<'a, ()>;
 
     /// Creates a user: an account when `name_key` and `password_hash` are given (`NameTaken` if the key is
-    /// taken), else a guest. Returns the id.
+    /// taken), else a guest. Returns the id. It stores no skeleton and compares none (for tools and tests that
+    /// make users directly); an account's skeleton is filled in at the next start (see
+    /// [`Store::accounts_without_skeleton`]). The server makes its users with [`Store::create_checked_user`].
     fn create_user<'a>(
         &'a self,
         name: &'a str,
         name_key: Option<&'a str>,
         password_hash: Option<&'a str>,
     ) -> StoreFuture<'a, i64>;
+
+    /// Creates a user with its name's skeleton, unless the name collides with an account's: `NameTaken` when an
+    /// account has the same `name_key`, `LooksLike` (naming that account) when an account's skeleton is the
+    /// same. Guests are compared with accounts only (their names may repeat), and accounts are never compared
+    /// with guests. The checks and the insert are one atomic step, so that two look-alikes made at the same
+    /// time cannot both get in (SQLite has one writer; another database would take a lock for it). Returns the
+    /// id.
+    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64>;
+
+    /// At most `limit` accounts whose name has no skeleton stored yet (made before skeletons were kept, or by
+    /// [`Store::create_user`]), with ids above `after`, in id order: their ids and names.
+    fn accounts_without_skeleton(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(i64, String)>>;
+
+    /// Stores the skeletons of these users' names (user id, skeleton).
+    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()>;
 
     /// The account whose case-folded name is `name_key`.
     fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>>;

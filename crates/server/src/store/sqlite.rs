@@ -21,8 +21,8 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use super::{
-    Ending, GameRow, ImportedGame, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove,
-    StoredSession, StoredUser,
+    Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
+    StoredMove, StoredSession, StoredUser,
 };
 
 /// The database file's name inside the data directory.
@@ -491,6 +491,90 @@ impl Store for SqliteStore {
                 }
                 Err(e) => Err(e.into()),
             }
+        })
+    }
+
+    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64> {
+        Box::pin(async move {
+            // On the one writer connection: no other insert comes between the checks and this one's.
+            let mut tx = self.writer.begin().await?;
+            let taken = sqlx::query("SELECT 1 FROM users WHERE name_key = ?")
+                .bind(user.name_key)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if taken.is_some() {
+                return Err(StoreError::NameTaken);
+            }
+            let alike = sqlx::query(
+                "SELECT name FROM users WHERE name_skeleton = ? AND name_key IS NOT NULL ORDER BY id LIMIT 1",
+            )
+            .bind(user.skeleton)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(row) = alike {
+                return Err(StoreError::LooksLike {
+                    name: row.try_get(0)?,
+                });
+            }
+            let account = user.password_hash.is_some();
+            let row = sqlx::query(
+                "INSERT INTO users (name, name_key, name_skeleton, password_hash, created) \
+                 VALUES (?, ?, ?, ?, ?) RETURNING id",
+            )
+            .bind(user.name)
+            .bind(account.then_some(user.name_key))
+            .bind(user.skeleton)
+            .bind(user.password_hash)
+            .bind(now())
+            .fetch_one(&mut *tx)
+            .await;
+            let id: i64 = match row {
+                Ok(row) => row.try_get(0)?,
+                Err(e)
+                    if e.as_database_error()
+                        .is_some_and(|d| d.is_unique_violation()) =>
+                {
+                    return Err(StoreError::NameTaken);
+                }
+                Err(e) => return Err(e.into()),
+            };
+            tx.commit().await?;
+            Ok(id)
+        })
+    }
+
+    fn accounts_without_skeleton(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(i64, String)>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id, name FROM users WHERE name_key IS NOT NULL AND name_skeleton IS NULL AND id > ? \
+                 ORDER BY id LIMIT ?",
+            )
+            .bind(after)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.reader)
+            .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect()
+        })
+    }
+
+    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.writer.begin().await?;
+            for (id, skeleton) in skeletons {
+                sqlx::query("UPDATE users SET name_skeleton = ? WHERE id = ?")
+                    .bind(skeleton)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            tx.commit().await?;
+            Ok(())
         })
     }
 
