@@ -47,6 +47,8 @@ pub enum ApiError {
     TooLarge,
     #[error("the game has too many moves")]
     TooManyMoves,
+    #[error("the record has {turns} moves; a replay shows at most {limit}")]
+    RecordTooLong { turns: usize, limit: usize },
     #[error("storage failed")]
     Store(#[from] StoreError),
     #[error("internal error: {0}")]
@@ -144,7 +146,9 @@ impl ApiError {
             }
             ApiError::StaleVersion { .. } => (StatusCode::CONFLICT, "stale_version"),
             ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-            ApiError::TooManyMoves => (StatusCode::UNPROCESSABLE_ENTITY, "too_many_moves"),
+            ApiError::TooManyMoves | ApiError::RecordTooLong { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "too_many_moves")
+            }
             ApiError::Store(_) | ApiError::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }

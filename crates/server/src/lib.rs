@@ -134,6 +134,9 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
         games: Arc::clone(&games),
         accounts,
         limits: limit::Limiters::new(config.limits),
+        record_work: Arc::new(tokio::sync::Semaphore::new(
+            std::thread::available_parallelism().map_or(1, usize::from),
+        )),
     });
     let sweeper = {
         let app = Arc::clone(&app);

@@ -1,5 +1,6 @@
-//! Rate limits: per client address for sign-up, log-in and guest attempts (password guessing, account spam),
-//! per user for game actions (one client flooding a game). Both are token buckets from `governor`.
+//! Rate limits: per client address for sign-up, log-in and guest attempts (password guessing, account spam)
+//! and for the record work anyone may ask for (replays of uploaded records, counts under every ruleset), per
+//! user for game actions (one client flooding a game). All are token buckets from `governor`.
 
 use std::hash::Hash;
 use std::net::{IpAddr, SocketAddr};
@@ -17,6 +18,9 @@ pub struct Limits {
     pub auth_per_minute: u32,
     /// Game actions (moves, passes, marks...) per second by one user, with a burst of twice that.
     pub actions_per_second: u32,
+    /// Replays of uploaded records and counts under every ruleset per minute from one address, with a burst of
+    /// a third of that: each is CPU work that anyone may ask for without signing in.
+    pub records_per_minute: u32,
     /// The server runs behind one reverse proxy: a request's client address is the last entry of its
     /// `X-Forwarded-For` header (the one the proxy added), not the proxy's own address. Off by default: without a
     /// proxy that header is whatever the client wrote. With it on, the proxy must append the address it saw to
@@ -30,6 +34,7 @@ impl Default for Limits {
         Limits {
             auth_per_minute: 20,
             actions_per_second: 20,
+            records_per_minute: 30,
             behind_proxy: false,
         }
     }
@@ -39,6 +44,7 @@ impl Default for Limits {
 pub struct Limiters {
     auth: DefaultKeyedRateLimiter<IpAddr>,
     actions: DefaultKeyedRateLimiter<i64>,
+    records: DefaultKeyedRateLimiter<IpAddr>,
     behind_proxy: bool,
 }
 
@@ -67,6 +73,10 @@ impl Limiters {
             actions: RateLimiter::keyed(
                 Quota::per_second(per_second)
                     .allow_burst(at_least_one(limits.actions_per_second.saturating_mul(2))),
+            ),
+            records: RateLimiter::keyed(
+                Quota::per_minute(at_least_one(limits.records_per_minute))
+                    .allow_burst(at_least_one(limits.records_per_minute / 3)),
             ),
             behind_proxy: limits.behind_proxy,
         }
@@ -102,9 +112,14 @@ impl Limiters {
         check(&self.actions, &user)
     }
 
+    pub fn records(&self, address: IpAddr) -> Result<(), ApiError> {
+        check(&self.records, &address)
+    }
+
     /// Forgets keys whose buckets are full again, so that memory does not grow with every address ever seen.
     pub fn sweep(&self) {
         self.auth.retain_recent();
         self.actions.retain_recent();
+        self.records.retain_recent();
     }
 }

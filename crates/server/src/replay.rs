@@ -8,18 +8,26 @@ use tesuji_sgf::record::{NoteKind, RulesFromRecord, record_rules, replay, rules_
 
 use crate::error::ApiError;
 
-/// A game move by move.
+/// The most turns an uploaded record may have for its replay: far beyond any game people play (a long 25×25 game
+/// has about 1,500), so that an upload costs bounded work.
+pub const MAX_UPLOAD_TURNS: usize = 10_000;
+
+/// A game move by move: the start, then each move with the stones it took off the board (the rules crate's
+/// captures, so the page never judges one). The answer grows with the moves, not with moves × board.
 #[derive(Debug, Serialize)]
 pub struct ReplayView {
     pub width: u8,
     pub height: u8,
     pub rules: String,
     pub info: InfoView,
-    /// `D4`, `pass`, in order; `moves[k]` leads from `boards[k]` to `boards[k + 1]`.
+    /// Rows from the top (`.`, `X`, `O`) before the first move.
+    pub start: Vec<String>,
+    /// `D4`, `pass`, in order.
     pub moves: Vec<String>,
     pub colors: Vec<&'static str>,
-    /// Rows from the top (`.`, `X`, `O`) after each move; `boards[0]` is the start.
-    pub boards: Vec<Vec<String>>,
+    /// `removed[k]`: the points whose stones move `k` took off (captures, and a suicide's own stones, the played
+    /// one among them), as GTP vertices.
+    pub removed: Vec<Vec<String>>,
     /// Where an uploaded record was read generously (empty for stored games).
     pub notes: Vec<NoteView>,
 }
@@ -80,9 +88,10 @@ pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
         height: size.height(),
         rules: rules.to_string(),
         info,
+        start: Vec::new(),
         moves: Vec::new(),
         colors: Vec::new(),
-        boards: Vec::new(),
+        removed: Vec::new(),
         notes: Vec::new(),
     };
     // A new game under the rules starts the same way (handicap placement, forced passes) when no setup
@@ -93,10 +102,11 @@ pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
     let start =
         fresh.or_else(|| Game::from_position(rules, &game.start_grid(), game.start_to_move()).ok());
     let Some(mut at) = start else {
-        view.boards.push(rows(game));
+        view.start = rows(game);
         return view;
     };
-    view.boards.push(rows(&at));
+    view.start = rows(&at);
+    let mut before = at.grid();
     for action in game.log() {
         // Every action is replayed (a dispute changes who moves next); only turns make a new board.
         if at.apply_action(action.clone()).is_err() {
@@ -110,7 +120,20 @@ pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
             Move::Play(p) => p.to_gtp(size),
         });
         view.colors.push(color.name());
-        view.boards.push(rows(&at));
+        let after = at.grid();
+        let played = match mv {
+            Move::Play(p) => Some(*p),
+            Move::Pass => None,
+        };
+        view.removed.push(
+            size.points()
+                .filter(|&p| {
+                    after.get(p).is_none() && (before.get(p).is_some() || Some(p) == played)
+                })
+                .map(|p| p.to_gtp(size))
+                .collect(),
+        );
+        before = after;
     }
     view
 }
@@ -131,6 +154,18 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     };
     let rules =
         record_rules(tree, known, Rules::default()).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+    // Counted before the replay, so that a record too long costs no more than reading it.
+    let turns = tree
+        .main_line()
+        .filter_map(|id| tree.node(id))
+        .filter(|node| node.get("B").is_some() || node.get("W").is_some())
+        .count();
+    if turns > MAX_UPLOAD_TURNS {
+        return Err(ApiError::RecordTooLong {
+            turns,
+            limit: MAX_UPLOAD_TURNS,
+        });
+    }
     let replayed = replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))?;
     let root = tree.root();
     let text = |ident: &str| root.get(ident).and_then(|p| p.text_value());
@@ -249,4 +284,73 @@ pub fn turn_number(game: &Game, turn: u32) -> i64 {
         }
     }
     number
+}
+
+#[cfg(test)]
+mod tests {
+    use tesuji_rules::{Game, Move, Point, Rules};
+
+    use super::*;
+
+    /// The boards a page rebuilds from a view: each move's stone placed, its removed points emptied.
+    fn rebuilt(view: &ReplayView) -> Vec<Vec<String>> {
+        let size = tesuji_rules::Size::new(view.width, view.height).unwrap();
+        let mut cells: Vec<Vec<char>> = view.start.iter().map(|r| r.chars().collect()).collect();
+        let mut boards = vec![view.start.clone()];
+        for (k, mv) in view.moves.iter().enumerate() {
+            if let Some(p) = Point::from_gtp(mv, size) {
+                cells[p.y as usize][p.x as usize] =
+                    if view.colors[k] == "black" { 'X' } else { 'O' };
+            }
+            for name in &view.removed[k] {
+                let p = Point::from_gtp(name, size).unwrap();
+                cells[p.y as usize][p.x as usize] = '.';
+            }
+            boards.push(cells.iter().map(|r| r.iter().collect()).collect());
+        }
+        boards
+    }
+
+    /// Random games with many captures and suicides: the rebuilt boards are the rules crate's after every move.
+    #[test]
+    fn a_replay_rebuilds_every_board_of_the_rules() {
+        let mut seed: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for spec in [
+            "tromp-taylor:size=5",
+            "chinese:size=7",
+            "japanese:size=4x6",
+            "tromp-taylor:size=9",
+        ] {
+            let rules: Rules = spec.parse().unwrap();
+            for _ in 0..20 {
+                let mut game = Game::new(rules).unwrap();
+                let mut boards = vec![rows(&game)];
+                let points: Vec<Point> = rules.size.points().collect();
+                while boards.len() < 300 && game.phase() == tesuji_rules::Phase::Playing {
+                    let color = game.to_move();
+                    let tried = (0..50).find_map(|_| {
+                        let p = points[(next() % points.len() as u64) as usize];
+                        game.is_legal(color, Move::Play(p)).then_some(p)
+                    });
+                    let mv = tried.map_or(Move::Pass, Move::Play);
+                    game.play(color, mv).unwrap();
+                    boards.push(rows(&game));
+                }
+                let view = replay_turns(&game, InfoView::default());
+                assert_eq!(view.moves.len() + 1, boards.len(), "{spec}");
+                assert_eq!(rebuilt(&view), boards, "{spec}");
+                let removed: usize = view.removed.iter().map(Vec::len).sum();
+                assert!(
+                    removed > 0 || boards.len() < 50,
+                    "{spec}: a long game captured nothing"
+                );
+            }
+        }
+    }
 }

@@ -79,6 +79,30 @@ impl FromRequestParts<AppState> for SignIn {
     }
 }
 
+/// Record work that anyone may ask for (a replay of an uploaded record, a game counted under every ruleset):
+/// within its address's budget, and one of a few at once (the others wait their turn), so that a burst costs
+/// bounded CPU and memory. The permit is held while the handler runs.
+pub(crate) struct RecordWork {
+    _permit: tokio::sync::OwnedSemaphorePermit,
+}
+
+impl FromRequestParts<AppState> for RecordWork {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, app)
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        app.limits
+            .records(app.limits.client(from, &parts.headers))?;
+        let permit = std::sync::Arc::clone(&app.record_work)
+            .acquire_owned()
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        Ok(RecordWork { _permit: permit })
+    }
+}
+
 /// The longest page of a listing.
 const PAGE_LIMIT: usize = 100;
 /// A page's length when the request names none.

@@ -42,6 +42,8 @@ pub struct App {
     pub games: Arc<Games>,
     pub accounts: Arc<crate::auth::Accounts>,
     pub limits: Limiters,
+    /// Permits for record work (see [`extract::RecordWork`]): one per core.
+    pub record_work: Arc<tokio::sync::Semaphore>,
 }
 
 pub(crate) type AppState = Arc<App>;

@@ -8,7 +8,7 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 
-use super::extract::PathId;
+use super::extract::{PathId, RecordWork};
 use super::{AppState, body_bytes};
 use crate::error::ApiError;
 use crate::replay;
@@ -48,6 +48,7 @@ pub(super) async fn game_replay(
 pub(super) async fn game_rulesets(
     State(app): State<AppState>,
     PathId(id): PathId,
+    _work: RecordWork,
 ) -> Result<Response, ApiError> {
     let entry = app.games.get(id).await?;
     let game = entry.lock().await.game.clone();
@@ -61,7 +62,10 @@ pub(super) async fn game_rulesets(
     Ok(Json(json!({ "counts": counts })).into_response())
 }
 
-pub(super) async fn sgf_replay(body: Result<Bytes, BytesRejection>) -> Result<Response, ApiError> {
+pub(super) async fn sgf_replay(
+    _work: RecordWork,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, ApiError> {
     let bytes = body_bytes(body)?;
     // Reading a large record is CPU work: keep it off the async threads.
     let view = tokio::task::spawn_blocking(move || replay::of_sgf(&bytes))

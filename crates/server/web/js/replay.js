@@ -5,6 +5,7 @@ import { ApiError, get, post } from "./api.js";
 import { Board } from "./board.js";
 import { parsePoint } from "./coords.js";
 import { formatResult, halfPoints } from "./format.js";
+import { positions } from "./positions.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { boot, el, showError } from "./page.js";
 import { summarizeSpec } from "./spec.js";
@@ -99,11 +100,12 @@ function renderInfo() {
 }
 
 function load(answer, start = 0) {
-  if (!answer || !Array.isArray(answer.boards) || answer.boards.length === 0) {
+  if (!answer || !Array.isArray(answer.start) || answer.start.length === 0) {
     showError($("message"), new ApiError(0, t("replay.empty"), null));
     return;
   }
   replay = { ...answer, moves: answer.moves ?? [] };
+  replay.boards = positions(replay);
   showError($("message"), null);
   board.setSize(replay.width, replay.height);
   $("controls").hidden = false;

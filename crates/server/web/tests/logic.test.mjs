@@ -7,6 +7,7 @@ import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { colorOf, formatResult, halfPoints, moveCount, parseResult } from "../js/format.js";
 import { interpolate, pickLanguage } from "../js/i18n.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
+import { positions } from "../js/positions.js";
 import { backoffDelay } from "../js/socket.js";
 import { composeSpec, parseSpec, summarizeSpec } from "../js/spec.js";
 
@@ -146,4 +147,28 @@ test("reconnection backoff", () => {
   assert.equal(backoffDelay(50, () => 0.5), 30000);
   assert.equal(backoffDelay(0, () => 0), 375);
   assert.equal(backoffDelay(0, () => 1), 625);
+});
+
+test("a replay's boards are rebuilt from its moves and removals", () => {
+  // 3×3: stones go where the moves say and leave where `removed` says (the last move lifts A1 and A2).
+  const replay = {
+    width: 3,
+    height: 3,
+    start: ["...", "...", "..."],
+    moves: ["B2", "A2", "pass", "A1", "B1"],
+    colors: ["black", "white", "black", "white", "black"],
+    removed: [[], [], [], [], ["A1", "A2"]],
+  };
+  const boards = positions(replay);
+  assert.equal(boards.length, 6);
+  assert.deepEqual(boards[0], ["...", "...", "..."]);
+  assert.deepEqual(boards[2], ["...", "OX.", "..."]);
+  assert.deepEqual(boards[3], boards[2], "a pass changes nothing");
+  assert.deepEqual(boards[4], ["...", "OX.", "O.."]);
+  assert.deepEqual(boards[5], ["...", ".X.", ".X."]);
+  // A suicide: the played stone is among the removed, and the board is as before it.
+  const suicide = positions({ ...replay, moves: ["A1"], colors: ["black"], removed: [["A1"]] });
+  assert.deepEqual(suicide[1], suicide[0]);
+  // The start is never changed in place.
+  assert.deepEqual(replay.start, ["...", "...", "..."]);
 });
