@@ -8,6 +8,7 @@ pub mod error;
 pub mod game;
 pub mod http;
 pub mod limit;
+pub mod listen;
 pub mod names;
 pub mod replay;
 pub mod store;
@@ -155,16 +156,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     };
     let router = http::router(app);
     let task = tokio::spawn(async move {
-        // No Nagle delay: an ack or an event is a small write that must leave at once, not wait for the peer's
-        // (delayed) ACK of the previous one.
-        let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-            let _ = tcp.set_nodelay(true);
-        });
-        let served = axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(async {
+        let served = listen::serve(listener, router, async {
             let _ = stop_rx.await;
         })
         .await;

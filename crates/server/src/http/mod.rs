@@ -80,7 +80,36 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .merge(crate::web::routes())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(announced_size))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            BODY_TIMEOUT,
+        ))
         .with_state(app)
+}
+
+/// How long a client may take to send a request's body.
+pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Refuses at once a request whose announced body is over its route's limit, before anything waits for a body
+/// that will be refused anyway (the limits above only count what has arrived).
+async fn announced_size(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let limit = if request.uri().path() == "/api/replay" {
+        SGF_LIMIT
+    } else {
+        BODY_LIMIT
+    };
+    let announced = request
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if announced.is_some_and(|n| n > limit as u64) {
+        return axum::response::IntoResponse::into_response(ApiError::TooLarge);
+    }
+    next.run(request).await
 }
 
 async fn api_not_found() -> ApiError {
