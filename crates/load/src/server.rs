@@ -422,8 +422,12 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
                     address: ([127, 0, 0, 1], 0).into(),
                     data_dir: data.0.clone(),
                     limits: Limits {
+                        // Every simulated client is on loopback: no per-client limit applies.
                         auth_per_minute: 1_000_000,
                         actions_per_second: 1_000_000,
+                        sockets_per_user: u32::MAX,
+                        sockets_per_address: u32::MAX,
+                        open_tables_per_user: usize::MAX,
                         ..Limits::default()
                     },
                     ..ServerConfig::default()

@@ -77,6 +77,14 @@ pub enum ApiError {
     NotStarted,
     #[error("too many requests: try again in {retry_after} s")]
     RateLimited { retry_after: u64 },
+    #[error("{whose} has {open} sockets open, the most allowed ({limit}): close one first")]
+    TooManySockets {
+        open: u32,
+        limit: u32,
+        whose: &'static str,
+    },
+    #[error("you have {limit} open tables, the most allowed: cancel one or wait for an opponent")]
+    TooManyTables { limit: usize },
     #[error("the request comes from another site")]
     ForeignOrigin,
     #[error("no user {0}")]
@@ -164,6 +172,8 @@ impl ApiError {
             ApiError::AlreadySeated => (StatusCode::CONFLICT, "already_seated"),
             ApiError::NotStarted => (StatusCode::UNPROCESSABLE_ENTITY, "not_started"),
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+            ApiError::TooManySockets { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_sockets"),
+            ApiError::TooManyTables { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_tables"),
             ApiError::ForeignOrigin => (StatusCode::FORBIDDEN, "foreign_origin"),
             ApiError::NoUser(_) | ApiError::NoRoute => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::BadSgf(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_sgf"),

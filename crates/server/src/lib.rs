@@ -120,6 +120,7 @@ pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
             grace_ms: config.grace_ms,
             finished_cache: config.finished_cache,
             first_proposal: config.first_proposal,
+            open_tables: config.limits.open_tables_per_user,
         },
     )
     .await?;

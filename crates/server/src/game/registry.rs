@@ -93,6 +93,8 @@ pub struct Games {
     pub(super) grace_ms: u64,
     /// Whether the end of play brings the estimate's first proposal.
     pub(super) first_proposal: bool,
+    /// Tables one user may have open at once.
+    pub(super) open_tables: usize,
 }
 
 /// What the games need of the server's settings.
@@ -106,6 +108,8 @@ pub struct GamesConfig {
     pub finished_cache: usize,
     /// Whether the end of play brings the estimate's first proposal.
     pub first_proposal: bool,
+    /// Tables one user may have open at once.
+    pub open_tables: usize,
 }
 
 /// Finished games whose summary is filled in per round at start (see [`Games::summarize_old`]).
@@ -172,6 +176,7 @@ impl Games {
             grace_ms,
             finished_cache,
             first_proposal,
+            open_tables,
         } = config;
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
@@ -236,6 +241,7 @@ impl Games {
             time,
             grace_ms,
             first_proposal,
+            open_tables,
         });
         let ids: Vec<i64> = games.registry().live.keys().copied().collect();
         for id in ids {
@@ -406,6 +412,19 @@ impl Games {
             .collect()
     }
 
+    /// How many tables `user` has open, waiting for an opponent.
+    fn open_tables_of(&self, user: i64) -> usize {
+        let all = self.summaries.read().unwrap_or_else(|e| e.into_inner());
+        all.values()
+            .filter(|s| s.status == "open")
+            .filter(|s| {
+                s.players
+                    .iter()
+                    .any(|(_, p)| matches!(p, Some(Player::User(u)) if u.id == user))
+            })
+            .count()
+    }
+
     /// Live games' listings matching a filter, newest first, at most `limit`.
     pub fn summaries(&self, filter: impl Fn(&Summary) -> bool, limit: usize) -> Vec<Summary> {
         let all = self.summaries.read().unwrap_or_else(|e| e.into_inner());
@@ -449,6 +468,15 @@ impl Games {
         }
         let mut game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
         game.shrink_to_fit();
+        // A table against the computer starts at once; the others wait, and each user may keep only so many
+        // waiting.
+        if !matches!(table.opponent, Opponent::Bot(_))
+            && self.open_tables_of(creator.id) >= self.open_tables
+        {
+            return Err(ApiError::TooManyTables {
+                limit: self.open_tables,
+            });
+        }
         let canonical = game.rules().to_string();
         let clock = control
             .map(|c| GameClock::new(c, false, self.time.clone()))

@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Json;
-use axum::extract::State;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::json;
@@ -58,14 +58,23 @@ pub(super) async fn archive(
 
 pub(super) async fn lobby_ws(
     State(app): State<AppState>,
+    ConnectInfo(from): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     same_origin(&headers)?;
+    // Counted against the user too when signed in; a session that cannot be read costs only that.
+    let user = app.accounts.session(&headers).await.ok().flatten();
+    let slot = app
+        .limits
+        .socket(user.map(|s| s.user.id), app.limits.client(from, &headers))?;
     Ok(upgrade
         .max_message_size(WS_MESSAGE_LIMIT)
         .read_buffer_size(WS_READ_BUFFER)
-        .on_upgrade(move |socket| watch_lobby(socket, app)))
+        .on_upgrade(move |socket| async move {
+            watch_lobby(socket, app).await;
+            drop(slot);
+        }))
 }
 
 pub(super) fn lobby_message(games: &Games) -> String {

@@ -2,8 +2,10 @@
 
 use std::sync::Arc;
 
-use axum::extract::State;
+use std::net::SocketAddr;
+
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
 use serde_json::json;
@@ -20,6 +22,7 @@ use crate::game::action::ActionMessage;
 pub(super) async fn game_ws(
     State(app): State<AppState>,
     PathId(id): PathId,
+    ConnectInfo(from): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
@@ -29,10 +32,17 @@ pub(super) async fn game_ws(
     // The cookie identifies a seated player; the Origin check above stands in for the CSRF header, which
     // browsers cannot set on an upgrade.
     let user = app.accounts.session(&headers).await?.map(|s| s.user);
+    let slot = app.limits.socket(
+        user.as_ref().map(|u| u.id),
+        app.limits.client(from, &headers),
+    )?;
     Ok(upgrade
         .max_message_size(WS_MESSAGE_LIMIT)
         .read_buffer_size(WS_READ_BUFFER)
-        .on_upgrade(move |socket| watch_game(socket, app, id, entry, user)))
+        .on_upgrade(move |socket| async move {
+            watch_game(socket, app, id, entry, user).await;
+            drop(slot);
+        }))
 }
 
 pub(super) fn full_state(live: &LiveGame) -> String {
