@@ -5,8 +5,9 @@
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
 //! on time (`W+T` on both pages), and one claimed from a player who left, through the page's notice and button.
 //!
-//! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with the
-//! reqwest client the other tests use, so no TLS stack or driver download comes in.
+//! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with reqwest,
+//! so no TLS stack or driver download comes in; what the test asks the server itself (the SGF download) goes
+//! through `tesuji_client`, as in the other tests.
 //!
 //! With `TESUJI_SCREENSHOTS=1` the test also saves `lobby.png`, `game.png`, `superko.png` (a refused retake and
 //! the position it would repeat) and `rulesets.png` (a finished game under other rules) in `docs/screenshots/`.
@@ -16,6 +17,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+use tesuji_client::Client;
 use tesuji_server::{Limits, ManualTime, ServerConfig, TimeSource, start};
 
 /// How long any one thing may take to show on a page.
@@ -829,12 +831,12 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         href.to_owned(),
         format!("{}/api/games/{id}/sgf", ann.base),
     )?;
-    let sgf = reqwest::get(href)
-        .await
+    let (status, sgf) = Client::new(&ann.base)
         .map_err(|e| e.to_string())?
-        .text()
+        .get_text(&format!("/api/games/{id}/sgf"))
         .await
         .map_err(|e| e.to_string())?;
+    same("the SGF's status", status, 200)?;
     if !(sgf.contains("PB[Ann]")
         && sgf.contains("PW[Bob]")
         && sgf.contains(&format!("RE[{RESULT}]")))

@@ -19,14 +19,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tesuji_client::{Action, Client, Options, Socket};
 use tesuji_rules::{Color, Game, Illegal, Move, Phase, Point, Rules};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 use tokio::sync::Notify;
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
 
 /// The longest any single request, answer or socket message may take.
 const STEP: Duration = Duration::from_secs(5);
@@ -55,11 +53,8 @@ struct Server {
 /// How to reach one started server.
 #[derive(Clone)]
 struct Net {
-    http: reqwest::Client,
-    /// `http://127.0.0.1:PORT`
-    base: String,
-    /// `127.0.0.1:PORT`
-    host: String,
+    /// A user agent without a session, on connections of this server's own.
+    client: Client,
     /// Set just before the kill: from then on a request that fails was simply not acknowledged.
     killed: Arc<AtomicBool>,
 }
@@ -115,13 +110,16 @@ impl Server {
             .to_owned();
         // Keep reading, so that the server never writes into a closed pipe.
         tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let options = Options {
+            timeout: Some(STEP),
+            message_timeout: Some(STEP),
+            ..Options::default()
+        };
         let server = Server {
             child,
             net: Net {
                 // A new client per server: no pooled connection to a killed one is ever reused.
-                http: reqwest::Client::builder().timeout(STEP).build().unwrap(),
-                base: format!("http://{host}"),
-                host,
+                client: Client::with_options(&format!("http://{host}"), options).unwrap(),
                 killed: Arc::new(AtomicBool::new(false)),
             },
         };
@@ -133,14 +131,10 @@ impl Server {
     async fn wait_ready(&self, log: &Path) {
         let deadline = Instant::now() + START;
         loop {
-            let answer = self
-                .net
-                .http
-                .get(format!("{}/api/lobby", self.net.base))
-                .timeout(Duration::from_secs(1))
-                .send()
-                .await;
-            if answer.is_ok_and(|r| r.status().as_u16() == 200) {
+            let answer =
+                tokio::time::timeout(Duration::from_secs(1), self.net.client.get("/api/lobby"))
+                    .await;
+            if let Ok(Ok((200, _))) = answer {
                 return;
             }
             assert!(
@@ -168,123 +162,34 @@ impl Server {
     }
 }
 
-/// A signed-in guest: the cookie and CSRF token of its session, kept across restarts.
-#[derive(Clone, Debug)]
-struct Player {
-    id: i64,
-    /// `tesuji_session=...`
-    cookie: String,
-    csrf: String,
-}
-
 impl Net {
     fn killed(&self) -> bool {
         self.killed.load(Ordering::SeqCst)
     }
 
-    /// A request's status and JSON body; `Err` when no complete answer came (the server died, or a timeout).
-    async fn send(&self, request: reqwest::RequestBuilder) -> Result<(u16, Value), String> {
-        let r = request.send().await.map_err(|e| e.to_string())?;
-        let status = r.status().as_u16();
-        let body = r.bytes().await.map_err(|e| e.to_string())?;
-        let body = serde_json::from_slice(&body)
-            .map_err(|e| format!("status {status}, not JSON ({e}): {body:?}"))?;
-        Ok((status, body))
-    }
-
-    async fn get(&self, player: Option<&Player>, path: &str) -> Result<(u16, Value), String> {
-        let mut request = self.http.get(format!("{}{path}", self.base));
-        if let Some(p) = player {
-            request = request.header("cookie", &p.cookie);
-        }
-        self.send(request).await
-    }
-
-    async fn post(
-        &self,
-        player: &Player,
-        path: &str,
-        body: &Value,
-    ) -> Result<(u16, Value), String> {
-        let request = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .header("cookie", &player.cookie)
-            .header("x-csrf-token", &player.csrf)
-            .json(body);
-        self.send(request).await
+    /// A player (a guest signed in on some earlier server: its cookie jar and CSRF token) on this server.
+    fn at(&self, player: &Client) -> Client {
+        player.at(self.client.base()).expect("the server's URL")
     }
 
     /// `GET /api/games/{id}` on a server that must be up.
     async fn state(&self, id: i64) -> Value {
         let (status, state) = self
-            .get(None, &format!("/api/games/{id}"))
+            .client
+            .game(id)
             .await
             .unwrap_or_else(|e| panic!("GET game {id}: {e}"));
         assert_eq!(status, 200, "GET game {id}: {state}");
         state
     }
 
-    async fn guest(&self, name: &str) -> Player {
-        let r = tokio::time::timeout(
-            STEP,
-            self.http
-                .post(format!("{}/api/guest", self.base))
-                .json(&json!({ "name": name }))
-                .send(),
-        )
-        .await
-        .expect("guest in time")
-        .expect("guest");
-        assert_eq!(r.status().as_u16(), 201);
-        let cookie = r.headers()["set-cookie"]
-            .to_str()
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned();
+    /// A new guest: its own cookie jar, and the session cookie and CSRF token kept across restarts.
+    async fn guest(&self, name: &str) -> Client {
+        let mut player = self.client.another();
+        let session = player.guest(name).await.expect("guest");
+        let cookie = session.set_cookie.as_deref().unwrap_or_default();
         assert!(cookie.starts_with("tesuji_session="), "{cookie}");
-        let body: Value = r.json().await.unwrap();
-        Player {
-            id: body["user"]["id"].as_i64().unwrap(),
-            cookie,
-            csrf: body["csrf"].as_str().unwrap().to_owned(),
-        }
-    }
-
-    /// The game's WebSocket with a player's session cookie.
-    async fn game_socket(&self, id: i64, player: &Player) -> Result<Socket, String> {
-        let mut request = format!("ws://{}/api/games/{id}/ws", self.host)
-            .into_client_request()
-            .unwrap();
-        request
-            .headers_mut()
-            .insert("cookie", player.cookie.parse().unwrap());
-        match tokio::time::timeout(STEP, tokio_tungstenite::connect_async(request)).await {
-            Ok(Ok((ws, _))) => Ok(ws),
-            Ok(Err(e)) => Err(e.to_string()),
-            Err(_) => Err("no WebSocket within the time".into()),
-        }
-    }
-}
-
-type Socket =
-    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
-
-/// The next text message as JSON; `Err` when the socket ends or nothing comes in time.
-async fn next_json(ws: &mut Socket) -> Result<Value, String> {
-    loop {
-        match tokio::time::timeout(STEP, ws.next()).await {
-            Err(_) => return Err("no message within the time".into()),
-            Ok(None) => return Err("the socket ended".into()),
-            Ok(Some(Err(e))) => return Err(e.to_string()),
-            Ok(Some(Ok(Message::Text(t)))) => {
-                return Ok(serde_json::from_str(&t).expect("messages are JSON"));
-            }
-            Ok(Some(Ok(Message::Close(_)))) => return Err("the socket was closed".into()),
-            Ok(Some(Ok(_))) => {}
-        }
+        player
     }
 }
 
@@ -518,14 +423,15 @@ struct Table {
     /// Where the driver stops in each phase; empty for a random game (it plays on until the kill, or [`RANDOM_PER_PHASE`] actions).
     stops: Vec<usize>,
     ko_checks: Vec<(usize, Color, &'static str)>,
-    black: Player,
-    white: Player,
+    /// The players as signed in on the first server; [`Net::at`] the current one.
+    black: Client,
+    white: Client,
     /// This player acts over the WebSocket, the other over HTTP.
     ws_color: Color,
 }
 
 impl Table {
-    fn player(&self, c: Color) -> &Player {
+    fn player(&self, c: Color) -> &Client {
         match c {
             Color::Black => &self.black,
             Color::White => &self.white,
@@ -588,30 +494,26 @@ enum Answer {
     Gone(String),
 }
 
-/// The path and body of an action over HTTP.
-fn http_action(step: &Step, version: usize) -> (&'static str, Value) {
-    let (path, mut body) = match step.act {
-        Act::Play(_) => ("moves", json!({ "move": step.wire })),
-        Act::Dead(_) => ("dead", json!({ "point": step.wire })),
-        Act::Accept => ("accept", json!({})),
-        Act::Dispute => ("dispute", json!({})),
-    };
-    body["version"] = json!(version);
-    (path, body)
+impl Step {
+    /// The action as the client sends it.
+    fn action(&self) -> Action<'_> {
+        match self.act {
+            Act::Play(_) => Action::Play(&self.wire),
+            Act::Dead(_) => Action::Dead(&self.wire),
+            Act::Accept => Action::Accept,
+            Act::Dispute => Action::Dispute,
+        }
+    }
 }
 
-async fn http_act(net: &Net, table: &Table, k: usize) -> Answer {
+/// Step `k` over HTTP, by `player` (on the current server), at the version it was decided at.
+async fn http_act(player: &Client, table: &Table, k: usize) -> Answer {
     let step = &table.steps[k];
-    let (path, body) = http_action(step, 1 + k);
-    let answer = net
-        .post(
-            table.player(step.color),
-            &format!("/api/games/{}/{path}", table.id),
-            &body,
-        )
+    let answer = player
+        .act(table.id, step.action(), Some(1 + k as u64))
         .await;
     match answer {
-        Err(e) => Answer::Gone(e),
+        Err(e) => Answer::Gone(e.to_string()),
         Ok((200, state)) => {
             assert_eq!(
                 state["moves"][k],
@@ -629,6 +531,7 @@ async fn http_act(net: &Net, table: &Table, k: usize) -> Answer {
     }
 }
 
+/// Step `k` over the game's socket, at the version it was decided at, with `ref` `k`.
 async fn ws_act(
     ws: &mut Socket,
     table: &Table,
@@ -636,29 +539,13 @@ async fn ws_act(
     events: &mut Vec<(u64, i64, String, String)>,
 ) -> Answer {
     let step = &table.steps[k];
-    let mut message = json!({"version": 1 + k, "ref": k});
-    match step.act {
-        Act::Play(_) => {
-            message["type"] = json!("play");
-            message["move"] = json!(step.wire);
-        }
-        Act::Dead(_) => {
-            message["type"] = json!("dead");
-            message["point"] = json!(step.wire);
-        }
-        Act::Accept => message["type"] = json!("accept"),
-        Act::Dispute => message["type"] = json!("dispute"),
-    }
-    let sent = tokio::time::timeout(STEP, ws.send(Message::Text(message.to_string().into()))).await;
-    match sent {
-        Ok(Ok(())) => {}
-        Ok(Err(e)) => return Answer::Gone(e.to_string()),
-        Err(_) => return Answer::Gone("could not send within the time".into()),
+    if let Err(e) = ws.act(step.action(), Some(1 + k as u64), k).await {
+        return Answer::Gone(e.to_string());
     }
     loop {
-        let m = match next_json(ws).await {
+        let m = match ws.next_json().await {
             Ok(m) => m,
-            Err(e) => return Answer::Gone(e),
+            Err(e) => return Answer::Gone(e.to_string()),
         };
         match m["type"].as_str() {
             Some("ack") => {
@@ -702,23 +589,23 @@ async fn drive(
             table.id
         );
     };
-    let mut ws = match net
-        .game_socket(table.id, table.player(table.ws_color))
-        .await
-    {
+    // Both players on this server, over connections of their own.
+    let (black, white) = (net.at(&table.black), net.at(&table.white));
+    let player = |c: Color| if c == Color::Black { &black } else { &white };
+    let mut ws = match player(table.ws_color).game_socket(table.id).await {
         Ok(ws) => ws,
         Err(e) => {
-            gone(&e, None);
+            gone(&e.to_string(), None);
             return out;
         }
     };
-    match next_json(&mut ws).await {
+    match ws.next_json().await {
         Ok(first) => {
             assert_eq!(first["type"], "state", "game {}", table.id);
             assert_eq!(first["version"], 1 + from, "game {}", table.id);
         }
         Err(e) => {
-            gone(&e, None);
+            gone(&e.to_string(), None);
             return out;
         }
     }
@@ -729,7 +616,7 @@ async fn drive(
             let answer = if table.steps[k].color == table.ws_color {
                 ws_act(&mut ws, &table, k, &mut out.events).await
             } else {
-                http_act(&net, &table, k).await
+                http_act(player(table.steps[k].color), &table, k).await
             };
             if !matches!(answer, Answer::RateLimited) {
                 break answer;
@@ -928,8 +815,13 @@ fn check_after_restart(
         "game {id} after the restart"
     );
     assert_eq!(state["rules"], table.rules.to_string(), "game {id}");
-    assert_eq!(state["players"]["black"]["id"], table.black.id, "game {id}");
-    assert_eq!(state["players"]["white"]["id"], table.white.id, "game {id}");
+    for (color, player) in [("black", &table.black), ("white", &table.white)] {
+        assert_eq!(
+            state["players"][color]["id"],
+            player.user_id().expect("signed in"),
+            "game {id}"
+        );
+    }
     moves
 }
 
@@ -960,20 +852,15 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
         let net = &server.net;
         let black = net.guest(&format!("b{k}")).await;
         let white = net.guest(&format!("w{k}")).await;
-        let (status, created) = net
-            .post(
-                &black,
-                "/api/games",
-                &json!({"rules": b.rules.to_string(), "color": "black", "opponent": "anyone"}),
+        let (status, created) = black
+            .create_game(
+                json!({"rules": b.rules.to_string(), "color": "black", "opponent": "anyone"}),
             )
             .await
             .unwrap();
         assert_eq!(status, 201, "{created}");
         let id = created["id"].as_i64().unwrap();
-        let (status, joined) = net
-            .post(&white, &format!("/api/games/{id}/join"), &json!({}))
-            .await
-            .unwrap();
+        let (status, joined) = white.join(id, None).await.unwrap();
         assert_eq!(status, 200, "{joined}");
         assert_eq!(joined["status"], "playing");
         assert_eq!(joined["version"], 1);
@@ -1077,14 +964,8 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
                 // The ko is still a ko: the rebuilt game has its history, not only its position.
                 for &(at, color, point) in &t.ko_checks {
                     if at == moves {
-                        let (status, body) = net
-                            .post(
-                                t.player(color),
-                                &format!("/api/games/{}/moves", t.id),
-                                &json!({ "move": point }),
-                            )
-                            .await
-                            .unwrap();
+                        let (status, body) =
+                            net.at(t.player(color)).play(t.id, point).await.unwrap();
                         assert_eq!(
                             (status, body["reason"].as_str()),
                             (422, Some("ko")),
@@ -1105,10 +986,10 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
             // Sessions survive: the same cookie names the same user with the same CSRF token.
             for t in &tables {
                 for p in [&t.black, &t.white] {
-                    let (status, session) = net.get(Some(p), "/api/session").await.unwrap();
+                    let (status, session) = net.at(p).get("/api/session").await.unwrap();
                     assert_eq!(status, 200);
-                    assert_eq!(session["user"]["id"], p.id, "{session}");
-                    assert_eq!(session["csrf"], p.csrf.as_str(), "{session}");
+                    assert_eq!(session["user"]["id"], p.user_id().unwrap(), "{session}");
+                    assert_eq!(session["csrf"], p.csrf().unwrap(), "{session}");
                 }
             }
             eprintln!(
@@ -1162,7 +1043,7 @@ async fn kill_9_mid_game_loses_nothing_acknowledged() {
             t.id
         );
     }
-    let (status, archive) = server.net.get(None, "/api/archive").await.unwrap();
+    let (status, archive) = server.net.client.get("/api/archive").await.unwrap();
     assert_eq!(status, 200, "{archive}");
     let listed: Vec<(i64, Value)> = archive["games"]
         .as_array()

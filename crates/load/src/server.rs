@@ -12,20 +12,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::StreamExt;
 use serde::Deserialize;
-use serde_json::{Value, json};
-use tokio::net::TcpStream;
+use serde_json::json;
 use tokio::sync::watch;
-use tokio::time::{Instant, timeout_at};
-use tokio_tungstenite::tungstenite::Message;
-use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
-use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio::time::Instant;
 
+use tesuji_client::{Action, Client, Error as ClientError, Options, Socket, SocketOptions};
 use tesuji_server::{Limits, ServerConfig};
-
-type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 /// A socket that has had no message for this long while one was due is counted an error.
 const STALL: Duration = Duration::from_secs(10);
@@ -487,9 +481,9 @@ impl Stats {
 
 /// What every client shares.
 struct Ctx {
-    http: reqwest::Client,
-    base: String,
-    ws_base: String,
+    /// A user agent without a session (the spectators' and idle sockets'); every guest is another on its
+    /// connections.
+    client: Client,
     rules: String,
     /// The least time between two moves of one player, with a rate.
     pace: Option<Duration>,
@@ -497,69 +491,13 @@ struct Ctx {
 }
 
 /// A signed-in guest.
-#[derive(Clone)]
-struct Guest {
-    cookie: String,
-    csrf: String,
-}
+type Guest = Client;
 
 impl Ctx {
-    /// A POST, waiting out rate limits (a server started elsewhere keeps its default limits).
-    async fn post(
-        &self,
-        path: &str,
-        guest: Option<&Guest>,
-        body: &Value,
-    ) -> Result<(u16, reqwest::header::HeaderMap, Value), BenchError> {
-        for _ in 0..10 {
-            let mut request = self.http.post(format!("{}{path}", self.base)).json(body);
-            if let Some(g) = guest {
-                request = request
-                    .header("cookie", &g.cookie)
-                    .header("x-csrf-token", &g.csrf);
-            }
-            let response = request
-                .send()
-                .await
-                .map_err(|e| fail(format!("POST {path}: {e}")))?;
-            let status = response.status().as_u16();
-            let headers = response.headers().clone();
-            if status == 429 {
-                let wait = headers
-                    .get("retry-after")
-                    .and_then(|v| v.to_str().ok())
-                    .and_then(|v| v.parse::<u64>().ok())
-                    .unwrap_or(1);
-                tokio::time::sleep(Duration::from_secs(wait.clamp(1, 60))).await;
-                continue;
-            }
-            let value = response
-                .json::<Value>()
-                .await
-                .map_err(|e| fail(format!("POST {path}: {e}")))?;
-            return Ok((status, headers, value));
-        }
-        Err(fail(format!("POST {path}: rate limited again and again")))
-    }
-
     async fn guest(&self, name: &str) -> Result<Guest, BenchError> {
-        let (status, headers, body) = self
-            .post("/api/guest", None, &json!({ "name": name }))
-            .await?;
-        if status != 201 {
-            return Err(fail(format!("POST /api/guest: {status} {body}")));
-        }
-        let cookie = headers
-            .get("set-cookie")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .ok_or_else(|| fail("POST /api/guest: no cookie"))?
-            .to_owned();
-        let csrf = body["csrf"]
-            .as_str()
-            .ok_or_else(|| fail("POST /api/guest: no csrf"))?
-            .to_owned();
-        Ok(Guest { cookie, csrf })
+        let mut guest = self.client.another();
+        guest.guest(name).await.map_err(fail)?;
+        Ok(guest)
     }
 
     /// A table with `host` as Black; answers its id and invite token.
@@ -569,7 +507,7 @@ impl Ctx {
         opponent: &str,
     ) -> Result<(i64, Option<String>), BenchError> {
         let body = json!({ "rules": self.rules, "color": "black", "opponent": opponent });
-        let (status, _, body) = self.post("/api/games", Some(host), &body).await?;
+        let (status, body) = host.create_game(&body).await.map_err(fail)?;
         if status != 201 {
             return Err(fail(format!("POST /api/games: {status} {body}")));
         }
@@ -580,10 +518,9 @@ impl Ctx {
     }
 
     async fn join(&self, id: i64, guest: &Guest) -> Result<(), BenchError> {
-        let path = format!("/api/games/{id}/join");
-        let (status, _, body) = self.post(&path, Some(guest), &json!({})).await?;
+        let (status, body) = guest.join(id, None).await.map_err(fail)?;
         if status != 200 {
-            return Err(fail(format!("POST {path}: {status} {body}")));
+            return Err(fail(format!("POST /api/games/{id}/join: {status} {body}")));
         }
         Ok(())
     }
@@ -596,36 +533,37 @@ impl Ctx {
         guest: Option<&Guest>,
         read_buffer: usize,
     ) -> Result<Socket, BenchError> {
-        let url = format!("{}/api/games/{id}/ws", self.ws_base);
-        let mut request = url.into_client_request().map_err(fail)?;
-        if let Some(g) = guest {
-            let cookie = g.cookie.parse().map_err(fail)?;
-            request.headers_mut().insert("cookie", cookie);
-        }
-        let config = WebSocketConfig::default()
-            .read_buffer_size(read_buffer)
-            .write_buffer_size(0);
-        let config = Some(config);
-        let (socket, _) = tokio_tungstenite::connect_async_with_config(request, config, true)
+        let options = SocketOptions {
+            read_buffer: Some(read_buffer),
+            write_buffer: Some(0),
+            ..SocketOptions::default()
+        };
+        guest
+            .unwrap_or(&self.client)
+            .socket(&format!("/api/games/{id}/ws"), &options)
             .await
-            .map_err(|e| fail(format!("connecting to game {id}'s socket: {e}")))?;
-        Ok(socket)
+            .map_err(|e| fail(format!("connecting to game {id}'s socket: {e}")))
     }
 }
 
 /// Plays for the configured time and gathers the figures.
 async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report, BenchError> {
-    let ws_base = if let Some(rest) = base.strip_prefix("http://") {
-        format!("ws://{rest}")
-    } else {
+    if !base.starts_with("http://") {
         return Err(fail(format!(
             "--url {base}: only http:// URLs are supported"
         )));
+    }
+    // Every wait of the players and spectators has its own deadline; a server started elsewhere keeps its
+    // default rate limits, so sign-ins and tables wait them out.
+    let options = Options {
+        timeout: None,
+        message_timeout: None,
+        rate_limit_retries: 9,
     };
+    let client =
+        Client::with_options(base, options).map_err(|e| fail(format!("--url {base}: {e}")))?;
     let ctx = Arc::new(Ctx {
-        http: reqwest::Client::new(),
-        base: base.to_owned(),
-        ws_base,
+        client,
         rules: config.rules.clone(),
         pace: config
             .rate
@@ -646,9 +584,9 @@ async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report,
                 let ctx = Arc::clone(&ctx);
                 async move {
                     let mut socket = ctx.socket(id, None, IDLE_READ_BUFFER).await?;
-                    match timeout_at(Instant::now() + STALL, socket.next()).await {
-                        Ok(Some(Ok(Message::Text(_)))) => Ok(socket),
-                        _ => Err(fail("an idle socket got no state")),
+                    match socket.next_text_until(Some(Instant::now() + STALL)).await {
+                        Ok(_) => Ok(socket),
+                        Err(_) => Err(fail("an idle socket got no state")),
                     }
                 }
             })
@@ -762,11 +700,14 @@ async fn new_game(ctx: &Ctx, black: &Guest, white: &Guest) -> Result<Ready, Benc
     );
     // The spectator has its state before anyone moves, so that it sees every move as an event.
     let mut spectator = s?;
-    let first = match timeout_at(Instant::now() + STALL, spectator.next()).await {
-        Ok(Some(Ok(Message::Text(text)))) => serde_json::from_str::<Seen<'_>>(text.as_str())
+    let first = match spectator
+        .next_text_until(Some(Instant::now() + STALL))
+        .await
+    {
+        Ok(text) => serde_json::from_str::<Seen<'_>>(text.as_str())
             .map(|m| m.version)
             .map_err(|e| fail(format!("game {id}: spectator: unreadable state: {e}")))?,
-        _ => return Err(fail(format!("game {id}: the spectator got no state"))),
+        Err(_) => return Err(fail(format!("game {id}: the spectator got no state"))),
     };
     Ok(Ready {
         id,
@@ -974,6 +915,31 @@ struct Pending {
     is_pass: bool,
 }
 
+/// What a player sends when it is to act.
+enum Turn {
+    /// A play at the point of this name.
+    Play(String),
+    Pass,
+    Resign,
+    Accept,
+}
+
+impl Turn {
+    fn action(&self) -> Action<'_> {
+        match self {
+            Turn::Play(name) => Action::Play(name),
+            Turn::Pass => Action::Play("pass"),
+            Turn::Resign => Action::Resign,
+            Turn::Accept => Action::Accept,
+        }
+    }
+
+    /// A play or a pass (counted as moves), not an accept or a resignation.
+    fn is_move(&self) -> bool {
+        matches!(self, Turn::Play(_) | Turn::Pass)
+    }
+}
+
 /// One seated player: moves on its turn, accepts at the count, until the game is over or the time is up.
 async fn play(
     ctx: Arc<Ctx>,
@@ -1018,7 +984,8 @@ async fn play(
         }
         let now = Instant::now();
         if pending.is_none() && known && pos.version >= wait_for && now < deadline {
-            let action = match pos.phase.as_str() {
+            // What to send, and the point it plays.
+            let turn = match pos.phase.as_str() {
                 "playing" if pos.my_turn => {
                     let point = if must_pass || refused.len() >= REFUSALS_BEFORE_PASS {
                         None
@@ -1028,52 +995,17 @@ async fn play(
                     match point {
                         Some(name) => {
                             let k = point_index(&name, pos.width, pos.height);
-                            Some((
-                                format!(
-                                    "{{\"type\":\"play\",\"move\":\"{name}\",\"version\":{},\"ref\":{}}}",
-                                    pos.version,
-                                    reference + 1
-                                ),
-                                k,
-                                true,
-                                false,
-                            ))
+                            Some((Turn::Play(name), k))
                         }
-                        None if !pass_refused => Some((
-                            format!(
-                                "{{\"type\":\"play\",\"move\":\"pass\",\"version\":{},\"ref\":{}}}",
-                                pos.version,
-                                reference + 1
-                            ),
-                            None,
-                            true,
-                            true,
-                        )),
-                        None => Some((
-                            format!(
-                                "{{\"type\":\"resign\",\"version\":{},\"ref\":{}}}",
-                                pos.version,
-                                reference + 1
-                            ),
-                            None,
-                            false,
-                            false,
-                        )),
+                        None if !pass_refused => Some((Turn::Pass, None)),
+                        None => Some((Turn::Resign, None)),
                     }
                 }
-                "marking" if !pos.accepted => Some((
-                    format!(
-                        "{{\"type\":\"accept\",\"version\":{},\"ref\":{}}}",
-                        pos.version,
-                        reference + 1
-                    ),
-                    None,
-                    false,
-                    false,
-                )),
+                "marking" if !pos.accepted => Some((Turn::Accept, None)),
                 _ => None,
             };
-            if let Some((text, point, is_move, is_pass)) = action {
+            if let Some((turn, point)) = turn {
+                let (is_move, is_pass) = (turn.is_move(), matches!(turn, Turn::Pass));
                 if let (Some(due), true) = (next_move, is_move) {
                     tokio::time::sleep_until(due).await;
                     if Instant::now() >= deadline {
@@ -1092,7 +1024,7 @@ async fn play(
                     *sent_at.lock().unwrap_or_else(|e| e.into_inner()) =
                         Some((pos.version + 1, sent, me));
                 }
-                if let Err(e) = ws.send(Message::Text(text.into())).await {
+                if let Err(e) = ws.act(turn.action(), Some(pos.version), reference).await {
                     break Err(fail(format!("{me}: sending: {e}")));
                 }
                 pending = Some(Pending {
@@ -1114,13 +1046,18 @@ async fn play(
         } else {
             now + STALL
         };
-        let message = match timeout_at(until, ws.next()).await {
-            Err(_) if pending.is_none() && Instant::now() >= deadline => break Ok(false),
-            Err(_) => break Err(fail(format!("{me}: no message for {} s", STALL.as_secs()))),
-            Ok(None) => break Err(fail(format!("{me}: the server closed the socket"))),
-            Ok(Some(Err(e))) => break Err(fail(format!("{me}: {e}"))),
-            Ok(Some(Ok(Message::Text(text)))) => text,
-            Ok(Some(Ok(_))) => continue,
+        let message = match ws.next_text_until(Some(until)).await {
+            Ok(text) => text,
+            Err(ClientError::Timeout) if pending.is_none() && Instant::now() >= deadline => {
+                break Ok(false);
+            }
+            Err(ClientError::Timeout) => {
+                break Err(fail(format!("{me}: no message for {} s", STALL.as_secs())));
+            }
+            Err(ClientError::Closed) => {
+                break Err(fail(format!("{me}: the server closed the socket")));
+            }
+            Err(e) => break Err(fail(format!("{me}: {e}"))),
         };
         let m: Incoming<'_> = match serde_json::from_str(message.as_str()) {
             Ok(m) => m,
@@ -1223,7 +1160,7 @@ async fn play(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .extend_from_slice(&acks);
-    let _ = ws.close(None).await;
+    let _ = ws.close().await;
     // An acknowledged action's event may not have come yet.
     result.map(|over| PlayerEnd {
         version: pos.version.max(wait_for),
@@ -1267,18 +1204,10 @@ async fn spectate(
         {
             break;
         }
-        let message = match target {
-            Some((t, until)) => match timeout_at(until, ws.next()).await {
-                Ok(m) => m,
-                Err(_) => {
-                    ctx.stats.error(format!(
-                        "spectator: stopped at version {seen:?}, the players reached {t}"
-                    ));
-                    break;
-                }
-            },
+        let next = match target {
+            Some((_, until)) => ws.next_text_until(Some(until)).await,
             None => tokio::select! {
-                m = ws.next() => m,
+                m = ws.next_text_until(None) => m,
                 changed = last.changed() => {
                     let t = if changed.is_ok() { *last.borrow() } else { seen };
                     target = Some((t.unwrap_or(0), Instant::now() + Duration::from_secs(5)));
@@ -1286,15 +1215,21 @@ async fn spectate(
                 }
             },
         };
-        let text = match message {
-            Some(Ok(Message::Text(text))) => text,
-            Some(Ok(_)) => continue,
-            Some(Err(e)) => {
-                ctx.stats.error(format!("spectator: {e}"));
+        let text = match next {
+            Ok(text) => text,
+            Err(ClientError::Timeout) => {
+                let t = target.map_or(0, |(t, _)| t);
+                ctx.stats.error(format!(
+                    "spectator: stopped at version {seen:?}, the players reached {t}"
+                ));
                 break;
             }
-            None => {
+            Err(ClientError::Closed) => {
                 ctx.stats.error("spectator: the server closed the socket");
+                break;
+            }
+            Err(e) => {
+                ctx.stats.error(format!("spectator: {e}"));
                 break;
             }
         };
@@ -1326,7 +1261,7 @@ async fn spectate(
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .extend_from_slice(&broadcasts);
-    let _ = ws.close(None).await;
+    let _ = ws.close().await;
 }
 
 #[cfg(test)]

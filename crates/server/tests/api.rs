@@ -2,11 +2,11 @@
 
 use std::path::Path;
 
-use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
+use tesuji_client::reqwest::Method;
+use tesuji_client::{Client, SocketOptions};
 use tesuji_rules::{Color, Game, Move, Point, Rules};
 use tesuji_server::{Limits, ManualTime, Running, ServerConfig, TimeSource, start};
-use tokio_tungstenite::tungstenite::Message;
 
 /// A server on port 0 keeping its data in `dir`, otherwise as by default.
 fn config(dir: &Path) -> ServerConfig {
@@ -40,117 +40,49 @@ async fn server_at(dir: &Path, time: &ManualTime) -> Running {
     .expect("server starts")
 }
 
-/// One browser: its own cookie jar, and the CSRF token of its session once signed in.
-struct Client {
-    http: reqwest::Client,
-    base: String,
-    csrf: String,
-    user: Value,
-    /// `tesuji_session=...`, as the server set it.
-    cookie: String,
+/// The server's base URL.
+fn base(running: &Running) -> String {
+    format!("http://{}", running.address)
 }
 
-impl Client {
-    fn new(running: &Running) -> Client {
-        Client {
-            http: reqwest::Client::builder()
-                .cookie_store(true)
-                .build()
-                .unwrap(),
-            base: format!("http://{}", running.address),
-            csrf: String::new(),
-            user: Value::Null,
-            cookie: String::new(),
-        }
-    }
+/// A new browser without a session: its own cookie jar.
+fn anonymous(running: &Running) -> Client {
+    Client::new(&base(running)).unwrap()
+}
 
-    /// A new client signed in as a guest.
-    async fn guest(running: &Running, name: &str) -> Client {
-        let mut c = Client::new(running);
-        let r = c
-            .http
-            .post(format!("{}/api/guest", c.base))
-            .json(&json!({ "name": name }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 201);
-        let set = r.headers()["set-cookie"].to_str().unwrap();
-        assert!(
-            set.contains("HttpOnly") && set.contains("SameSite=Lax"),
-            "{set}"
-        );
-        c.cookie = set.split(';').next().unwrap().to_owned();
-        let body: Value = r.json().await.unwrap();
-        c.csrf = body["csrf"].as_str().unwrap().to_owned();
-        c.user = body["user"].clone();
-        c
-    }
+/// A new browser signed in as a guest; the session cookie is HttpOnly and SameSite=Lax.
+async fn guest(running: &Running, name: &str) -> Client {
+    let mut c = anonymous(running);
+    let session = c.guest(name).await.unwrap();
+    let set = session.set_cookie.unwrap();
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Lax"),
+        "{set}"
+    );
+    c
+}
 
-    /// The same browser (cookies and CSRF token) talking to another server, such as the restarted one.
-    fn at(&self, running: &Running) -> Client {
-        let mut c = Client::new(running);
-        c.http = self.http.clone();
-        c.csrf = self.csrf.clone();
-        c.user = self.user.clone();
-        c.cookie = self.cookie.clone();
-        c
-    }
-
-    fn id(&self) -> i64 {
-        self.user["id"].as_i64().unwrap()
-    }
-
-    async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let r = self
-            .http
-            .post(format!("{}{path}", self.base))
-            .header("x-csrf-token", &self.csrf)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        (r.status().as_u16(), r.json().await.unwrap())
-    }
-
-    async fn get(&self, path: &str) -> (u16, Value) {
-        let r = self
-            .http
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .unwrap();
-        (r.status().as_u16(), r.json().await.unwrap())
-    }
-
-    /// Creates a table with this client in `color`.
-    async fn table(&self, rules: &str, color: &str, opponent: &str) -> Value {
-        let (status, body) = self
-            .post(
-                "/api/games",
-                json!({ "rules": rules, "color": color, "opponent": opponent }),
-            )
-            .await;
-        assert_eq!(status, 201, "{body}");
-        body
-    }
-
-    async fn play(&self, id: i64, mv: &str) -> (u16, Value) {
-        self.post(&format!("/api/games/{id}/moves"), json!({ "move": mv }))
-            .await
-    }
+/// Creates a table with this client in `color`.
+async fn table(c: &Client, rules: &str, color: &str, opponent: &str) -> Value {
+    let (status, body) = c
+        .create_game(json!({ "rules": rules, "color": color, "opponent": opponent }))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+    body
 }
 
 /// A started game: Black created it, White joined.
 async fn seated(running: &Running, rules: &str) -> (i64, Client, Client) {
-    let black = Client::guest(running, "black").await;
-    let white = Client::guest(running, "white").await;
-    let id = black.table(rules, "black", "anyone").await["id"]
+    let black = guest(running, "black").await;
+    let white = guest(running, "white").await;
+    let id = table(&black, rules, "black", "anyone").await["id"]
         .as_i64()
         .unwrap();
     let (status, state) = white
         .post(&format!("/api/games/{id}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["status"], "playing");
     (id, black, white)
@@ -161,14 +93,15 @@ fn by<'a>(color: &str, black: &'a Client, white: &'a Client) -> &'a Client {
     if color == "black" { black } else { white }
 }
 
+/// A ko on 9×9: after these, Black E4 captures D4 and White may not retake at once.
 /// The boards after each move of a replay, rebuilt as the page does: each move's stone placed, the stones the
 /// server says it removed lifted.
 fn boards_of(view: &Value) -> Vec<Vec<String>> {
-    let size = tesuji_rules::Size::new(
+    let (w, h) = (
         view["width"].as_u64().unwrap() as u8,
         view["height"].as_u64().unwrap() as u8,
-    )
-    .unwrap();
+    );
+    let size = tesuji_rules::Size::new(w, h).unwrap();
     let mut cells: Vec<Vec<char>> = view["start"]
         .as_array()
         .unwrap()
@@ -199,7 +132,6 @@ fn boards_of(view: &Value) -> Vec<Vec<String>> {
     boards
 }
 
-/// A ko on 9×9: after these, Black E4 captures D4 and White may not retake at once.
 const KO_SETUP: [(&str, &str); 8] = [
     ("black", "C4"),
     ("white", "D4"),
@@ -216,7 +148,7 @@ async fn create_play_refuse_resign_and_download() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
     let (id, black, white) = seated(&running, "Japanese : size = 9").await;
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     let canonical = state["rules"].as_str().unwrap().to_owned();
     assert_eq!(canonical.parse::<Rules>().unwrap().to_string(), canonical);
     assert_eq!(state["players"]["black"]["name"], "black");
@@ -225,11 +157,11 @@ async fn create_play_refuse_resign_and_download() {
     assert_eq!(state["version"], 1);
 
     for (k, (color, mv)) in KO_SETUP.iter().enumerate() {
-        let (status, state) = by(color, &black, &white).play(id, mv).await;
+        let (status, state) = by(color, &black, &white).play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{state}");
         assert_eq!(state["version"], k as u64 + 2);
     }
-    let (status, state) = black.play(id, "E4").await;
+    let (status, state) = black.play(id, "E4").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["captures"]["black"], 1);
     assert_eq!(state["to_move"], "white");
@@ -243,17 +175,17 @@ async fn create_play_refuse_resign_and_download() {
         (&white, "C4", "occupied"),
         (&black, "G7", "not_your_turn"),
     ] {
-        let (status, body) = player.play(id, mv).await;
+        let (status, body) = player.play(id, mv).await.unwrap();
         assert_eq!(status, 422, "{body}");
         assert_eq!(body["reason"], reason, "{body}");
         assert!(body["error"].as_str().unwrap().len() > 3);
     }
     // A spectator, a stranger without a session, and a player claiming the other colour may not act.
-    let spectator = Client::guest(&running, "watcher").await;
-    let (status, body) = spectator.play(id, "G7").await;
+    let spectator = guest(&running, "watcher").await;
+    let (status, body) = spectator.play(id, "G7").await.unwrap();
     assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
-    let stranger = Client::new(&running);
-    let (status, body) = stranger.play(id, "G7").await;
+    let stranger = anonymous(&running);
+    let (status, body) = stranger.play(id, "G7").await.unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (401, Some("not_signed_in"))
@@ -263,9 +195,10 @@ async fn create_play_refuse_resign_and_download() {
             &format!("/api/games/{id}/moves"),
             json!({"color": "white", "move": "G7"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
-    let (status, state) = black.get(&format!("/api/games/{id}")).await;
+    let (status, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(status, 200);
     assert_eq!(state["version"], 10);
     assert_eq!(state["moves"].as_array().unwrap().len(), 9);
@@ -276,7 +209,8 @@ async fn create_play_refuse_resign_and_download() {
             &format!("/api/games/{id}/moves"),
             json!({"move": "pass", "version": 3}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 409, "{body}");
     assert_eq!(body["reason"], "stale_version");
 
@@ -285,24 +219,25 @@ async fn create_play_refuse_resign_and_download() {
             &format!("/api/games/{id}/moves"),
             json!({"move": "pass", "version": 10}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["last_move"], Value::Null);
     let (status, state) = black
         .post(&format!("/api/games/{id}/resign"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["phase"], "over");
     assert_eq!(state["status"], "over");
     assert_eq!(state["result"], "W+R");
-    let (status, body) = white.play(id, "G7").await;
+    let (status, body) = white.play(id, "G7").await.unwrap();
     assert_eq!(status, 422);
     assert_eq!(body["reason"], "game_over");
 
     // The SGF replays to the same position as the same moves played here, and names the players.
     let r = black
-        .http
-        .get(format!("{}/api/games/{id}/sgf", black.base))
+        .request(Method::GET, &format!("/api/games/{id}/sgf"))
         .send()
         .await
         .unwrap();
@@ -337,7 +272,10 @@ async fn create_play_refuse_resign_and_download() {
     assert_eq!(tree.root().value("PB"), Some("black (guest)"));
 
     // The replay shows the board after every turn.
-    let (status, view) = spectator.get(&format!("/api/games/{id}/replay")).await;
+    let (status, view) = spectator
+        .get(&format!("/api/games/{id}/replay"))
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{view}");
     assert_eq!(view["moves"].as_array().unwrap().len(), 10);
     let boards = boards_of(&view);
@@ -346,28 +284,28 @@ async fn create_play_refuse_resign_and_download() {
     assert_eq!(view["info"]["result"], "W+R");
 
     // The same file uploaded replays the same way.
-    let r = spectator
-        .http
-        .post(format!("{}/api/replay", spectator.base))
-        .body(bytes.to_vec())
-        .send()
+    let (status, uploaded) = spectator
+        .send(
+            spectator
+                .request(Method::POST, "/api/replay")
+                .body(bytes.to_vec()),
+        )
         .await
         .unwrap();
-    assert_eq!(r.status().as_u16(), 200);
-    let uploaded: Value = r.json().await.unwrap();
+    assert_eq!(status, 200);
     for part in ["start", "moves", "colors", "removed"] {
         assert_eq!(uploaded[part], view[part], "{part}");
     }
     assert_eq!(uploaded["info"]["black"], "black (guest)");
-    let r = spectator
-        .http
-        .post(format!("{}/api/replay", spectator.base))
-        .body("(;SZ[9];B[ee];W[ee])")
-        .send()
+    let (status, refused) = spectator
+        .send(
+            spectator
+                .request(Method::POST, "/api/replay")
+                .body("(;SZ[9];B[ee];W[ee])"),
+        )
         .await
         .unwrap();
-    assert_eq!(r.status().as_u16(), 422);
-    let refused: Value = r.json().await.unwrap();
+    assert_eq!(status, 422);
     assert_eq!(refused["reason"], "bad_sgf");
 
     // Records that real files hold: two moves of one colour in a row (the other's pass inserted), and play after
@@ -384,15 +322,11 @@ async fn create_play_refuse_resign_and_download() {
             json!([{"kind": "play_after_end", "move": 4, "node": 4}]),
         ),
     ] {
-        let r = spectator
-            .http
-            .post(format!("{}/api/replay", spectator.base))
-            .body(text)
-            .send()
+        let (status, view) = spectator
+            .send(spectator.request(Method::POST, "/api/replay").body(text))
             .await
             .unwrap();
-        assert_eq!(r.status().as_u16(), 200, "{text}");
-        let view: Value = r.json().await.unwrap();
+        assert_eq!(status, 200, "{text}");
         assert_eq!(view["moves"], moves, "{text}");
         assert_eq!(view["notes"], notes, "{text}");
     }
@@ -410,24 +344,18 @@ async fn session_cookies_are_secure_when_asked() {
         })
         .await
         .expect("server starts");
-        let http = reqwest::Client::new();
-        let base = format!("http://{}", running.address);
-        let r = http
-            .post(format!("{base}/api/guest"))
-            .json(&json!({ "name": "ann" }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status().as_u16(), 201);
-        let set = r.headers()["set-cookie"].to_str().unwrap().to_owned();
+        let mut c = anonymous(&running);
+        let session = c.guest("ann").await.unwrap();
+        let set = session.set_cookie.unwrap();
         assert_eq!(set.contains("; Secure"), secure, "{set}");
         let cookie = set.split(';').next().unwrap().to_owned();
-        let body: Value = r.json().await.unwrap();
-        // Signing out clears the cookie with the same attributes, so the browser replaces it.
-        let r = http
-            .post(format!("{base}/api/logout"))
+        // Signing out clears the cookie with the same attributes, so the browser replaces it. (The cookie by
+        // hand: whether a jar keeps a Secure cookie over plain HTTP is the jar's business.)
+        let r = c
+            .http()
+            .post(c.url("/api/logout"))
             .header("cookie", &cookie)
-            .header("x-csrf-token", body["csrf"].as_str().unwrap())
+            .header("x-csrf-token", &session.csrf)
             .send()
             .await
             .unwrap();
@@ -446,45 +374,41 @@ async fn bad_requests_are_clear_json_errors() {
     let (id, c, _white) = seated(&running, "tromp-taylor:size=9").await;
 
     let send = |path: String, body: Vec<u8>| {
-        let http = c.http.clone();
-        let url = format!("{}{path}", c.base);
-        let csrf = c.csrf.clone();
-        async move {
-            let r = http
-                .post(url)
+        c.send(
+            c.request(Method::POST, &path)
                 .header("content-type", "application/json")
-                .header("x-csrf-token", csrf)
-                .body(body)
-                .send()
-                .await
-                .unwrap();
-            let status = r.status().as_u16();
-            (status, r.json::<Value>().await.unwrap())
-        }
+                .body(body),
+        )
     };
-    let (status, body) = send(format!("/api/games/{id}/moves"), b"{\"move\": ".to_vec()).await;
+    let (status, body) = send(format!("/api/games/{id}/moves"), b"{\"move\": ".to_vec())
+        .await
+        .unwrap();
     assert_eq!(status, 400);
     assert!(body["error"].as_str().unwrap().contains("malformed JSON"));
-    let (status, body) = send(format!("/api/games/{id}/moves"), vec![b' '; 100_000]).await;
+    let (status, body) = send(format!("/api/games/{id}/moves"), vec![b' '; 100_000])
+        .await
+        .unwrap();
     assert_eq!(status, 413, "{body}");
     let (status, body) = c
         .post(
             &format!("/api/games/{id}/moves"),
             json!({"color": "purple", "move": "D4"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
     );
-    let (status, body) = c.play(id, "Z99").await;
+    let (status, body) = c.play(id, "Z99").await.unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
     );
     let (status, body) = c
         .post("/api/games", json!({"rules": "no-such-rules"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (400, Some("bad_rules")));
     assert!(body["error"].as_str().unwrap().contains("no-such-rules"));
     let (status, body) = c
@@ -492,75 +416,41 @@ async fn bad_requests_are_clear_json_errors() {
             "/api/games",
             json!({"rules": "chinese", "opponent": "martian"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
     );
-    let (status, _) = c.get("/api/games/12345").await;
+    let (status, _) = c.get("/api/games/12345").await.unwrap();
     assert_eq!(status, 404);
-    let (status, _) = c.get("/api/games/x").await;
+    let (status, _) = c.get("/api/games/x").await.unwrap();
     assert_eq!(status, 400);
-    let (status, body) = c.get("/api/nothing-here").await;
+    let (status, body) = c.get("/api/nothing-here").await.unwrap();
     assert_eq!((status, body["reason"].as_str()), (404, Some("not_found")));
 
-    let (_, state) = c.get(&format!("/api/games/{id}")).await;
+    let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["version"], 1);
     running.stop().await.unwrap();
-}
-
-async fn next_json<S>(ws: &mut S) -> Value
-where
-    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
-{
-    loop {
-        let msg = tokio::time::timeout(std::time::Duration::from_secs(5), ws.next())
-            .await
-            .expect("a message in time")
-            .expect("socket open")
-            .expect("no socket error");
-        if let Message::Text(t) = msg {
-            return serde_json::from_str(&t).unwrap();
-        }
-    }
-}
-
-/// A WebSocket to a game, carrying the client's session cookie when it has one.
-async fn game_socket(
-    running: &Running,
-    id: i64,
-    cookie: Option<&Client>,
-) -> tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>> {
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut request = format!("ws://{}/api/games/{id}/ws", running.address)
-        .into_client_request()
-        .unwrap();
-    if let Some(c) = cookie {
-        request
-            .headers_mut()
-            .insert("cookie", c.cookie.parse().unwrap());
-    }
-    let (ws, _) = tokio_tungstenite::connect_async(request).await.unwrap();
-    ws
 }
 
 #[tokio::test]
 async fn websocket_sees_moves_with_increasing_versions() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let black = Client::guest(&running, "black").await;
-    let white = Client::guest(&running, "white").await;
-    let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
         .as_i64()
         .unwrap();
 
-    let mut ws = game_socket(&running, id, None).await;
-    let first = next_json(&mut ws).await;
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    let first = ws.next_json().await.unwrap();
     assert_eq!(first["type"], "state");
     assert_eq!(first["status"], "open");
     assert_eq!(first["version"], 0);
     // Before the second player sits down nobody may move.
-    let (status, body) = black.play(id, "E5").await;
+    let (status, body) = black.play(id, "E5").await.unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (422, Some("not_started"))
@@ -570,10 +460,11 @@ async fn websocket_sees_moves_with_increasing_versions() {
         white
             .post(&format!("/api/games/{id}/join"), json!({}))
             .await
+            .unwrap()
             .0,
         200
     );
-    let joined = next_json(&mut ws).await;
+    let joined = ws.next_json().await.unwrap();
     assert_eq!(
         (joined["type"].as_str(), joined["version"].as_u64()),
         (Some("join"), Some(1))
@@ -587,13 +478,13 @@ async fn websocket_sees_moves_with_increasing_versions() {
         ("white", "pass"),
     ];
     for (color, mv) in moves {
-        let (status, _) = by(color, &black, &white).play(id, mv).await;
+        let (status, _) = by(color, &black, &white).play(id, mv).await.unwrap();
         assert_eq!(status, 200);
     }
     // A refused move broadcasts nothing.
-    assert_eq!(black.play(id, "E5").await.0, 422);
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 422);
     for (k, (color, mv)) in moves.iter().enumerate() {
-        let event = next_json(&mut ws).await;
+        let event = ws.next_json().await.unwrap();
         assert_eq!(event["type"], "move");
         assert_eq!(event["version"], k as u64 + 2);
         assert_eq!(event["action"]["color"], *color);
@@ -602,40 +493,34 @@ async fn websocket_sees_moves_with_increasing_versions() {
     }
 
     // A watcher without a session cannot act over the socket; bad messages get an error and change nothing.
-    ws.send(Message::Text("not json".into())).await.unwrap();
-    assert_eq!(next_json(&mut ws).await["type"], "error");
-    ws.send(Message::Text(
-        r#"{"type":"play","move":"A1","ref":7}"#.into(),
-    ))
-    .await
-    .unwrap();
-    let refused = next_json(&mut ws).await;
+    ws.send_text("not json").await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "error");
+    ws.send_text(r#"{"type":"play","move":"A1","ref":7}"#)
+        .await
+        .unwrap();
+    let refused = ws.next_json().await.unwrap();
     assert_eq!(
         (refused["type"].as_str(), refused["reason"].as_str()),
         (Some("error"), Some("not_signed_in"))
     );
     assert_eq!(refused["ref"], 7);
-    ws.send(Message::Text(r#"{"type": "resync"}"#.into()))
-        .await
-        .unwrap();
-    let state = next_json(&mut ws).await;
+    ws.resync().await.unwrap();
+    let state = ws.next_json().await.unwrap();
     assert_eq!(state["type"], "state");
     assert_eq!(state["version"], 5);
     assert_eq!(state["moves"].as_array().unwrap().len(), 4);
 
     // Black plays over its own socket: an ack with the new version, and the event reaches every watcher.
-    let mut black_ws = game_socket(&running, id, Some(&black)).await;
-    assert_eq!(next_json(&mut black_ws).await["version"], 5);
+    let mut black_ws = black.game_socket(id).await.unwrap();
+    assert_eq!(black_ws.next_json().await.unwrap()["version"], 5);
     black_ws
-        .send(Message::Text(
-            r#"{"type":"play","move":"D4","version":5,"ref":"a"}"#.into(),
-        ))
+        .send_text(r#"{"type":"play","move":"D4","version":5,"ref":"a"}"#)
         .await
         .unwrap();
     let mut acked = false;
     let mut seen = false;
     while !(acked && seen) {
-        let m = next_json(&mut black_ws).await;
+        let m = black_ws.next_json().await.unwrap();
         match m["type"].as_str() {
             Some("ack") => {
                 assert_eq!(
@@ -651,19 +536,17 @@ async fn websocket_sees_moves_with_increasing_versions() {
             other => panic!("unexpected {other:?}: {m}"),
         }
     }
-    let event = next_json(&mut ws).await;
+    let event = ws.next_json().await.unwrap();
     assert_eq!(
         (event["action"]["move"].as_str(), event["version"].as_u64()),
         (Some("D4"), Some(6))
     );
     // Not Black's turn now: refused over the socket with the rules' reason.
     black_ws
-        .send(Message::Text(
-            r#"{"type":"play","move":"A1","ref":2}"#.into(),
-        ))
+        .send_text(r#"{"type":"play","move":"A1","ref":2}"#)
         .await
         .unwrap();
-    let refused = next_json(&mut black_ws).await;
+    let refused = black_ws.next_json().await.unwrap();
     assert_eq!(refused["reason"], "not_your_turn");
     // Messages that are no action are refused with their ref and a sentence naming what is wrong.
     for (message, names) in [
@@ -671,11 +554,8 @@ async fn websocket_sees_moves_with_increasing_versions() {
         (json!({"type": "play", "mov": "A1", "ref": 3}), "mov"),
         (json!({"resync": true, "ref": 3}), "type"),
     ] {
-        black_ws
-            .send(Message::Text(message.to_string().into()))
-            .await
-            .unwrap();
-        let refused = next_json(&mut black_ws).await;
+        black_ws.send_json(&message).await.unwrap();
+        let refused = black_ws.next_json().await.unwrap();
         let error = refused["error"].as_str().unwrap_or_default();
         assert_eq!(
             (refused["reason"].as_str(), &refused["ref"]),
@@ -694,9 +574,10 @@ async fn websocket_sees_moves_with_increasing_versions() {
             &format!("/api/games/{id}/actions"),
             json!({"type": "play", "move": "J9", "version": 6}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, state["version"].as_u64()), (200, Some(7)));
-    let event = next_json(&mut ws).await;
+    let event = ws.next_json().await.unwrap();
     assert_eq!(
         (event["type"].as_str(), event["action"]["move"].as_str()),
         (Some("move"), Some("J9"))
@@ -706,7 +587,8 @@ async fn websocket_sees_moves_with_increasing_versions() {
             &format!("/api/games/{id}/actions"),
             json!({"type": "play", "move": "J8", "version": 6}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (409, Some("stale_version"))
@@ -716,14 +598,16 @@ async fn websocket_sees_moves_with_increasing_versions() {
             &format!("/api/games/{id}/moves"),
             json!({"type": "resign", "move": "J8"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
     );
     let (status, body) = black
         .post(&format!("/api/games/{id}/resign"), json!({"point": "J8"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
@@ -732,22 +616,21 @@ async fn websocket_sees_moves_with_increasing_versions() {
 
     white
         .post(&format!("/api/games/{id}/resign"), json!({}))
-        .await;
-    let event = next_json(&mut ws).await;
+        .await
+        .unwrap();
+    let event = ws.next_json().await.unwrap();
     assert_eq!(
         (event["type"].as_str(), event["version"].as_u64()),
         (Some("resign"), Some(8))
     );
     // A socket opened from another site is refused before the upgrade.
-    use tokio_tungstenite::tungstenite::client::IntoClientRequest;
-    let mut foreign = format!("ws://{}/api/games/{id}/ws", running.address)
-        .into_client_request()
-        .unwrap();
-    foreign
-        .headers_mut()
-        .insert("origin", "http://elsewhere.example".parse().unwrap());
-    assert!(tokio_tungstenite::connect_async(foreign).await.is_err());
-    ws.close(None).await.unwrap();
+    let foreign = SocketOptions {
+        origin: Some("http://elsewhere.example".to_owned()),
+        ..SocketOptions::default()
+    };
+    let path = format!("/api/games/{id}/ws");
+    assert!(anonymous(&running).socket(&path, &foreign).await.is_err());
+    ws.close().await.unwrap();
     running.stop().await.unwrap();
 }
 
@@ -757,50 +640,52 @@ async fn restart_continues_every_game_where_it_was() {
     let running = server(dir.path()).await;
     let (id, black, white) = seated(&running, "japanese:size=9").await;
     for (color, mv) in KO_SETUP.iter().copied().chain([("black", "E4")]) {
-        assert_eq!(by(color, &black, &white).play(id, mv).await.0, 200);
+        assert_eq!(by(color, &black, &white).play(id, mv).await.unwrap().0, 200);
     }
-    let other = black.table("aga:size=13", "white", "invite").await;
+    let other = table(&black, "aga:size=13", "white", "invite").await;
     let other_id = other["id"].as_i64().unwrap();
     let invite = other["invite"].as_str().unwrap().to_owned();
-    let (_, before) = black.get(&format!("/api/games/{id}")).await;
-    let (_, before_other) = black.get(&format!("/api/games/{other_id}")).await;
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    let (_, before_other) = black.get(&format!("/api/games/{other_id}")).await.unwrap();
     running.stop().await.unwrap();
 
     let running = server(dir.path()).await;
-    let mut black2 = Client::new(&running);
-    black2.http = black.http.clone();
-    black2.csrf = black.csrf.clone();
-    let mut white2 = Client::new(&running);
-    white2.http = white.http.clone();
-    white2.csrf = white.csrf.clone();
-    let (status, after) = black2.get(&format!("/api/games/{id}")).await;
+    let black2 = black.at(&base(&running)).unwrap();
+    let white2 = white.at(&base(&running)).unwrap();
+    let (status, after) = black2.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(status, 200);
     assert_eq!(after, before);
     assert_eq!(
-        black2.get(&format!("/api/games/{other_id}")).await.1,
+        black2
+            .get(&format!("/api/games/{other_id}"))
+            .await
+            .unwrap()
+            .1,
         before_other
     );
     // Sessions survive too, and the ko is still a ko: the rebuilt game has its history, not only its position.
-    let (status, body) = white2.play(id, "D4").await;
+    let (status, body) = white2.play(id, "D4").await.unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (422, Some("ko")),
         "{body}"
     );
-    let (status, state) = white2.play(id, "G7").await;
+    let (status, state) = white2.play(id, "G7").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["version"], 11);
     // The invitation still holds: without the token no seat, with it the game starts.
     let (status, body) = white2
         .post(&format!("/api/games/{other_id}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (403, Some("bad_invite")));
     let (status, body) = white2
         .post(
             &format!("/api/games/{other_id}/join"),
             json!({"invite": invite}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["status"].as_str()),
         (200, Some("playing")),
@@ -808,7 +693,7 @@ async fn restart_continues_every_game_where_it_was() {
     );
     assert_eq!(body["players"]["black"]["name"], "white");
     // New games get fresh ids.
-    let third = black2.table("japanese:size=9", "black", "anyone").await["id"]
+    let third = table(&black2, "japanese:size=9", "black", "anyone").await["id"]
         .as_i64()
         .unwrap();
     assert!(third > other_id);
@@ -830,6 +715,7 @@ async fn concurrent_moves_at_one_version_accept_exactly_one() {
                 json!({"move": mv, "version": 1}),
             )
             .await
+            .unwrap()
             .0
         }));
     }
@@ -846,7 +732,7 @@ async fn concurrent_moves_at_one_version_accept_exactly_one() {
         statuses.iter().all(|&s| s == 200 || s == 409),
         "{statuses:?}"
     );
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["version"], 2);
     running.stop().await.unwrap();
 }
@@ -855,8 +741,8 @@ async fn concurrent_moves_at_one_version_accept_exactly_one() {
 async fn accounts_sessions_and_csrf() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    let (status, body) = c.get("/api/session").await;
+    let c = anonymous(&running);
+    let (status, body) = c.get("/api/session").await.unwrap();
     assert_eq!((status, &body["user"]), (200, &Value::Null));
 
     for (name, password, reason) in [
@@ -867,7 +753,8 @@ async fn accounts_sessions_and_csrf() {
     ] {
         let (status, body) = c
             .post("/api/signup", json!({"name": name, "password": password}))
-            .await;
+            .await
+            .unwrap();
         assert_eq!(
             (status, body["reason"].as_str()),
             (400, Some(reason)),
@@ -879,69 +766,83 @@ async fn accounts_sessions_and_csrf() {
             "/api/signup",
             json!({"name": "Ann", "password": "correct horse"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 201, "{body}");
     assert_eq!(body["user"]["name"], "Ann");
     assert_eq!(body["user"]["guest"], false);
     let csrf = body["csrf"].as_str().unwrap().to_owned();
-    let (_, me) = c.get("/api/session").await;
+    let (_, me) = c.get("/api/session").await.unwrap();
     assert_eq!(
         (me["user"]["name"].as_str(), me["csrf"].as_str()),
         (Some("Ann"), Some(csrf.as_str()))
     );
 
     // Names are unique without regard to case; a name in another script is a name.
-    let other = Client::new(&running);
+    let other = anonymous(&running);
     let (status, body) = other
         .post(
             "/api/signup",
             json!({"name": "ANN", "password": "another one"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (409, Some("name_taken")));
     let (status, body) = other
         .post(
             "/api/signup",
             json!({"name": "棋手", "password": "another one"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 201, "{body}");
 
     // A state-changing request without the CSRF header is refused, with it accepted.
-    let mut no_csrf = Client::new(&running);
-    no_csrf.http = c.http.clone();
+    // The same browser (its cookie jar), with no token.
+    let mut no_csrf = c.clone();
+    no_csrf.set_csrf(None);
     let (status, body) = no_csrf
         .post("/api/games", json!({"rules": "chinese:size=9"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (403, Some("csrf")));
-    no_csrf.csrf = "0".repeat(csrf.len());
+    no_csrf.set_csrf(Some("0".repeat(csrf.len())));
     assert_eq!(
         no_csrf
             .post("/api/games", json!({"rules": "chinese"}))
             .await
+            .unwrap()
             .0,
         403
     );
     let mut ann = no_csrf;
-    ann.csrf = csrf;
+    ann.set_csrf(Some(csrf));
     assert_eq!(
         ann.post("/api/games", json!({"rules": "chinese:size=9"}))
             .await
+            .unwrap()
             .0,
         201
     );
 
     // Log out, then log in again: a wrong password and an unknown name get the same answer.
-    assert_eq!(ann.post("/api/logout", json!({})).await.0, 200);
-    assert_eq!(ann.get("/api/session").await.1["user"], Value::Null);
+    assert_eq!(ann.post("/api/logout", json!({})).await.unwrap().0, 200);
     assert_eq!(
-        ann.post("/api/games", json!({"rules": "chinese"})).await.0,
+        ann.get("/api/session").await.unwrap().1["user"],
+        Value::Null
+    );
+    assert_eq!(
+        ann.post("/api/games", json!({"rules": "chinese"}))
+            .await
+            .unwrap()
+            .0,
         401
     );
     for (name, password) in [("ann", "wrong password"), ("nobody", "correct horse")] {
         let (status, body) = ann
             .post("/api/login", json!({"name": name, "password": password}))
-            .await;
+            .await
+            .unwrap();
         assert_eq!(
             (status, body["reason"].as_str()),
             (401, Some("wrong_login"))
@@ -953,14 +854,15 @@ async fn accounts_sessions_and_csrf() {
             "/api/login",
             json!({"name": "aNN", "password": "correct horse"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["user"]["name"], "Ann");
 
     // Sign-in requests from another site are refused.
     let r = c
-        .http
-        .post(format!("{}/api/guest", c.base))
+        .http()
+        .post(c.url("/api/guest"))
         .header("origin", "http://elsewhere.example")
         .json(&json!({"name": "mallory"}))
         .send()
@@ -978,14 +880,16 @@ async fn sign_in_attempts_are_rate_limited() {
         ..Limits::default()
     };
     let running = server_with(dir.path(), limits).await;
-    let c = Client::new(&running);
+    let c = anonymous(&running);
     for k in 0..3 {
-        let (status, body) = c.post("/api/guest", json!({"name": format!("g{k}")})).await;
+        let (status, body) = c
+            .post("/api/guest", json!({"name": format!("g{k}")}))
+            .await
+            .unwrap();
         assert_eq!(status, 201, "{body}");
     }
     let r = c
-        .http
-        .post(format!("{}/api/login", c.base))
+        .request(Method::POST, "/api/login")
         .json(&json!({"name": "g0", "password": "whatever it is"}))
         .send()
         .await
@@ -1012,10 +916,9 @@ async fn behind_a_proxy_limits_count_per_forwarded_address() {
             ..Limits::default()
         };
         let running = server_with(dir.path(), limits).await;
-        let c = Client::new(&running);
+        let c = anonymous(&running);
         let guest = |k: u32, forwarded: &'static str| {
-            c.http
-                .post(format!("{}/api/guest", c.base))
+            c.request(Method::POST, "/api/guest")
                 .header("x-forwarded-for", forwarded)
                 .json(&json!({"name": format!("g{k}")}))
                 .send()
@@ -1044,16 +947,16 @@ async fn behind_a_proxy_limits_count_per_forwarded_address() {
 async fn seats_lobby_and_history() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let ann = Client::guest(&running, "ann").await;
-    let bob = Client::guest(&running, "bob").await;
-    let cy = Client::guest(&running, "cy").await;
-    let open = ann
-        .table(
-            "bga:size=9,counting=japanese,komi=normal,aga=on",
-            "random",
-            "anyone",
-        )
-        .await;
+    let ann = guest(&running, "ann").await;
+    let bob = guest(&running, "bob").await;
+    let cy = guest(&running, "cy").await;
+    let open = table(
+        &ann,
+        "bga:size=9,counting=japanese,komi=normal,aga=on",
+        "random",
+        "anyone",
+    )
+    .await;
     let open_id = open["id"].as_i64().unwrap();
     assert_eq!(open["invite"], Value::Null);
     let seated_colour = if open["state"]["players"]["black"].is_null() {
@@ -1062,11 +965,11 @@ async fn seats_lobby_and_history() {
         "black"
     };
     assert_eq!(open["state"]["players"][seated_colour]["name"], "ann");
-    let private = ann.table("ideal:handicap=3", "white", "invite").await;
+    let private = table(&ann, "ideal:handicap=3", "white", "invite").await;
     let private_id = private["id"].as_i64().unwrap();
     assert_eq!(private["invite"].as_str().unwrap().len(), 32);
 
-    let (_, lobby) = cy.get("/api/lobby").await;
+    let (_, lobby) = cy.get("/api/lobby").await.unwrap();
     let open_ids: Vec<i64> = lobby["open"]
         .as_array()
         .unwrap()
@@ -1079,33 +982,40 @@ async fn seats_lobby_and_history() {
     // Joining: the creator may not take the other seat; the first joiner gets it; the next finds it taken.
     let (status, body) = ann
         .post(&format!("/api/games/{open_id}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (409, Some("already_seated"))
     );
     let (status, _) = bob
         .post(&format!("/api/games/{open_id}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200);
     let (status, body) = cy
         .post(&format!("/api/games/{open_id}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (409, Some("seat_taken")));
     let (status, body) = cy
         .post(
             &format!("/api/games/{private_id}/join"),
             json!({"invite": "guess"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (403, Some("bad_invite")));
 
-    let (_, lobby) = cy.get("/api/lobby").await;
+    let (_, lobby) = cy.get("/api/lobby").await.unwrap();
     assert_eq!(lobby["open"].as_array().unwrap().len(), 0);
     assert_eq!(lobby["playing"][0]["id"], open_id);
     assert_eq!(lobby["playing"][0]["status"], "playing");
 
-    let (status, history) = cy.get(&format!("/api/users/{}/games", ann.id())).await;
+    let (status, history) = cy
+        .get(&format!("/api/users/{}/games", ann.user_id().unwrap()))
+        .await
+        .unwrap();
     assert_eq!(status, 200);
     assert_eq!(history["user"]["name"], "ann");
     let ids: Vec<i64> = history["games"]
@@ -1115,9 +1025,12 @@ async fn seats_lobby_and_history() {
         .map(|s| s["id"].as_i64().unwrap())
         .collect();
     assert_eq!(ids, vec![private_id, open_id]);
-    let (_, history) = cy.get(&format!("/api/users/{}/games", bob.id())).await;
+    let (_, history) = cy
+        .get(&format!("/api/users/{}/games", bob.user_id().unwrap()))
+        .await
+        .unwrap();
     assert_eq!(history["games"].as_array().unwrap().len(), 1);
-    assert_eq!(cy.get("/api/users/999/games").await.0, 404);
+    assert_eq!(cy.get("/api/users/999/games").await.unwrap().0, 404);
     running.stop().await.unwrap();
 }
 
@@ -1125,20 +1038,21 @@ async fn seats_lobby_and_history() {
 async fn lobby_socket_sees_tables_appear_and_fill() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let ann = Client::guest(&running, "ann").await;
-    let bob = Client::guest(&running, "bob").await;
-    let url = format!("ws://{}/api/lobby/ws", running.address);
-    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
-    let first = next_json(&mut ws).await;
+    let ann = guest(&running, "ann").await;
+    let bob = guest(&running, "bob").await;
+    let mut ws = anonymous(&running).lobby_socket().await.unwrap();
+    let first = ws.next_json().await.unwrap();
     assert_eq!(first["type"], "lobby");
     assert_eq!(first["open"].as_array().unwrap().len(), 0);
-    let id = ann.table("chinese:size=13", "black", "anyone").await["id"]
+    let id = table(&ann, "chinese:size=13", "black", "anyone").await["id"]
         .as_i64()
         .unwrap();
-    let listed = next_json(&mut ws).await;
+    let listed = ws.next_json().await.unwrap();
     assert_eq!(listed["open"][0]["id"], id);
-    bob.post(&format!("/api/games/{id}/join"), json!({})).await;
-    let filled = next_json(&mut ws).await;
+    bob.post(&format!("/api/games/{id}/join"), json!({}))
+        .await
+        .unwrap();
+    let filled = ws.next_json().await.unwrap();
     assert_eq!(filled["open"].as_array().unwrap().len(), 0);
     assert_eq!(filled["playing"][0]["players"]["white"]["name"], "bob");
     running.stop().await.unwrap();
@@ -1163,7 +1077,7 @@ async fn to_marking(black: &Client, white: &Client, id: i64) {
         ("black", "pass"),
     ];
     for (color, mv) in moves {
-        let (status, state) = by(color, black, white).play(id, mv).await;
+        let (status, state) = by(color, black, white).play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{color} {mv}: {state}");
     }
 }
@@ -1188,10 +1102,10 @@ async fn the_estimate_makes_the_first_proposal() {
         ("black", "pass".to_owned()),
     ]);
     for (color, mv) in &turns {
-        let (status, state) = by(color, &black, &white).play(id, mv).await;
+        let (status, state) = by(color, &black, &white).play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{color} {mv}: {state}");
     }
-    let (status, state) = white.play(id, "pass").await;
+    let (status, state) = white.play(id, "pass").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["phase"], "marking");
     let last = state["moves"].as_array().unwrap().last().unwrap().clone();
@@ -1218,20 +1132,23 @@ async fn the_estimate_makes_the_first_proposal() {
     // Accepting it scores it.
     black
         .post(&format!("/api/games/{id}/accept"), json!({}))
-        .await;
+        .await
+        .unwrap();
     let (_, state) = white
         .post(&format!("/api/games/{id}/accept"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(state["status"], "over");
     assert_eq!(state["unsure"], json!([]));
     // The proposal replays like any mark.
-    let (_, before) = black.get(&format!("/api/games/{id}")).await;
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
     running.stop().await.unwrap();
     let running = server(dir.path()).await;
     assert_eq!(
-        Client::new(&running)
+        anonymous(&running)
             .get(&format!("/api/games/{id}"))
             .await
+            .unwrap()
             .1,
         before
     );
@@ -1250,7 +1167,7 @@ async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
     };
     let running = start(config()).await.expect("server starts");
     let (id, black, white) = seated(&running, "aga:size=9").await;
-    let mut ws = game_socket(&running, id, None).await;
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
     // Four scattered stones: nothing on this board is settled.
     for (color, mv) in [
         ("black", "E5"),
@@ -1259,10 +1176,10 @@ async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
         ("white", "G7"),
         ("black", "pass"),
     ] {
-        let (status, state) = by(color, &black, &white).play(id, mv).await;
+        let (status, state) = by(color, &black, &white).play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{color} {mv}: {state}");
     }
-    let (status, ended) = white.play(id, "pass").await;
+    let (status, ended) = white.play(id, "pass").await.unwrap();
     assert_eq!(status, 200, "{ended}");
     assert_eq!(ended["phase"], "marking");
     assert_eq!(ended["dead"], json!([]), "no first proposal: {ended}");
@@ -1271,16 +1188,22 @@ async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
         !unsure.as_array().unwrap().is_empty(),
         "the turn that ends play shows the unsure stones: {ended}"
     );
-    let (_, now) = black.get(&format!("/api/games/{id}")).await;
+    let (_, now) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(now["unsure"], unsure, "{now}");
     // Watchers heard of them with the pass.
-    let m = next_matching(&mut ws, |m| m["state"]["phase"] == "marking").await;
+    let m = ws
+        .next_matching(|m| m["state"]["phase"] == "marking")
+        .await
+        .unwrap();
     assert_eq!(m["type"], "move", "{m}");
     assert_eq!(m["state"]["unsure"], unsure, "{m}");
     drop(ws);
     running.stop().await.unwrap();
     let running = start(config()).await.expect("server restarts");
-    let (_, after) = Client::new(&running).get(&format!("/api/games/{id}")).await;
+    let (_, after) = anonymous(&running)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .unwrap();
     assert_eq!(after["phase"], "marking");
     assert_eq!(
         after["unsure"], unsure,
@@ -1295,26 +1218,28 @@ async fn dead_stones_are_marked_accepted_or_disputed() {
     let running = server(dir.path()).await;
     let (id, black, white) = seated(&running, "japanese:size=5,komi=0.5").await;
     to_marking(&black, &white, id).await;
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(
         (state["phase"].as_str(), state["status"].as_str()),
         (Some("marking"), Some("marking"))
     );
 
     // Moves are over; marking is for the seated players only.
-    let (status, body) = black.play(id, "A1").await;
+    let (status, body) = black.play(id, "A1").await.unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (422, Some("not_playing"))
     );
-    let spectator = Client::guest(&running, "watcher").await;
+    let spectator = guest(&running, "watcher").await;
     let (status, _) = spectator
         .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 403);
     let (status, body) = white
         .post(&format!("/api/games/{id}/dead"), json!({"point": "Z9"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
@@ -1322,16 +1247,18 @@ async fn dead_stones_are_marked_accepted_or_disputed() {
 
     // The end of play brought the estimate's proposal: E5 dead. White toggles it alive and dead again; Black
     // accepts; then White; the count follows RULES.md §7.
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["dead"], json!(["E5"]), "{state}");
     let (status, state) = white
         .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["dead"], json!([]));
     let (status, state) = white
         .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["dead"], json!(["E5"]));
     assert_eq!(
@@ -1340,22 +1267,27 @@ async fn dead_stones_are_marked_accepted_or_disputed() {
     );
     let (_, state) = black
         .post(&format!("/api/games/{id}/accept"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(state["accepted"], json!({"black": true, "white": false}));
     // A new proposal clears the acceptances.
     white
         .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
-        .await;
+        .await
+        .unwrap();
     let (_, state) = white
         .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(state["accepted"], json!({"black": false, "white": false}));
     black
         .post(&format!("/api/games/{id}/accept"), json!({}))
-        .await;
+        .await
+        .unwrap();
     let (status, state) = white
         .post(&format!("/api/games/{id}/accept"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["status"], "over");
     // Black: A1..A5 = 5 points; White: E1..E4 + E5 = 5 points and one prisoner, komi 0.5: W+1.5.
@@ -1373,21 +1305,28 @@ async fn dead_stones_are_marked_accepted_or_disputed() {
     to_marking(&black2, &white2, id2).await;
     let (status, state) = black2
         .post(&format!("/api/games/{id2}/dispute"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["phase"], "playing");
     assert_eq!(state["to_move"], "white");
-    assert_eq!(white2.play(id2, "D4").await.1["reason"], "occupied");
-    assert_eq!(white2.play(id2, "pass").await.0, 200);
+    assert_eq!(
+        white2.play(id2, "D4").await.unwrap().1["reason"],
+        "occupied"
+    );
+    assert_eq!(white2.play(id2, "pass").await.unwrap().0, 200);
 
     // A restart replays marks, acceptances and disputes.
-    let (_, before) = black.get(&format!("/api/games/{id}")).await;
-    let (_, before2) = black.get(&format!("/api/games/{id2}")).await;
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    let (_, before2) = black.get(&format!("/api/games/{id2}")).await.unwrap();
     running.stop().await.unwrap();
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    assert_eq!(c.get(&format!("/api/games/{id}")).await.1, before);
-    assert_eq!(c.get(&format!("/api/games/{id2}")).await.1, before2);
+    let c = anonymous(&running);
+    assert_eq!(c.get(&format!("/api/games/{id}")).await.unwrap().1, before);
+    assert_eq!(
+        c.get(&format!("/api/games/{id2}")).await.unwrap().1,
+        before2
+    );
     running.stop().await.unwrap();
 }
 
@@ -1399,21 +1338,21 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
         ..Limits::default()
     };
     let running = server_with(dir.path(), limits).await;
-    let ann = Client::guest(&running, "ann").await;
+    let ann = guest(&running, "ann").await;
     // Tree search answers too: Black at E5, the computer (1,000 playouts a move) replies.
     let (status, table) = ann
         .post(
             "/api/games",
             json!({"rules": "japanese:size=9", "color": "black", "opponent": "bot", "bot": "mcts-1"}),
         )
-        .await;
+        .await.unwrap();
     assert_eq!(status, 201, "{table}");
     let id = table["id"].as_i64().unwrap();
-    let mut ws = game_socket(&running, id, None).await;
-    assert_eq!(next_json(&mut ws).await["version"], 0);
-    assert_eq!(ann.play(id, "E5").await.0, 200);
-    assert_eq!(next_json(&mut ws).await["version"], 1);
-    let reply = next_json(&mut ws).await;
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["version"], 0);
+    assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
+    assert_eq!(ws.next_json().await.unwrap()["version"], 1);
+    let reply = ws.next_json().await.unwrap();
     assert_eq!(
         (reply["version"].as_u64(), reply["action"]["color"].as_str()),
         (Some(2), Some("white"))
@@ -1424,7 +1363,8 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
             "/api/games",
             json!({"rules": "chinese", "opponent": "bot", "bot": "deep-blue"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
@@ -1436,17 +1376,17 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
             "/api/games",
             json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": "simple"}),
         )
-        .await;
+        .await.unwrap();
     assert_eq!(status, 201, "{table}");
     let id = table["id"].as_i64().unwrap();
     assert_eq!(table["state"]["status"], "playing");
     assert_eq!(table["state"]["players"]["white"]["bot"], "simple");
-    let mut ws = game_socket(&running, id, Some(&ann)).await;
-    assert_eq!(next_json(&mut ws).await["version"], 0);
-    let (status, _) = ann.play(id, "E5").await;
+    let mut ws = ann.game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["version"], 0);
+    let (status, _) = ann.play(id, "E5").await.unwrap();
     assert_eq!(status, 200);
-    assert_eq!(next_json(&mut ws).await["version"], 1);
-    let reply = next_json(&mut ws).await;
+    assert_eq!(ws.next_json().await.unwrap()["version"], 1);
+    let reply = ws.next_json().await.unwrap();
     assert_eq!(
         (reply["version"].as_u64(), reply["action"]["color"].as_str()),
         (Some(2), Some("white"))
@@ -1463,15 +1403,16 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
         let (status, body) = if state["phase"] == "marking" {
             ann.post(&format!("/api/games/{id}/accept"), json!({}))
                 .await
+                .unwrap()
         } else {
-            ann.play(id, "pass").await
+            ann.play(id, "pass").await.unwrap()
         };
         assert_eq!(status, 200, "{body}");
         // Wait until it is Black's turn again, or the game is over: after this action (the events before it,
         // such as the server's first proposal that came with the end of play, are already answered).
         let acted = body["version"].as_u64().unwrap();
         loop {
-            let m = next_json(&mut ws).await;
+            let m = ws.next_json().await.unwrap();
             let s = &m["state"];
             if s["version"].as_u64().unwrap() <= acted {
                 continue;
@@ -1518,18 +1459,18 @@ async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
     let (broken, black, _white) = seated(&running, "chinese:size=9").await;
-    assert_eq!(black.play(broken, "E5").await.0, 200);
+    assert_eq!(black.play(broken, "E5").await.unwrap().0, 200);
     let (fine, black2, _white2) = seated(&running, "chinese:size=9").await;
-    assert_eq!(black2.play(fine, "E5").await.0, 200);
+    assert_eq!(black2.play(fine, "E5").await.unwrap().0, 200);
     running.stop().await.unwrap();
 
     // A second play on an occupied point, as if a rules change had made a stored move illegal.
     append_behind(dir.path(), broken, (2, "white", "E5"), "playing").await;
 
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    assert_eq!(c.get(&format!("/api/games/{broken}")).await.0, 404);
-    let (status, state) = c.get(&format!("/api/games/{fine}")).await;
+    let c = anonymous(&running);
+    assert_eq!(c.get(&format!("/api/games/{broken}")).await.unwrap().0, 404);
+    let (status, state) = c.get(&format!("/api/games/{fine}")).await.unwrap();
     assert_eq!((status, state["moves"].as_array().unwrap().len()), (200, 1));
     running.stop().await.unwrap();
 }
@@ -1543,7 +1484,8 @@ async fn timed(black: &Client, white: &Client, rules: &str, time: &str) -> (i64,
             "/api/games",
             json!({"rules": rules, "color": "black", "time": time}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 201, "{table}");
     let id = table["id"].as_i64().unwrap();
     // No clock runs before the second player sits down.
@@ -1551,7 +1493,8 @@ async fn timed(black: &Client, white: &Client, rules: &str, time: &str) -> (i64,
     assert_eq!(table["state"]["clock"]["control"], time);
     let (status, state) = white
         .post(&format!("/api/games/{id}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["clock"]["running"], "black");
     (id, state)
@@ -1561,7 +1504,7 @@ async fn timed(black: &Client, white: &Client, rules: &str, time: &str) -> (i64,
 async fn state_until(c: &Client, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
     let started = std::time::Instant::now();
     loop {
-        let (_, state) = c.get(&format!("/api/games/{id}")).await;
+        let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
         if done(&state) {
             return state;
         }
@@ -1573,22 +1516,10 @@ async fn state_until(c: &Client, id: i64, what: &str, done: impl Fn(&Value) -> b
     }
 }
 
-/// The next message of a socket that satisfies `want`, skipping others.
-async fn next_matching<S>(ws: &mut S, want: impl Fn(&Value) -> bool) -> Value
-where
-    S: StreamExt<Item = Result<Message, tokio_tungstenite::tungstenite::Error>> + Unpin,
-{
-    for _ in 0..20 {
-        let m = next_json(ws).await;
-        if want(&m) {
-            return m;
-        }
-    }
-    panic!("no matching message in 20");
-}
-
 async fn claim(c: &Client, id: i64) -> (u16, Value) {
-    c.post(&format!("/api/games/{id}/claim"), json!({})).await
+    c.post(&format!("/api/games/{id}/claim"), json!({}))
+        .await
+        .unwrap()
 }
 
 fn main_ms(state: &Value, color: &str) -> u64 {
@@ -1600,8 +1531,8 @@ async fn clocks_are_exact_across_reconnects_and_restarts() {
     let dir = tempfile::tempdir().unwrap();
     let time = ManualTime::new();
     let running = server_at(dir.path(), &time).await;
-    let black = Client::guest(&running, "black").await;
-    let white = Client::guest(&running, "white").await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:1m+10s").await;
     // Black thinks 4 s and reports 50 ms of lag: 60 - 3.95 + 10 s of increment.
     time.advance(4_000);
@@ -1610,7 +1541,8 @@ async fn clocks_are_exact_across_reconnects_and_restarts() {
             &format!("/api/games/{id}/moves"),
             json!({"move": "E5", "lag_ms": 50}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["clock"]["running"], "white");
     assert_eq!(main_ms(&state, "black"), 66_050);
@@ -1619,10 +1551,10 @@ async fn clocks_are_exact_across_reconnects_and_restarts() {
 
     // White's clock runs 7 s; a new socket and a fresh GET both see exactly that.
     time.advance(7_000);
-    let mut ws = game_socket(&running, id, Some(&white)).await;
-    let first = next_json(&mut ws).await;
+    let mut ws = white.game_socket(id).await.unwrap();
+    let first = ws.next_json().await.unwrap();
     assert_eq!(first["type"], "state");
-    let (_, got) = white.get(&format!("/api/games/{id}")).await;
+    let (_, got) = white.get(&format!("/api/games/{id}")).await.unwrap();
     for s in [&first, &got] {
         assert_eq!(
             (main_ms(s, "black"), main_ms(s, "white")),
@@ -1631,16 +1563,13 @@ async fn clocks_are_exact_across_reconnects_and_restarts() {
         );
         assert_eq!(s["clock"]["running"], "white");
     }
-    ws.close(None).await.unwrap();
+    ws.close().await.unwrap();
     drop(ws);
-    let mut again = game_socket(&running, id, Some(&white)).await;
+    let mut again = white.game_socket(id).await.unwrap();
     time.advance(1_000);
-    again
-        .send(Message::Text(json!({"type": "resync"}).to_string().into()))
-        .await
-        .unwrap();
-    let first = next_json(&mut again).await;
-    let resynced = next_matching(&mut again, |m| m["type"] == "state").await;
+    again.resync().await.unwrap();
+    let first = again.next_json().await.unwrap();
+    let resynced = again.next_matching(|m| m["type"] == "state").await.unwrap();
     assert_eq!(main_ms(&first, "white"), 53_000);
     assert_eq!(main_ms(&resynced, "white"), 52_000);
     drop(again);
@@ -1650,15 +1579,15 @@ async fn clocks_are_exact_across_reconnects_and_restarts() {
     // again from where it began (no time runs while the server is down), and then runs on.
     time.advance(500_000);
     let running = server_at(dir.path(), &time).await;
-    let c = Client::new(&running);
-    let (_, after) = c.get(&format!("/api/games/{id}")).await;
+    let c = anonymous(&running);
+    let (_, after) = c.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(after["clock"]["running"], "white");
     assert_eq!(
         (main_ms(&after, "black"), main_ms(&after, "white")),
         (66_050, 60_000)
     );
     time.advance(2_500);
-    let (_, after) = c.get(&format!("/api/games/{id}")).await;
+    let (_, after) = c.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(main_ms(&after, "white"), 57_500);
     running.stop().await.unwrap();
 }
@@ -1668,21 +1597,21 @@ async fn a_player_whose_flag_falls_loses_on_time() {
     let dir = tempfile::tempdir().unwrap();
     let time = ManualTime::new();
     let running = server_at(dir.path(), &time).await;
-    let black = Client::guest(&running, "slow").await;
-    let white = Client::guest(&running, "quick").await;
+    let black = guest(&running, "slow").await;
+    let white = guest(&running, "quick").await;
 
     // Black does not move: 1 s, plus the 1 s lag allowance.
     let (b_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
-    let mut ws = game_socket(&running, b_lost, None).await;
-    assert_eq!(next_json(&mut ws).await["type"], "state");
+    let mut ws = anonymous(&running).game_socket(b_lost).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
     // Up to 1 s + 1 s, a move is on time (the lag allowance is the server's to credit): no flag yet.
     time.advance(2_000);
-    let (_, state) = black.get(&format!("/api/games/{b_lost}")).await;
+    let (_, state) = black.get(&format!("/api/games/{b_lost}")).await.unwrap();
     assert_eq!(state["result"], Value::Null, "{state}");
     assert_eq!(state["clock"]["black"]["main_ms"], 0);
     assert_eq!(state["clock"]["black"]["flagged"], false);
     time.advance(1);
-    let m = next_matching(&mut ws, |m| m["type"] == "timeout").await;
+    let m = ws.next_matching(|m| m["type"] == "timeout").await.unwrap();
     assert_eq!(m["action"]["color"], "black");
     assert_eq!(m["state"]["result"], "W+T");
     assert_eq!(m["state"]["clock"]["black"]["flagged"], true, "{m}");
@@ -1690,24 +1619,24 @@ async fn a_player_whose_flag_falls_loses_on_time() {
 
     // White loses: Black moves in time, White runs out.
     let (w_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
-    let mut ws = game_socket(&running, w_lost, None).await;
+    let mut ws = anonymous(&running).game_socket(w_lost).await.unwrap();
     time.advance(900);
-    let (status, state) = black.play(w_lost, "E5").await;
+    let (status, state) = black.play(w_lost, "E5").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(main_ms(&state, "black"), 100);
     time.advance(2_001);
-    let m = next_matching(&mut ws, |m| m["type"] == "timeout").await;
+    let m = ws.next_matching(|m| m["type"] == "timeout").await.unwrap();
     assert_eq!(
         (m["action"]["color"].as_str(), m["state"]["result"].as_str()),
         (Some("white"), Some("B+T"))
     );
     // A move after the flag fell is refused: the game is over.
-    let (status, body) = white.play(w_lost, "D5").await;
+    let (status, body) = white.play(w_lost, "D5").await.unwrap();
     assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
 
     // A move that comes 1 s late with 1 s of reported lag is on time, at the last millisecond.
     let (just, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
-    let (status, _) = black.play(just, "E5").await;
+    let (status, _) = black.play(just, "E5").await.unwrap();
     assert_eq!(status, 200);
     time.advance(2_000);
     let (status, state) = white
@@ -1715,7 +1644,8 @@ async fn a_player_whose_flag_falls_loses_on_time() {
             &format!("/api/games/{just}/moves"),
             json!({"move": "D5", "lag_ms": 1_000}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(
         (
@@ -1728,9 +1658,9 @@ async fn a_player_whose_flag_falls_loses_on_time() {
 
     // Stored like any action: the results survive a restart.
     let running = server_at(dir.path(), &time).await;
-    let c = Client::new(&running);
+    let c = anonymous(&running);
     for (id, result) in [(b_lost, "W+T"), (w_lost, "B+T")] {
-        let (_, state) = c.get(&format!("/api/games/{id}")).await;
+        let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
         assert_eq!(
             (state["result"].as_str(), state["phase"].as_str()),
             (Some(result), Some("over"))
@@ -1744,29 +1674,29 @@ async fn a_late_move_and_the_flag_timer_lose_the_game_on_time_once() {
     let dir = tempfile::tempdir().unwrap();
     let time = ManualTime::new();
     let running = server_at(dir.path(), &time).await;
-    let black = Client::guest(&running, "late").await;
-    let white = Client::guest(&running, "waits").await;
+    let black = guest(&running, "late").await;
+    let white = guest(&running, "waits").await;
     let only_the_timeout = json!([{"number": 1, "color": "black", "move": "timeout"}]);
     // A move with no lag reported is late after 1 s; the flag timer fires after 1 s plus the 1 s lag
     // allowance. A late move that comes before the timer is the time-out; the timer, waking after it, finds
     // the game over and adds nothing.
     let (id, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
     time.advance(2_000);
-    let (status, state) = black.play(id, "E5").await;
+    let (status, state) = black.play(id, "E5").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["result"], "W+T");
     time.advance(1);
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["moves"], only_the_timeout, "{state}");
     assert_eq!(state["board"][4], ".........");
     // The timer first: the move that follows is refused, the game over.
     let (id, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
     time.advance(2_001);
     state_until(&black, id, "the time-out", |s| s["result"] == "W+T").await;
-    let (status, body) = black.play(id, "E5").await;
+    let (status, body) = black.play(id, "E5").await.unwrap();
     assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["moves"], only_the_timeout, "{state}");
     running.stop().await.unwrap();
 }
@@ -1775,13 +1705,14 @@ async fn a_late_move_and_the_flag_timer_lose_the_game_on_time_once() {
 async fn bad_controls_are_refused_and_ideal_games_get_self_fill() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let ann = Client::guest(&running, "ann").await;
+    let ann = guest(&running, "ann").await;
     let (status, body) = ann
         .post(
             "/api/games",
             json!({"rules": "chinese", "time": "fischer:soon"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
@@ -1793,7 +1724,8 @@ async fn bad_controls_are_refused_and_ideal_games_get_self_fill() {
     // Self-fill needs a clock.
     let (status, body) = ann
         .post("/api/games", json!({"rules": "ideal:self-fill=10"}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (400, Some("bad_rules")),
@@ -1805,7 +1737,8 @@ async fn bad_controls_are_refused_and_ideal_games_get_self_fill() {
             "/api/games",
             json!({"rules": "ideal:size=9", "time": "absolute:10m"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 201, "{body}");
     assert!(
         body["state"]["rules"]
@@ -1823,7 +1756,8 @@ async fn bad_controls_are_refused_and_ideal_games_get_self_fill() {
             "/api/games",
             json!({"rules": "chinese:size=9", "time": "absolute:10m"}),
         )
-        .await;
+        .await
+        .unwrap();
     assert_eq!(body["state"]["self_fill"], Value::Null);
     running.stop().await.unwrap();
 }
@@ -1833,15 +1767,15 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     let dir = tempfile::tempdir().unwrap();
     let time = ManualTime::new();
     let running = server_at(dir.path(), &time).await;
-    let black = Client::guest(&running, "stays").await;
-    let white = Client::guest(&running, "leaves").await;
+    let black = guest(&running, "stays").await;
+    let white = guest(&running, "leaves").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
 
     // Both at the board: nobody is absent, and there is nothing to claim.
-    let mut b_ws = game_socket(&running, id, Some(&black)).await;
-    let mut w_ws = game_socket(&running, id, Some(&white)).await;
-    assert_eq!(next_json(&mut b_ws).await["type"], "state");
-    assert_eq!(next_json(&mut w_ws).await["type"], "state");
+    let mut b_ws = black.game_socket(id).await.unwrap();
+    let mut w_ws = white.game_socket(id).await.unwrap();
+    assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
+    assert_eq!(w_ws.next_json().await.unwrap()["type"], "state");
     let state = state_until(&black, id, "both present", |s| {
         s["absent"].as_array().is_some_and(Vec::is_empty)
     })
@@ -1855,12 +1789,12 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
 
     // White closes the page: Black's socket hears of it, with the claim 60 s away.
     time.advance(5_000);
-    w_ws.close(None).await.unwrap();
+    w_ws.close().await.unwrap();
     drop(w_ws);
-    let m = next_matching(&mut b_ws, |m| {
-        m["type"] == "presence" && m["state"]["absent"] != json!([])
-    })
-    .await;
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"] != json!([]))
+        .await
+        .unwrap();
     assert_eq!(
         m["state"]["absent"],
         json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}])
@@ -1874,12 +1808,10 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     );
     assert_eq!(body["claim_in_ms"], 30_000, "{body}");
     // Over the socket too.
-    b_ws.send(Message::Text(
-        json!({"type": "claim", "ref": 7}).to_string().into(),
-    ))
-    .await
-    .unwrap();
-    let m = next_matching(&mut b_ws, |m| m["type"] == "error").await;
+    b_ws.send_json(&json!({"type": "claim", "ref": 7}))
+        .await
+        .unwrap();
+    let m = b_ws.next_matching(|m| m["type"] == "error").await.unwrap();
     assert_eq!(
         (m["ref"].as_i64(), m["reason"].as_str()),
         (Some(7), Some("grace_not_over"))
@@ -1887,8 +1819,11 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     assert_eq!(m["claim_in_ms"], 30_000);
 
     // White comes back (a presence event) and leaves again: the grace period starts over.
-    let w_ws = game_socket(&running, id, Some(&white)).await;
-    let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+    let w_ws = white.game_socket(id).await.unwrap();
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence")
+        .await
+        .unwrap();
     assert_eq!(m["state"]["absent"], json!([]));
     let (status, body) = claim(&black, id).await;
     assert_eq!(
@@ -1896,26 +1831,26 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
         (409, Some("opponent_present"))
     );
     drop(w_ws);
-    let m = next_matching(&mut b_ws, |m| {
-        m["type"] == "presence" && m["state"]["absent"] != json!([])
-    })
-    .await;
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"] != json!([]))
+        .await
+        .unwrap();
     assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 60_000);
     time.advance(59_999);
     let (status, body) = claim(&black, id).await;
     assert_eq!((status, body["claim_in_ms"].as_u64()), (409, Some(1)));
     // Neither a spectator nor the absent player's own claim counts.
-    let cat = Client::guest(&running, "cat").await;
+    let cat = guest(&running, "cat").await;
     let (status, body) = claim(&cat, id).await;
     assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
     time.advance(1);
     // The end of the grace period is an event of its own: no client has to count down.
-    let m = next_matching(&mut b_ws, |m| {
-        m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0
-    })
-    .await;
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0)
+        .await
+        .unwrap();
     assert_eq!(m["state"]["absent"][0]["color"], "white");
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["absent"][0]["claim_in_ms"], 0, "{state}");
     let (status, state) = claim(&black, id).await;
     assert_eq!(status, 200, "{state}");
@@ -1925,7 +1860,7 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
         state["moves"].as_array().unwrap().last().unwrap(),
         &json!({"number": 1, "color": "black", "move": "claim"})
     );
-    let m = next_matching(&mut b_ws, |m| m["type"] == "claim").await;
+    let m = b_ws.next_matching(|m| m["type"] == "claim").await.unwrap();
     assert_eq!(m["state"]["result"], "B+F");
     let (status, body) = claim(&black, id).await;
     assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
@@ -1933,30 +1868,33 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
 
     // Untimed games, and games against the computer, have nothing to claim.
     let (untimed, _, _) = {
-        let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+        let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
             .as_i64()
             .unwrap();
         white
             .post(&format!("/api/games/{id}/join"), json!({}))
-            .await;
+            .await
+            .unwrap();
         (id, (), ())
     };
     let (status, body) = black
         .post(&format!("/api/games/{untimed}/claim"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (422, Some("no_claim")));
     let (status, table) = black
         .post(
             "/api/games",
             json!({"rules": "chinese:size=9", "color": "white", "opponent": "bot", "bot": "simple", "time": "fischer:10m+10s"}),
         )
-        .await;
+        .await.unwrap();
     assert_eq!(status, 201, "{table}");
     let bot_game = table["id"].as_i64().unwrap();
     time.advance(100_000);
     let (status, body) = black
         .post(&format!("/api/games/{bot_game}/claim"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (409, Some("opponent_present"))
@@ -1967,14 +1905,15 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     time.advance(1_000_000);
     let (status, body) = white
         .post(&format!("/api/games/{corr}/claim"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!((status, body["reason"].as_str()), (422, Some("no_claim")));
     running.stop().await.unwrap();
 
     // The claim is stored like the other actions.
     let running = server_at(dir.path(), &time).await;
-    let c = Client::new(&running);
-    let (_, state) = c.get(&format!("/api/games/{id}")).await;
+    let c = anonymous(&running);
+    let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["result"], "B+F");
     running.stop().await.unwrap();
 }
@@ -1986,20 +1925,23 @@ async fn a_player_who_polls_over_http_is_present() {
     let dir = tempfile::tempdir().unwrap();
     let time = ManualTime::new();
     let running = server_at(dir.path(), &time).await;
-    let black = Client::guest(&running, "socket").await;
-    let white = Client::guest(&running, "poller").await;
+    let black = guest(&running, "socket").await;
+    let white = guest(&running, "poller").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
-    let mut b_ws = game_socket(&running, id, Some(&black)).await;
-    assert_eq!(next_json(&mut b_ws).await["type"], "state");
+    let mut b_ws = black.game_socket(id).await.unwrap();
+    assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
     let url = format!("/api/games/{id}");
     // White has no socket; looking every 50 s keeps the claim away, and Black's page hears of each look (its
     // countdown would otherwise reach 0 with no claim to make).
     for _ in 0..3 {
         time.advance(50_000);
-        let (_, state) = white.get(&url).await;
+        let (_, state) = white.get(&url).await.unwrap();
         let absent = json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}]);
         assert_eq!(state["absent"], absent, "{state}");
-        let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+        let m = b_ws
+            .next_matching(|m| m["type"] == "presence")
+            .await
+            .unwrap();
         assert_eq!(m["state"]["absent"], absent, "{m}");
         let (status, body) = claim(&black, id).await;
         assert_eq!(
@@ -2012,18 +1954,21 @@ async fn a_player_who_polls_over_http_is_present() {
         );
     }
     // A spectator's look is not White's.
-    let cat = Client::guest(&running, "cat").await;
+    let cat = guest(&running, "cat").await;
     time.advance(60_000);
-    let (_, state) = cat.get(&url).await;
+    let (_, state) = cat.get(&url).await.unwrap();
     assert_eq!(state["absent"][0]["claim_in_ms"], 0, "{state}");
-    let m = next_matching(&mut b_ws, |m| {
-        m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0
-    })
-    .await;
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0)
+        .await
+        .unwrap();
     assert_eq!(m["state"]["absent"][0]["color"], "white");
     // White looks again: the claim closes, Black hears it, and the grace period's end is announced again.
-    white.get(&url).await;
-    let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+    white.get(&url).await.unwrap();
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence")
+        .await
+        .unwrap();
     assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 60_000, "{m}");
     let (status, body) = claim(&black, id).await;
     assert_eq!(
@@ -2031,7 +1976,10 @@ async fn a_player_who_polls_over_http_is_present() {
         (409, Some("grace_not_over"))
     );
     time.advance(60_000);
-    let m = next_matching(&mut b_ws, |m| m["type"] == "presence").await;
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence")
+        .await
+        .unwrap();
     assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 0, "{m}");
     let (status, state) = claim(&black, id).await;
     assert_eq!((status, state["result"].as_str()), (200, Some("B+F")));
@@ -2043,15 +1991,15 @@ async fn after_a_restart_the_grace_period_starts_again() {
     let dir = tempfile::tempdir().unwrap();
     let time = ManualTime::new();
     let running = server_at(dir.path(), &time).await;
-    let black = Client::guest(&running, "black").await;
-    let white = Client::guest(&running, "white").await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
     let (id, state) = timed(&black, &white, "chinese:size=9", "byoyomi:10m+5x30s").await;
     // Nobody has a socket open: both are absent from the start of the game.
     assert_eq!(state["absent"].as_array().unwrap().len(), 2, "{state}");
-    let (status, _) = black.play(id, "E5").await;
+    let (status, _) = black.play(id, "E5").await.unwrap();
     assert_eq!(status, 200);
     time.advance(70_000);
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(
         state["absent"][1],
         json!({"color": "white", "absent_ms": 70_000, "claim_in_ms": 0})
@@ -2061,8 +2009,8 @@ async fn after_a_restart_the_grace_period_starts_again() {
     // White's claimable absence does not survive the server's: the grace period runs from the restart.
     time.advance(10_000);
     let running = server_at(dir.path(), &time).await;
-    let black = black.at(&running);
-    let (_, state) = black.get(&format!("/api/games/{id}")).await;
+    let black = black.at(&base(&running)).unwrap();
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(
         state["absent"],
         json!([
@@ -2072,7 +2020,8 @@ async fn after_a_restart_the_grace_period_starts_again() {
     );
     let (status, body) = black
         .post(&format!("/api/games/{id}/claim"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (
             status,
@@ -2084,7 +2033,8 @@ async fn after_a_restart_the_grace_period_starts_again() {
     time.advance(60_000);
     let (status, state) = black
         .post(&format!("/api/games/{id}/claim"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(
         (status, state["result"].as_str()),
         (200, Some("B+F")),
@@ -2098,8 +2048,8 @@ async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
     let dir = tempfile::tempdir().unwrap();
     let time = ManualTime::new();
     let running = server_at(dir.path(), &time).await;
-    let black = Client::guest(&running, "black").await;
-    let white = Client::guest(&running, "white").await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "byoyomi:10s+3x5s").await;
     // Black: 4 s of 10 in main time. White: all 10 s of main time and 2 s of a period (the period stays whole).
     // Black: the last 6 s of main time and 11 s more: two periods used up, the third whole again.
@@ -2109,18 +2059,14 @@ async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
         (&black, 17_000, "E4"),
     ] {
         time.advance(wait);
-        let (status, state) = player.play(id, mv).await;
+        let (status, state) = player.play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{state}");
     }
     let sgf = black
-        .http
-        .get(format!("{}/api/games/{id}/sgf", black.base))
-        .send()
+        .get_text(&format!("/api/games/{id}/sgf"))
         .await
         .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .1;
     for part in [
         "TM[10]",
         "OT[3x5 byo-yomi]",
@@ -2132,24 +2078,21 @@ async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
     }
     // An untimed game's record has none of these.
     let (untimed, _, _) = {
-        let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+        let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
             .as_i64()
             .unwrap();
         white
             .post(&format!("/api/games/{id}/join"), json!({}))
-            .await;
+            .await
+            .unwrap();
         (id, (), ())
     };
-    assert_eq!(black.play(untimed, "E5").await.0, 200);
+    assert_eq!(black.play(untimed, "E5").await.unwrap().0, 200);
     let sgf = black
-        .http
-        .get(format!("{}/api/games/{untimed}/sgf", black.base))
-        .send()
+        .get_text(&format!("/api/games/{untimed}/sgf"))
         .await
         .unwrap()
-        .text()
-        .await
-        .unwrap();
+        .1;
     assert!(!sgf.contains("BL[") && !sgf.contains("TM["), "{sgf}");
     running.stop().await.unwrap();
 }
@@ -2160,21 +2103,24 @@ async fn a_table_handicap_is_honoured_by_its_placement() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
     let (id, black, white) = seated(&running, "ideal:size=9,handicap=3").await;
-    let (status, _) = black.play(id, "E5").await;
+    let (status, _) = black.play(id, "E5").await.unwrap();
     assert_eq!(status, 200);
-    let (status, refused) = white.play(id, "C3").await;
+    let (status, refused) = white.play(id, "C3").await.unwrap();
     assert_eq!(status, 422, "{refused}");
     assert_eq!(refused["reason"], "forced_pass");
-    assert_eq!(white.play(id, "pass").await.0, 200);
-    assert_eq!(black.play(id, "C7").await.0, 200);
-    assert_eq!(white.play(id, "C3").await.1["reason"], "forced_pass");
-    assert_eq!(white.play(id, "pass").await.0, 200);
-    assert_eq!(black.play(id, "G3").await.0, 200);
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "C7").await.unwrap().0, 200);
+    assert_eq!(
+        white.play(id, "C3").await.unwrap().1["reason"],
+        "forced_pass"
+    );
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "G3").await.unwrap().0, 200);
     // Both forced passes made: White plays.
-    assert_eq!(white.play(id, "C3").await.0, 200);
+    assert_eq!(white.play(id, "C3").await.unwrap().0, 200);
 
     let (id, _black, white) = seated(&running, "chinese:size=9,handicap=4,placement=fixed").await;
-    let (_, state) = white.get(&format!("/api/games/{id}")).await;
+    let (_, state) = white.get(&format!("/api/games/{id}")).await.unwrap();
     let stones: usize = state["board"]
         .as_array()
         .unwrap()
@@ -2182,7 +2128,11 @@ async fn a_table_handicap_is_honoured_by_its_placement() {
         .map(|row| row.as_str().unwrap().matches('X').count())
         .sum();
     assert_eq!(stones, 4, "{state}");
-    assert_eq!(white.play(id, "E5").await.0, 200, "White moves first");
+    assert_eq!(
+        white.play(id, "E5").await.unwrap().0,
+        200,
+        "White moves first"
+    );
     running.stop().await.unwrap();
 }
 
@@ -2208,7 +2158,7 @@ async fn a_superko_refusal_names_the_position_it_repeats() {
     .into_iter()
     .enumerate()
     {
-        let (status, body) = by(color, &black, &white).play(id, mv).await;
+        let (status, body) = by(color, &black, &white).play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{mv}: {body}");
         if k + 1 == 8 {
             after_eight = body["board"].clone();
@@ -2216,7 +2166,7 @@ async fn a_superko_refusal_names_the_position_it_repeats() {
     }
     assert!(after_eight.is_array(), "the answer carries the board");
     // White's retake at C3 would make the position after move 8 (White's B2) again.
-    let (status, refused) = white.play(id, "C3").await;
+    let (status, refused) = white.play(id, "C3").await.unwrap();
     assert_eq!(status, 422, "{refused}");
     assert_eq!(refused["reason"], "ko");
     assert_eq!(refused["repeats"], 8, "{refused}");
@@ -2226,15 +2176,13 @@ async fn a_superko_refusal_names_the_position_it_repeats() {
         "{refused}"
     );
     // The same over White's socket.
-    let mut ws = game_socket(&running, id, Some(&white)).await;
-    assert_eq!(next_json(&mut ws).await["type"], "state");
-    ws.send(Message::Text(
-        r#"{"type":"play","move":"C3","ref":1}"#.into(),
-    ))
-    .await
-    .unwrap();
+    let mut ws = white.game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+    ws.send_text(r#"{"type":"play","move":"C3","ref":1}"#)
+        .await
+        .unwrap();
     let refused = loop {
-        let m = next_json(&mut ws).await;
+        let m = ws.next_json().await.unwrap();
         if m["type"] == "error" {
             break m;
         }
@@ -2257,9 +2205,9 @@ async fn a_superko_refusal_names_the_position_it_repeats() {
         ("white", "B2"),
         ("black", "B3"),
     ] {
-        assert_eq!(by(color, &black, &white).play(id, mv).await.0, 200);
+        assert_eq!(by(color, &black, &white).play(id, mv).await.unwrap().0, 200);
     }
-    let (_, refused) = white.play(id, "C3").await;
+    let (_, refused) = white.play(id, "C3").await.unwrap();
     assert_eq!(refused["reason"], "ko");
     assert!(refused.get("repeats").is_none(), "{refused}");
     running.stop().await.unwrap();
@@ -2273,14 +2221,15 @@ async fn a_void_by_repetition_names_the_repeated_state() {
     let (id, black, white) = seated(&running, "japanese:size=5").await;
     // The empty board with Black to move: at the start, after two passes, and again after a dispute and two
     // more passes (the third time).
-    assert_eq!(black.play(id, "pass").await.0, 200);
-    assert_eq!(white.play(id, "pass").await.0, 200);
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
     let (status, body) = white
         .post(&format!("/api/games/{id}/dispute"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{body}");
-    assert_eq!(black.play(id, "pass").await.0, 200);
-    let (status, state) = white.play(id, "pass").await;
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+    let (status, state) = white.play(id, "pass").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["result"], "Void", "{state}");
     assert_eq!(state["repeated"], json!([0, 2]), "{state}");
@@ -2288,7 +2237,8 @@ async fn a_void_by_repetition_names_the_repeated_state() {
     let (id, black, _white) = seated(&running, "japanese:size=5").await;
     let (_, body) = black
         .post(&format!("/api/games/{id}/resign"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert!(body.get("repeated").is_none(), "{body}");
     running.stop().await.unwrap();
 }
@@ -2299,20 +2249,29 @@ async fn a_finished_game_is_counted_under_every_ruleset() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
     let (id, black, white) = seated(&running, "chinese:size=9,komi=7").await;
-    assert_eq!(black.play(id, "E5").await.0, 200);
-    let (status, body) = black.get(&format!("/api/games/{id}/rulesets")).await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    let (status, body) = black
+        .get(&format!("/api/games/{id}/rulesets"))
+        .await
+        .unwrap();
     assert_eq!(
         (status, body["reason"].as_str()),
         (409, Some("not_over")),
         "{body}"
     );
-    assert_eq!(white.play(id, "pass").await.0, 200);
-    assert_eq!(black.play(id, "pass").await.0, 200);
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
     for c in [&black, &white] {
-        let (status, body) = c.post(&format!("/api/games/{id}/accept"), json!({})).await;
+        let (status, body) = c
+            .post(&format!("/api/games/{id}/accept"), json!({}))
+            .await
+            .unwrap();
         assert_eq!(status, 200, "{body}");
     }
-    let (status, body) = black.get(&format!("/api/games/{id}/rulesets")).await;
+    let (status, body) = black
+        .get(&format!("/api/games/{id}/rulesets"))
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{body}");
     let counts = body["counts"].as_array().unwrap();
     assert_eq!(counts.len(), 1 + tesuji_rules::compare::COMPARED.len());
@@ -2348,23 +2307,23 @@ async fn a_finished_game_is_counted_under_every_ruleset() {
 async fn a_players_games_come_in_pages() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let black = Client::guest(&running, "pager").await;
+    let black = guest(&running, "pager").await;
     let mut ids = Vec::new();
     for _ in 0..7 {
         ids.push(
-            black.table("chinese:size=9", "black", "anyone").await["id"]
+            table(&black, "chinese:size=9", "black", "anyone").await["id"]
                 .as_i64()
                 .unwrap(),
         );
     }
-    let me = black.get("/api/session").await.1["user"]["id"]
+    let me = black.get("/api/session").await.unwrap().1["user"]["id"]
         .as_i64()
         .unwrap();
     let mut seen = Vec::new();
     let mut path = format!("/api/users/{me}/games?limit=3");
     let mut pages = 0;
     loop {
-        let (status, page) = black.get(&path).await;
+        let (status, page) = black.get(&path).await.unwrap();
         assert_eq!(status, 200, "{page}");
         let games = page["games"].as_array().unwrap();
         assert!(games.len() <= 3, "{page}");
@@ -2372,7 +2331,7 @@ async fn a_players_games_come_in_pages() {
         pages += 1;
         if pages == 1 {
             // A game added meanwhile is newer than every page still to come: it repeats nothing and skips nothing.
-            black.table("chinese:size=9", "black", "anyone").await;
+            table(&black, "chinese:size=9", "black", "anyone").await;
         }
         match page["next"].as_i64() {
             Some(next) => {
@@ -2386,7 +2345,7 @@ async fn a_players_games_come_in_pages() {
     assert_eq!(seen, ids, "every game once, newest first");
     assert_eq!(pages, 3);
     // The default page holds them all here, with no next page.
-    let (_, all) = black.get(&format!("/api/users/{me}/games")).await;
+    let (_, all) = black.get(&format!("/api/users/{me}/games")).await.unwrap();
     assert_eq!(all["games"].as_array().unwrap().len(), 8);
     assert!(all["next"].is_null());
     for bad in [
@@ -2398,7 +2357,10 @@ async fn a_players_games_come_in_pages() {
         "before=99999999999999999999",
         "limit=1&limit=2",
     ] {
-        let (status, body) = black.get(&format!("/api/users/{me}/games?{bad}")).await;
+        let (status, body) = black
+            .get(&format!("/api/users/{me}/games?{bad}"))
+            .await
+            .unwrap();
         assert_eq!(
             (status, body["reason"].as_str()),
             (400, Some("bad_request")),
@@ -2420,18 +2382,10 @@ async fn server_without_cache(dir: &Path) -> Running {
 
 /// The state, SGF and replay of game `id`, as any client reads them.
 async fn records(c: &Client, id: i64) -> (Value, String, Value) {
-    let (status, state) = c.get(&format!("/api/games/{id}")).await;
+    let (status, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(status, 200, "{state}");
-    let sgf = c
-        .http
-        .get(format!("{}/api/games/{id}/sgf", c.base))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let (status, replay) = c.get(&format!("/api/games/{id}/replay")).await;
+    let sgf = c.get_text(&format!("/api/games/{id}/sgf")).await.unwrap().1;
+    let (status, replay) = c.get(&format!("/api/games/{id}/replay")).await.unwrap();
     assert_eq!(status, 200, "{replay}");
     (state, sgf, replay)
 }
@@ -2460,7 +2414,7 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     let (id, black, white) = seated(&running, "japanese:size=9").await;
     let (other, _, _) = seated(&running, "chinese:size=9").await;
     for (color, mv) in KO_SETUP {
-        let (status, body) = by(color, &black, &white).play(id, mv).await;
+        let (status, body) = by(color, &black, &white).play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{body}");
     }
     assert_eq!(
@@ -2471,13 +2425,14 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
         }
     );
     // A watcher is connected when the game ends: it hears the end, and the game stays while it watches.
-    let mut ws = game_socket(&running, id, None).await;
-    assert_eq!(next_json(&mut ws).await["type"], "state");
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
     let (status, ended) = white
         .post(&format!("/api/games/{id}/resign"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{ended}");
-    let event = next_json(&mut ws).await;
+    let event = ws.next_json().await.unwrap();
     assert_eq!(
         (event["type"].as_str(), event["state"]["result"].as_str()),
         (Some("resign"), Some("B+R"))
@@ -2487,10 +2442,8 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
     assert_eq!(running.resident().live, 1, "the other game is still live");
     assert_eq!(running.resident().finished, 1, "held by its watcher");
     // The watcher still gets answers: a resync, and a refusal of a move.
-    ws.send(Message::Text(r#"{"type": "resync"}"#.into()))
-        .await
-        .unwrap();
-    let resync = next_json(&mut ws).await;
+    ws.resync().await.unwrap();
+    let resync = ws.next_json().await.unwrap();
     assert_eq!(
         (resync["type"].as_str(), &resync["version"]),
         (Some("state"), &ended["version"])
@@ -2501,7 +2454,7 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
 
     // Read back from the store: the same state, record and replay.
     assert_eq!(records(&black, id).await, before);
-    let (status, refused) = black.play(id, "A9").await;
+    let (status, refused) = black.play(id, "A9").await.unwrap();
     assert_eq!(
         (status, refused["reason"].as_str()),
         (422, Some("game_over")),
@@ -2518,9 +2471,9 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
             finished: 0
         }
     );
-    let c = Client::new(&running);
+    let c = anonymous(&running);
     assert_eq!(records(&c, id).await, before);
-    let (status, live) = c.get(&format!("/api/games/{other}")).await;
+    let (status, live) = c.get(&format!("/api/games/{other}")).await.unwrap();
     assert_eq!((status, live["status"].as_str()), (200, Some("playing")));
     // Read back into the cache of finished games, beside the live one.
     assert_eq!(
@@ -2535,16 +2488,18 @@ async fn a_finished_game_leaves_memory_and_is_served_the_same() {
 
 /// A game between `black` and `white` that ends at once (Black resigns); its id.
 async fn finished_game(black: &Client, white: &Client) -> i64 {
-    let id = black.table("chinese:size=9", "black", "anyone").await["id"]
+    let id = table(black, "chinese:size=9", "black", "anyone").await["id"]
         .as_i64()
         .unwrap();
     let (status, body) = white
         .post(&format!("/api/games/{id}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{body}");
     let (status, body) = black
         .post(&format!("/api/games/{id}/resign"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200, "{body}");
     id
 }
@@ -2553,25 +2508,26 @@ async fn finished_game(black: &Client, white: &Client) -> i64 {
 async fn the_archive_pages_through_finished_games_while_games_end() {
     let dir = tempfile::tempdir().unwrap();
     let running = server_without_cache(dir.path()).await;
-    let black = Client::guest(&running, "black").await;
-    let white = Client::guest(&running, "white").await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
     let mut ended = Vec::new();
     for _ in 0..7 {
         ended.push(finished_game(&black, &white).await);
     }
     // A game still in play is not in the archive.
-    let playing = black.table("chinese:size=9", "black", "anyone").await["id"]
+    let playing = table(&black, "chinese:size=9", "black", "anyone").await["id"]
         .as_i64()
         .unwrap();
     let (status, _) = white
         .post(&format!("/api/games/{playing}/join"), json!({}))
-        .await;
+        .await
+        .unwrap();
     assert_eq!(status, 200);
-    let c = Client::new(&running);
+    let c = anonymous(&running);
     let mut seen = Vec::new();
     let mut path = "/api/archive?limit=3".to_owned();
     loop {
-        let (status, page) = c.get(&path).await;
+        let (status, page) = c.get(&path).await.unwrap();
         assert_eq!(status, 200, "{page}");
         let games = page["games"].as_array().unwrap();
         assert!(games.len() <= 3, "{page}");
@@ -2596,10 +2552,13 @@ async fn the_archive_pages_through_finished_games_while_games_end() {
     ended.reverse();
     assert_eq!(seen, ended, "every game once, the latest first");
     assert!(!seen.contains(&playing));
-    let (_, first) = c.get("/api/archive").await;
+    let (_, first) = c.get("/api/archive").await.unwrap();
     assert_eq!(first["games"].as_array().unwrap().len(), 7 + 3);
     // A player's page reads the same rows, the live game's entry from memory.
-    let (_, mine) = c.get(&format!("/api/users/{}/games", black.id())).await;
+    let (_, mine) = c
+        .get(&format!("/api/users/{}/games", black.user_id().unwrap()))
+        .await
+        .unwrap();
     assert_eq!(mine["games"].as_array().unwrap().len(), 7 + 3 + 1);
     for g in mine["games"].as_array().unwrap() {
         let want = if g["id"] == playing {
@@ -2617,7 +2576,7 @@ async fn the_archive_pages_through_finished_games_while_games_end() {
         "before=0",
         "limit=1&limit=2",
     ] {
-        let (status, body) = c.get(&format!("/api/archive?{bad}")).await;
+        let (status, body) = c.get(&format!("/api/archive?{bad}")).await.unwrap();
         assert_eq!(
             (status, body["reason"].as_str()),
             (400, Some("bad_request")),
@@ -2626,7 +2585,10 @@ async fn the_archive_pages_through_finished_games_while_games_end() {
     }
     // An unknown or unfinished game to start after gives an empty page, not an error.
     for before in [playing, 999_999] {
-        let (status, page) = c.get(&format!("/api/archive?before={before}")).await;
+        let (status, page) = c
+            .get(&format!("/api/archive?before={before}"))
+            .await
+            .unwrap();
         assert_eq!(
             (status, page["games"].as_array().map(Vec::len)),
             (200, Some(0)),
@@ -2641,14 +2603,14 @@ async fn games_that_ended_before_summaries_get_them_at_start() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
     let (id, black, _white) = seated(&running, "chinese:size=9").await;
-    assert_eq!(black.play(id, "E5").await.0, 200);
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
     running.stop().await.unwrap();
     // As a server before summary rows would have written it: a resignation with no ending on the row.
     append_behind(dir.path(), id, (2, "white", "resign"), "over").await;
 
     let running = server(dir.path()).await;
-    let c = Client::new(&running);
-    let (_, archive) = c.get("/api/archive").await;
+    let c = anonymous(&running);
+    let (_, archive) = c.get("/api/archive").await.unwrap();
     let games = archive["games"].as_array().unwrap();
     assert_eq!(games.len(), 1, "{archive}");
     assert_eq!(
