@@ -73,6 +73,8 @@ pub enum ApiError {
     BadInvite,
     #[error("you are already seated in this game")]
     AlreadySeated,
+    #[error("only a table nobody has joined can be cancelled")]
+    NotOpen,
     #[error("the game has not started: a seat is still empty")]
     NotStarted,
     #[error("too many requests: try again in {retry_after} s")]
@@ -170,6 +172,7 @@ impl ApiError {
             ApiError::SeatTaken => (StatusCode::CONFLICT, "seat_taken"),
             ApiError::BadInvite => (StatusCode::FORBIDDEN, "bad_invite"),
             ApiError::AlreadySeated => (StatusCode::CONFLICT, "already_seated"),
+            ApiError::NotOpen => (StatusCode::CONFLICT, "not_open"),
             ApiError::NotStarted => (StatusCode::UNPROCESSABLE_ENTITY, "not_started"),
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::TooManySockets { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_sockets"),

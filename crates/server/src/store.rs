@@ -30,6 +30,9 @@ pub enum StoreError {
     /// A seat was filled by someone else first.
     #[error("game {game}: the seat is taken")]
     SeatTaken { game: i64 },
+    /// A table to cancel was joined meanwhile, or is gone.
+    #[error("game {game} is no open table")]
+    Started { game: i64 },
 }
 
 /// A boxed future of a storage result.
@@ -168,6 +171,10 @@ pub trait Store: Send + Sync {
 
     /// Seats `user` in the empty seat of colour `color` (`black`/`white`); `SeatTaken` if it is not empty.
     fn join_game<'a>(&'a self, game: i64, color: &'a str, user: i64) -> StoreFuture<'a, ()>;
+
+    /// Removes a table nobody has joined (it has no actions): [`StoreError::Started`] if it has been joined
+    /// meanwhile or is gone.
+    fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()>;
 
     /// Creates a user: an account when `name_key` and `password_hash` are given (`NameTaken` if the key is
     /// taken), else a guest. Returns the id. It stores no skeleton and compares none (for tools and tests that

@@ -58,6 +58,9 @@ pub struct LiveGame {
     pub version: u64,
     /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
     pub events: broadcast::Sender<Arc<str>>,
+    /// The table was cancelled by its creator: it is no longer in the registry, and a request that held it
+    /// meanwhile finds nothing.
+    pub cancelled: bool,
     /// The clocks of a timed game.
     pub clock: Option<GameClock>,
     /// In a timed game, the mover's time left after each turn (play or pass), in order.
@@ -90,6 +93,7 @@ impl LiveGame {
             created,
             players,
             events,
+            cancelled: false,
             clock: None,
             times: Vec::new(),
             marking: None,

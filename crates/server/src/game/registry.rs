@@ -549,6 +549,42 @@ impl Games {
         Ok((state, invite))
     }
 
+    /// Cancels a table its creator is waiting at: it leaves the store, memory and the lobby, and its watchers
+    /// hear `cancelled` before their sockets close.
+    pub async fn cancel(&self, id: i64, user: &User) -> Result<(), ApiError> {
+        let entry = self.get(id).await?;
+        let mut live = entry.lock().await;
+        if live.cancelled {
+            return Err(ApiError::NotFound(id));
+        }
+        if live.seat_of(Actor::User(user.id)).is_none() {
+            return Err(ApiError::NotSeated);
+        }
+        if live.started() {
+            return Err(ApiError::NotOpen);
+        }
+        match self.store.cancel_table(id).await {
+            Err(StoreError::Started { .. }) => return Err(ApiError::NotOpen),
+            other => other?,
+        }
+        live.cancelled = true;
+        let event = serde_json::json!({"type": "cancelled", "version": live.version});
+        let _ = live.events.send(Arc::from(event.to_string()));
+        // Dropping the sender ends every watcher's stream once it has read the event.
+        live.events = broadcast::channel(1).0;
+        drop(live);
+        self.registry().live.remove(&id);
+        let removed = self
+            .summaries
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&id);
+        if removed.is_some() {
+            let _ = self.lobby.send(());
+        }
+        Ok(())
+    }
+
     /// Seats a user in a table's empty seat.
     pub async fn join(
         self: &Arc<Self>,
@@ -558,6 +594,9 @@ impl Games {
     ) -> Result<GameState, ApiError> {
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
+        if live.cancelled {
+            return Err(ApiError::NotFound(id));
+        }
         if live.seat_of(Actor::User(user.id)).is_some() {
             return Err(ApiError::AlreadySeated);
         }

@@ -112,6 +112,17 @@ pub(super) async fn join(
     Ok(Json(state).into_response())
 }
 
+/// `POST /api/games/{id}/cancel`: the creator of a table nobody has joined takes it down.
+pub(super) async fn cancel(
+    State(app): State<AppState>,
+    PathId(id): PathId,
+    SignedIn(s): SignedIn,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    app.limits.action(s.user.id)?;
+    app.games.cancel(id, &s.user).await?;
+    Ok(Json(json!({ "cancelled": id })))
+}
+
 /// Runs one action for a signed-in user (HTTP and WebSocket alike): the game reads it against its board under
 /// the one lock it acts under.
 pub(super) async fn perform(

@@ -465,6 +465,22 @@ impl Store for SqliteStore {
         })
     }
 
+    fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            // An open table has no actions; the condition keeps a joined game from going.
+            let done =
+                sqlx::query("DELETE FROM games WHERE id = ? AND joined = 0 AND move_count = 0")
+                    .bind(game)
+                    .execute(&self.writer)
+                    .await?;
+            if done.rows_affected() == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Started { game })
+            }
+        })
+    }
+
     fn create_user<'a>(
         &'a self,
         name: &'a str,

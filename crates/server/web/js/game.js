@@ -23,6 +23,7 @@ const session = await boot();
 const me = session.user;
 
 const message = $("message");
+let cancelled = false; // the table was cancelled while this page was open
 let game = null; // the current GameState
 let hovered = null; // the point under the mouse
 let tapped = null; // on touch screens the first tap previews, the second plays
@@ -252,6 +253,7 @@ function renderButtons() {
   const open = game.status === "open";
   const emptySeat = !game.players?.black || !game.players?.white;
   $("join").hidden = !(open && !mine && emptySeat);
+  $("cancel-table").hidden = !(open && mine) || cancelled;
   $("pass").hidden = !(mine && isPlaying());
   $("pass").disabled = !myTurn();
   $("play-form").hidden = !(mine && isPlaying());
@@ -565,6 +567,21 @@ $("join").addEventListener("click", async () => {
   }
 });
 
+$("cancel-table").addEventListener("click", async () => {
+  if (!confirm(t("game.cancel-confirm"))) return;
+  const button = $("cancel-table");
+  button.disabled = true;
+  clearMessage();
+  try {
+    await post(`/api/games/${gameId}/cancel`, { json: {} });
+    location.href = "/";
+  } catch (e) {
+    refusal(e);
+  } finally {
+    button.disabled = false;
+  }
+});
+
 $("copy-invite").addEventListener("click", async () => {
   const input = $("invite-link");
   try {
@@ -578,7 +595,21 @@ $("copy-invite").addEventListener("click", async () => {
 
 // ---- live updates ----
 
+/** The table was cancelled by its creator: nothing more happens here, so the page says so and stops. */
+function showCancelled() {
+  cancelled = true;
+  socket?.close();
+  clearInterval(poll);
+  poll = null;
+  info(t("game.cancelled"));
+  if (game) renderButtons();
+}
+
 function onSocketMessage(m) {
+  if (m.type === "cancelled") {
+    showCancelled();
+    return;
+  }
   if (m.type === "state") {
     take(m);
     return;
