@@ -50,14 +50,16 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
     }
 }
 
-/// The signed-in user of a state-changing request: refused without a session (`not_signed_in`) or without
-/// the session's CSRF token in its header (`csrf`).
+/// The signed-in user of a state-changing request: refused from another site's page (`foreign_origin`, beside
+/// the CSRF token: a page that somehow has the token still cannot act from elsewhere), without a session
+/// (`not_signed_in`) or without the session's CSRF token in its header (`csrf`).
 pub(crate) struct SignedIn(pub Session);
 
 impl FromRequestParts<AppState> for SignedIn {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        same_origin(&parts.headers)?;
         app.accounts.require(&parts.headers).await.map(SignedIn)
     }
 }
