@@ -78,12 +78,18 @@ struct CachedSession {
 
 /// Users and sessions, backed by the store and cached in memory (a move must not wait for a session read): the
 /// most recently used of each, at most [`CACHE_ENTRIES`].
+/// How long a cookie the store knows no session for is answered from memory.
+const UNKNOWN_SESSION_SECONDS: i64 = 60;
+
 pub struct Accounts {
     store: Arc<dyn Store>,
     /// Whether the session cookie carries `Secure` (the server is reached over HTTPS).
     secure_cookies: bool,
     users: Mutex<LruCache<i64, User>>,
     sessions: Mutex<LruCache<[u8; 32], CachedSession>>,
+    /// Cookies the store had no session for, and until when (seconds) that answer stands: a client sending a
+    /// made-up or stale cookie with every request costs one store read a while, not one per request.
+    unknown: Mutex<LruCache<[u8; 32], i64>>,
     /// Set once every account has its name's skeleton stored (accounts made before skeletons were kept get
     /// theirs at start): no new name is made before.
     skeletons: Arc<tokio::sync::OnceCell<()>>,
@@ -233,6 +239,7 @@ impl Accounts {
             secure_cookies,
             users: Mutex::new(LruCache::new(CACHE_ENTRIES)),
             sessions: Mutex::new(LruCache::new(CACHE_ENTRIES)),
+            unknown: Mutex::new(LruCache::new(CACHE_ENTRIES)),
             skeletons,
         }
     }
@@ -394,9 +401,17 @@ impl Accounts {
         let cached = locked(&self.sessions).get(&hash).cloned();
         let cached = match cached {
             Some(c) => c,
-            // Not in memory: a session from before a restart, read once and cached.
+            // Not in memory: a session from before a restart, read once and cached; or no session at all,
+            // which is remembered for a while too. (A new session's token is random: it is never one of these.)
             None => {
+                if locked(&self.unknown)
+                    .get(&hash)
+                    .is_some_and(|&until| until > now())
+                {
+                    return Ok(None);
+                }
                 let Some(s) = self.store.find_session(&hash).await? else {
+                    locked(&self.unknown).put(hash, now() + UNKNOWN_SESSION_SECONDS);
                     return Ok(None);
                 };
                 let c = CachedSession {
