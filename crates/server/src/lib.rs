@@ -108,12 +108,21 @@ impl Running {
 /// the background.
 pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let store = Arc::new(SqliteStore::open(&config.data_dir).await?);
+    start_with_store(config, store).await
+}
+
+/// [`start`] on a store of the caller's (its `data_dir` unused): for tests that put faults between the server
+/// and its database.
+pub async fn start_with_store(
+    config: ServerConfig,
+    store: Arc<dyn Store>,
+) -> Result<Running, ServerError> {
     let accounts = Arc::new(auth::Accounts::new(
-        store.clone() as Arc<dyn Store>,
+        Arc::clone(&store),
         config.secure_cookies,
     ));
     let games = Games::load(
-        store.clone() as Arc<dyn Store>,
+        Arc::clone(&store),
         Arc::clone(&accounts),
         GamesConfig {
             time: config.time.clone(),

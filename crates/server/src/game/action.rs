@@ -289,6 +289,17 @@ impl Games {
         }
     }
 
+    /// Whether `stored` is in game `id`'s record after all (its append answered an error). When the store
+    /// cannot be read either, nothing is known and the action is taken as not stored.
+    async fn landed(&self, id: i64, stored: &StoredMove) -> bool {
+        match self.store.load_game(id).await {
+            Ok(Some(game)) => game.moves.iter().any(|m| {
+                m.number == stored.number && m.color == stored.color && m.text == stored.text
+            }),
+            _ => false,
+        }
+    }
+
     /// [`Games::act_now`] on a locked game: the command is read against the game's board here, under the same
     /// lock as the rest, so an action is parsed, checked and applied at one version.
     pub(super) async fn act_locked(
@@ -406,12 +417,18 @@ impl Games {
             .append_move(id, &stored, phase, ending.as_ref())
             .await
         {
-            live.game.undo();
-            live.clock = clock_before;
-            return Err(match e {
-                StoreError::Conflict { .. } => ApiError::Internal(e.to_string()),
-                other => other.into(),
-            });
+            // A writer can fail after its commit (it died before answering): then the action is on disk and
+            // stands, and undoing it would leave the live game behind the store. The store says which.
+            if self.landed(id, &stored).await {
+                tracing::warn!(game = id, error = %e, "the store failed after committing an action; it stands");
+            } else {
+                live.game.undo();
+                live.clock = clock_before;
+                return Err(match e {
+                    StoreError::Conflict { .. } => ApiError::Internal(e.to_string()),
+                    other => other.into(),
+                });
+            }
         }
         live.push_move(color, stored);
         live.version += 1;
