@@ -39,9 +39,15 @@ pub fn read(bytes: &[u8]) -> Result<Read, parse::ParseError> {
     })
 }
 
-/// The text of a collection as this crate writes files: UTF-8, so every root's `CA` says `UTF-8` (added
-/// after `FF`/`GM` when missing, replaced when the file was decoded from another character set).
+/// The text of a collection as this crate writes files: UTF-8, so every root's `CA` says `UTF-8` (see
+/// [`as_utf8`]).
 pub fn write_utf8(collection: &Collection) -> String {
+    write::write(&as_utf8(collection))
+}
+
+/// The collection as it is written in UTF-8: every root's `CA` says `UTF-8` (added after `FF`/`GM` when
+/// missing, replaced when the file was decoded from another character set).
+pub fn as_utf8(collection: &Collection) -> Collection {
     let mut c = collection.clone();
     for tree in &mut c.trees {
         let props = &mut tree.root_mut().properties;
@@ -57,5 +63,5 @@ pub fn write_utf8(collection: &Collection) -> String {
             }
         }
     }
-    write::write(&c)
+    c
 }
