@@ -116,9 +116,46 @@ impl TryFrom<WireAction> for ActionMessage {
     }
 }
 
+/// What a watcher sends on a game's socket: a request for the full state, or an action.
+#[derive(Clone, Debug)]
+pub enum ClientMessage {
+    Resync,
+    Action(ActionMessage),
+}
+
+/// A socket message that could not be read: why, and the `ref` to answer it under when it had one.
+#[derive(Debug)]
+pub struct Undecodable {
+    pub reference: Option<serde_json::Value>,
+    pub error: ApiError,
+}
+
+impl ClientMessage {
+    /// Reads one text message of a game's socket. It is read once as JSON first, so that the refusal of a
+    /// malformed action still carries its `ref`.
+    pub fn decode(text: &str) -> Result<ClientMessage, Undecodable> {
+        let refuse = |reference, why: String| Undecodable {
+            reference,
+            error: ApiError::BadRequest(why),
+        };
+        let value = match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(v) if v.is_object() => v,
+            Ok(_) => return Err(refuse(None, "a message must be a JSON object".into())),
+            Err(e) => return Err(refuse(None, format!("malformed message: {e}"))),
+        };
+        let reference = value.get("ref").cloned();
+        if value.get("type").and_then(|t| t.as_str()) == Some("resync") {
+            return Ok(ClientMessage::Resync);
+        }
+        serde_json::from_value::<ActionMessage>(value)
+            .map(ClientMessage::Action)
+            .map_err(|e| refuse(reference, format!("malformed action: {e}")))
+    }
+}
+
 impl PlayerAction {
-    /// The request this action makes on a board of `size`.
-    fn request(&self, size: Size) -> Result<Request, ApiError> {
+    /// The request this action makes on a board of `size`: its point read against the board.
+    pub fn request(&self, size: Size) -> Result<Request, ApiError> {
         let on_board = |text: &str, what: &str| {
             Point::from_gtp(text, size).ok_or_else(|| {
                 ApiError::BadRequest(format!(
@@ -481,6 +518,32 @@ mod tests {
         ] {
             let m = read(&format!(r#"{{"type": "{kind}"}}"#)).unwrap();
             assert_eq!((m.action, m.version), (action, None));
+        }
+    }
+
+    #[test]
+    fn a_socket_message_is_a_resync_an_action_or_a_refusal_under_its_ref() {
+        assert!(matches!(
+            ClientMessage::decode(r#"{"type": "resync", "ref": 4}"#),
+            Ok(ClientMessage::Resync)
+        ));
+        let Ok(ClientMessage::Action(m)) =
+            ClientMessage::decode(r#"{"type": "play", "move": "pass", "ref": "x"}"#)
+        else {
+            panic!("a play reads");
+        };
+        assert_eq!(m.reference, Some(serde_json::json!("x")));
+        let e = ClientMessage::decode(r#"{"type": "nuke", "ref": 9}"#).unwrap_err();
+        assert_eq!(e.reference, Some(serde_json::json!(9)));
+        assert!(
+            e.error.to_string().contains("unknown action type \"nuke\""),
+            "{}",
+            e.error
+        );
+        for text in ["[1]", "{", "\"play\"", ""] {
+            let e = ClientMessage::decode(text).unwrap_err();
+            assert_eq!(e.reference, None);
+            assert!(!e.error.to_string().contains("Some("), "{}", e.error);
         }
     }
 

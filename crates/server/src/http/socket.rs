@@ -17,7 +17,7 @@ use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::auth;
 use crate::error::ApiError;
 use crate::game::LiveGame;
-use crate::game::action::ActionMessage;
+use crate::game::action::{ClientMessage, Undecodable};
 
 pub(super) async fn game_ws(
     State(app): State<AppState>,
@@ -74,30 +74,17 @@ pub(super) async fn answer(
     user: Option<&auth::User>,
     text: &str,
 ) -> (String, bool) {
-    // Read once as JSON, so that a refusal of a malformed action still carries its `ref`.
-    let value = match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(v) if v.is_object() => v,
-        Ok(_) => {
-            let e = ApiError::BadRequest("a message must be a JSON object".into());
-            return (error_message(&None, &e), false);
+    let message = match ClientMessage::decode(text) {
+        Ok(ClientMessage::Resync) => {
+            // The caller takes the state and resubscribes under one lock.
+            return (String::new(), true);
         }
-        Err(e) => {
-            let e = ApiError::BadRequest(format!("malformed message: {e}"));
-            return (error_message(&None, &e), false);
+        Ok(ClientMessage::Action(m)) => m,
+        Err(Undecodable { reference, error }) => {
+            return (error_message(&reference, &error), false);
         }
     };
-    let reference = value.get("ref").cloned();
-    if value.get("type").and_then(|t| t.as_str()) == Some("resync") {
-        // The caller takes the state and resubscribes under one lock.
-        return (String::new(), true);
-    }
-    let message = match serde_json::from_value::<ActionMessage>(value) {
-        Ok(m) => m,
-        Err(e) => {
-            let e = ApiError::BadRequest(format!("malformed action: {e}"));
-            return (error_message(&reference, &e), false);
-        }
-    };
+    let reference = message.reference.clone();
     let Some(user) = user else {
         return (error_message(&reference, &ApiError::NotSignedIn), false);
     };
