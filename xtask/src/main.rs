@@ -1,14 +1,17 @@
 //! `cargo xtask test`: the README's test command. It makes sure the system packages the tests need are there
 //! (installing them with `apt-get` when it runs as root), starts the services the tests talk to (none yet),
-//! runs `cargo test --workspace` with any arguments given after `--`, stops the services, and exits with the
-//! tests' status.
+//! runs `cargo test --workspace` with any arguments given after `--`, stops the services, then (when no
+//! arguments narrowed the tests) runs every fuzz target for a minute, and exits with the first failure's status.
+//! `cargo xtask fuzz` runs the fuzz targets alone, for as long as asked.
 
+mod fuzz;
 mod requirements;
 mod services;
 
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, ExitCode, ExitStatus};
+use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
@@ -21,7 +24,13 @@ test    checks for the system packages the tests need (GNU Go, Chromium, ChromeD
         missing ones with apt-get when run as root (or names them and stops, otherwise), then runs
         `cargo test --workspace CARGO-TEST-ARGS...` and exits with its status. When the arguments
         choose packages (-p/--package), --workspace is left out:
-        `cargo xtask test -- -p tesuji-rules --lib`.";
+        `cargo xtask test -- -p tesuji-rules --lib`. When no arguments are given, every fuzz target
+        then runs for 60 s (as `cargo xtask fuzz --seconds 60`).
+
+fuzz    [--seconds N] [TARGET...]: builds the fuzz targets of fuzz/ with cargo-fuzz (installing it with
+        `cargo install` when missing) and runs each named target (all by default: sgf, spec, gtp,
+        socket, rules) for N seconds (default 60), from its corpus in fuzz/corpus and seeds from the
+        tests' data. A crash stops it, naming the input kept under fuzz/artifacts.";
 
 fn main() -> ExitCode {
     match run(std::env::args_os().skip(1).collect()) {
@@ -39,6 +48,10 @@ enum Task {
     Help,
     /// `test`, with the arguments after its `--`.
     Test(Vec<OsString>),
+    Fuzz {
+        targets: Vec<String>,
+        seconds: u64,
+    },
 }
 
 fn parse(args: &[OsString]) -> Result<Task> {
@@ -57,8 +70,40 @@ fn parse(args: &[OsString]) -> Result<Task> {
                  as in `cargo xtask test -- -p tesuji-rules`"
             ),
         },
-        _ => bail!("unknown task {command:?}; the only one is `test` (`cargo xtask --help`)"),
+        Some("fuzz") => parse_fuzz(rest),
+        _ => bail!(
+            "unknown task {command:?}; the tasks are `test` and `fuzz` (`cargo xtask --help`)"
+        ),
     }
+}
+
+fn parse_fuzz(args: &[OsString]) -> Result<Task> {
+    let mut targets = Vec::new();
+    let mut seconds = fuzz::CI_SECONDS;
+    let mut words = args.iter();
+    while let Some(a) = words.next() {
+        let Some(a) = a.to_str() else {
+            bail!("fuzz target names are plain words, not {a:?}");
+        };
+        match a {
+            "-h" | "--help" => return Ok(Task::Help),
+            "--seconds" => {
+                let n = words.next().and_then(|n| n.to_str());
+                seconds = match n.map(str::parse::<u64>) {
+                    Some(Ok(n)) if n > 0 => n,
+                    _ => bail!(
+                        "--seconds takes a whole number of seconds above 0, as in `--seconds 3600`"
+                    ),
+                };
+            }
+            _ if a.starts_with('-') => {
+                bail!("unknown option {a:?} to `fuzz`; it takes --seconds N")
+            }
+            _ => targets.push(a.to_string()),
+        }
+    }
+    fuzz::choose(&targets)?;
+    Ok(Task::Fuzz { targets, seconds })
 }
 
 fn run(args: Vec<OsString>) -> Result<ExitCode> {
@@ -67,7 +112,26 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)
         }
-        Task::Test(extra) => test(&extra),
+        Task::Test(extra) => {
+            let code = test(&extra)?;
+            if code != ExitCode::SUCCESS || !extra.is_empty() {
+                return Ok(code);
+            }
+            fuzz::run(
+                workspace_root(),
+                &fuzz::choose(&[])?,
+                Duration::from_secs(fuzz::CI_SECONDS),
+            )?;
+            Ok(code)
+        }
+        Task::Fuzz { targets, seconds } => {
+            fuzz::run(
+                workspace_root(),
+                &fuzz::choose(&targets)?,
+                Duration::from_secs(seconds),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -197,14 +261,46 @@ mod tests {
     }
 
     #[test]
+    fn fuzz_takes_targets_and_a_time() {
+        assert_eq!(
+            parse(&args(&["fuzz"])).unwrap(),
+            Task::Fuzz {
+                targets: vec![],
+                seconds: 60
+            }
+        );
+        assert_eq!(
+            parse(&args(&["fuzz", "rules", "--seconds", "3600", "sgf"])).unwrap(),
+            Task::Fuzz {
+                targets: vec!["rules".into(), "sgf".into()],
+                seconds: 3600
+            }
+        );
+    }
+
+    #[test]
     fn other_command_lines_are_one_line_errors() {
-        for bad in [&[][..], &["ci"], &["test", "-p", "x"], &["test", "x"]] {
+        for bad in [
+            &[][..],
+            &["ci"],
+            &["test", "-p", "x"],
+            &["test", "x"],
+            &["fuzz", "sfg"],
+            &["fuzz", "--seconds"],
+            &["fuzz", "--seconds", "0"],
+            &["fuzz", "--seconds", "an hour"],
+            &["fuzz", "--minutes", "3"],
+        ] {
             let e = parse(&args(bad)).unwrap_err().to_string();
             assert!(!e.contains('\n'), "{bad:?}: {e}");
             assert!(!e.is_empty());
         }
         let e = parse(&args(&["ci"])).unwrap_err().to_string();
         assert!(e.contains("\"ci\"") && e.contains("`test`"), "{e}");
+        let e = parse(&args(&["fuzz", "--seconds", "0"]))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("--seconds"), "{e}");
         let e = parse(&args(&["test", "-p", "x"])).unwrap_err().to_string();
         assert!(e.contains("\"-p\"") && e.contains("after `--`"), "{e}");
     }
