@@ -93,8 +93,8 @@ impl TryFrom<WireAction> for ActionMessage {
             "claim" => PlayerAction::Claim,
             _ => {
                 return Err(format!(
-                    "unknown action type {:?}: expected play, resign, dead, accept, dispute or claim",
-                    w.kind.chars().take(40).collect::<String>()
+                    "unknown action type {}: expected play, resign, dead, accept, dispute or claim",
+                    quoted(&w.kind)
                 ));
             }
         };
@@ -153,13 +153,27 @@ impl ClientMessage {
     }
 }
 
+/// A client's text as a refusal quotes it: its first characters only, so that a refusal stays short whatever
+/// was sent (quoting escapes a control character as up to 10 bytes).
+fn quoted(text: &str) -> String {
+    const SHOWN: usize = 24;
+    let mut chars = text.chars();
+    let head: String = chars.by_ref().take(SHOWN).collect();
+    if chars.next().is_some() {
+        format!("{head:?}…")
+    } else {
+        format!("{head:?}")
+    }
+}
+
 impl PlayerAction {
     /// The request this action makes on a board of `size`: its point read against the board.
     pub fn request(&self, size: Size) -> Result<Request, ApiError> {
         let on_board = |text: &str, what: &str| {
             Point::from_gtp(text, size).ok_or_else(|| {
                 ApiError::BadRequest(format!(
-                    "{what} must be a point such as \"D4\" on the {size} board, not {text:?}"
+                    "{what} must be a point such as \"D4\" on the {size} board, not {}",
+                    quoted(text)
                 ))
             })
         };
@@ -170,7 +184,8 @@ impl PlayerAction {
             PlayerAction::Play { mv } => Request::Play(Move::Play(
                 on_board(mv.trim(), "move").map_err(|_| {
                     ApiError::BadRequest(format!(
-                        "move must be \"pass\" or a point such as \"D4\" on the {size} board, not {mv:?}"
+                        "move must be \"pass\" or a point such as \"D4\" on the {size} board, not {}",
+                        quoted(mv)
                     ))
                 })?,
             )),
@@ -545,6 +560,30 @@ mod tests {
             assert_eq!(e.reference, None);
             assert!(!e.error.to_string().contains("Some("), "{}", e.error);
         }
+    }
+
+    #[test]
+    fn a_refusal_quotes_only_the_start_of_what_was_sent() {
+        // Found by the socket fuzz target: 120 DEL characters were quoted as 960 bytes of escapes.
+        let size = Size::square(19).unwrap();
+        let long = format!("2ps{}", "\u{7f}".repeat(120));
+        for action in [
+            PlayerAction::Play { mv: long.clone() },
+            PlayerAction::Dead {
+                point: long.clone(),
+            },
+        ] {
+            let e = action.request(size).unwrap_err().to_string();
+            assert!(e.len() < 400, "{} bytes: {e}", e.len());
+            assert!(e.contains("\"2ps\\u{7f}") && e.ends_with('…'), "{e}");
+        }
+        let e = read(&format!(r#"{{"type": "{}"}}"#, "\\u0001".repeat(500))).unwrap_err();
+        assert!(e.len() < 400, "{} bytes: {e}", e.len());
+        let e = PlayerAction::Play { mv: "Z9".into() }
+            .request(size)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("not \"Z9\""), "{e}");
     }
 
     #[test]
