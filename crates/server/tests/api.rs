@@ -1436,6 +1436,114 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     running.stop().await.unwrap();
 }
 
+/// The points of `color`'s stones in a state's board (`X` black, `O` white; rows from the top).
+fn stones_of(state: &serde_json::Value, color: &str) -> Vec<String> {
+    const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    let mark = if color == "black" { 'X' } else { 'O' };
+    let rows: Vec<String> = serde_json::from_value(state["board"].clone()).unwrap();
+    let height = rows.len();
+    let mut points = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            if c == mark {
+                points.push(format!("{}{}", LETTERS[x] as char, height - r));
+            }
+        }
+    }
+    points
+}
+
+/// Issue 16's game: Black E5, the computer replies, Black passes and the computer passes; Black marks the
+/// computer's stones dead and accepts. The computer must not accept its living stones dead: it disputes, and
+/// play resumes.
+#[tokio::test]
+async fn the_computer_disputes_a_proposal_that_kills_its_living_stones() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        actions_per_second: 10_000,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let ann = guest(&running, "ann").await;
+    for bot in ["mcts-1", "simple"] {
+        let (status, table) = ann
+            .post(
+                "/api/games",
+                json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": bot}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, 201, "{table}");
+        let id = table["id"].as_i64().unwrap();
+        let mut ws = ann.game_socket(id).await.unwrap();
+        assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+        let (status, body) = ann.play(id, "E5").await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        let mut acted = body["version"].as_u64().unwrap();
+        // Black passes whenever it is Black's turn until play ends (the computer passes when it is ahead).
+        let mut state = body;
+        for _ in 0..200 {
+            if state["phase"] == "marking" {
+                break;
+            }
+            let m = ws.next_json().await.unwrap();
+            let s = m["state"].clone();
+            if s["version"].as_u64().unwrap() <= acted {
+                continue;
+            }
+            state = s;
+            if state["phase"] == "playing" && state["to_move"] == "black" {
+                let (status, body) = ann.play(id, "pass").await.unwrap();
+                assert_eq!(status, 200, "{body}");
+                acted = body["version"].as_u64().unwrap();
+                state = body;
+            }
+        }
+        assert_eq!(state["phase"], "marking", "{bot}: {state}");
+        let white = stones_of(&state, "white");
+        assert!(!white.is_empty(), "{bot}: the computer has stones: {state}");
+        // Mark every white chain dead (toggling a stone already in the proposal would revive its chain).
+        for point in &white {
+            let (_, now) = ann.get(&format!("/api/games/{id}")).await.unwrap();
+            let dead: Vec<String> = serde_json::from_value(now["dead"].clone()).unwrap();
+            if !dead.contains(point) {
+                let (status, body) = ann
+                    .post(&format!("/api/games/{id}/dead"), json!({"point": point}))
+                    .await
+                    .unwrap();
+                assert_eq!(status, 200, "{body}");
+            }
+        }
+        let (_, now) = ann.get(&format!("/api/games/{id}")).await.unwrap();
+        let mut dead: Vec<String> = serde_json::from_value(now["dead"].clone()).unwrap();
+        dead.retain(|p| white.contains(p));
+        assert_eq!(dead.len(), white.len(), "{now}");
+        let (status, body) = ann
+            .post(&format!("/api/games/{id}/accept"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{body}");
+        let accepted = body["version"].as_u64().unwrap();
+        // The computer's answer is the next action: a dispute, and play resumes.
+        let answer = loop {
+            let m = ws.next_json().await.unwrap();
+            if m["state"]["version"].as_u64().unwrap() > accepted {
+                break m;
+            }
+        };
+        assert_eq!(answer["type"], "dispute", "{bot}: {answer}");
+        assert_eq!(answer["action"]["color"], "white", "{answer}");
+        assert_eq!(answer["state"]["phase"], "playing", "{answer}");
+        assert_eq!(answer["state"]["status"], "playing", "{answer}");
+        let (status, _) = ann
+            .post(&format!("/api/games/{id}/resign"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200);
+    }
+    running.stop().await.unwrap();
+}
+
 /// Appends an action `(number, colour, text)` to game `id` in the store of a stopped server, behind the
 /// server's back (no ending is written), leaving the game's row in `state`.
 async fn append_behind(dir: &Path, id: i64, (number, color, text): (i64, &str, &str), state: &str) {

@@ -68,14 +68,16 @@ pub(super) fn estimate_position(id: i64, game: &Game) -> tesuji_bot::estimate::E
     tesuji_bot::estimate::estimate(game, playouts, seed)
 }
 
-/// The computer's choice in `game` as the bot `kind`, within `budget` when the game has a clock.
+/// The computer's choice in `game` as the bot `kind`, within `budget` when the game has a clock. After a
+/// dispute it plays in cleanup mode: every stone left on the board will count, so it captures what it holds dead
+/// before passing again.
 pub(super) fn bot_choice(
     kind: &str,
     game: &Game,
     seed: u64,
     budget: Option<std::time::Duration>,
 ) -> Request {
-    let cleanup = game.rules().end == EndRule::Score;
+    let cleanup = game.rules().end == EndRule::Score || game.disputed();
     let Some(config) = search_config(kind, budget) else {
         return Request::Play(SimpleBot::new(seed).choose(game, cleanup));
     };
@@ -85,13 +87,30 @@ pub(super) fn bot_choice(
     }
 }
 
+/// Whether the computer, seated as `me`, agrees with the proposal on the table, judged by its estimate's dead
+/// stones `estimated_dead`: none of its own stones is marked dead that the estimate does not find dead (stones
+/// it is unsure of count as alive), and every stone of the opponent's that the estimate finds dead is marked. A
+/// proposal that gives it more than that (opponent's stones the estimate calls alive, marked dead by the
+/// opponent) is the opponent's concession, and it agrees.
+pub(super) fn agrees(game: &Game, me: Color, estimated_dead: &[Point]) -> bool {
+    let grid = game.grid();
+    let proposal = game.dead_stones();
+    let own_alive_marked = proposal
+        .iter()
+        .any(|p| grid.get(*p) == Some(me) && !estimated_dead.contains(p));
+    let opponent_dead_missed = estimated_dead
+        .iter()
+        .any(|p| grid.get(*p) == Some(me.opponent()) && !proposal.contains(p));
+    !own_alive_marked && !opponent_dead_missed
+}
+
 impl LiveGame {
     /// Whether the computer should act now, and how.
     pub(super) fn bot_turn(&self) -> Option<Color> {
         let color = self.seat_of(Actor::Bot)?;
         match self.game.phase() {
             Phase::Playing if self.game.to_move() == color => Some(color),
-            // The computer accepts the proposal its opponent has accepted: it never argues over dead stones.
+            // The computer answers a proposal its opponent has accepted: it accepts or disputes (`agrees`).
             Phase::Marking
                 if self.game.acceptances()[color.opponent().index()]
                     && !self.game.acceptances()[color.index()] =>
@@ -113,7 +132,7 @@ impl Games {
                 let Some(entry) = games.live_entry(id) else {
                     return;
                 };
-                let (color, game, version, kind, budget) = {
+                let (color, game, version, kind, budget, estimated_dead) = {
                     let live = entry.lock().await;
                     if !live.started() {
                         return;
@@ -129,13 +148,33 @@ impl Games {
                                 let empty = live.game.board().empty_points().len();
                                 tesuji_bot::time::budget(clock.control(), &clock.left(c), empty)
                             });
-                            (c, live.game.clone(), live.version, kind, budget)
+                            let dead = live.marking.as_ref().map(|m| m.dead.clone());
+                            (c, live.game.clone(), live.version, kind, budget, dead)
                         }
                         None => return,
                     }
                 };
                 let request = if game.phase() == Phase::Marking {
-                    Request::Accept
+                    let dead = match estimated_dead {
+                        Some(dead) => dead,
+                        // The estimate of the phase failed when play ended: make it again.
+                        None => {
+                            let game = game.clone();
+                            match tokio::task::spawn_blocking(move || {
+                                estimate_position(id, &game).dead()
+                            })
+                            .await
+                            {
+                                Ok(dead) => dead,
+                                Err(_) => return,
+                            }
+                        }
+                    };
+                    if agrees(&game, color, &dead) {
+                        Request::Accept
+                    } else {
+                        Request::Dispute
+                    }
                 } else {
                     let seed = u64::try_from(id).unwrap_or(0) ^ version.rotate_left(32);
                     match tokio::task::spawn_blocking(move || {
@@ -193,5 +232,117 @@ mod tests {
             search_config("mcts-3", Some(long)).unwrap().time,
             Some(Duration::from_secs(1))
         );
+    }
+}
+
+#[cfg(test)]
+mod judgement {
+    use tesuji_rules::game::expand_chains;
+    use tesuji_rules::{Move, Preset, Rules, Size};
+
+    use super::*;
+
+    /// Finished positions: random legal plays on 9×9 under Chinese rules, then two passes.
+    fn finished_positions() -> Vec<Game> {
+        let mut seed: u64 = 0x16;
+        let mut next = move || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) as usize
+        };
+        let rules = Rules {
+            size: Size::square(9).unwrap(),
+            ..Rules::preset(Preset::Chinese)
+        };
+        let mut games = Vec::new();
+        while games.len() < 12 {
+            let mut game = Game::new(rules).unwrap();
+            let turns = 20 + next() % 50;
+            for _ in 0..turns {
+                let plays: Vec<Move> = game
+                    .legal_moves()
+                    .into_iter()
+                    .filter(|m| *m != Move::Pass)
+                    .collect();
+                if plays.is_empty() {
+                    break;
+                }
+                game.play_move(plays[next() % plays.len()]).unwrap();
+            }
+            if game.play_move(Move::Pass).is_ok() && game.play_move(Move::Pass).is_ok() {
+                games.push(game);
+            }
+        }
+        games
+    }
+
+    #[test]
+    fn the_computer_never_accepts_its_living_stones_dead() {
+        for (i, game) in finished_positions().into_iter().enumerate() {
+            assert_eq!(game.phase(), Phase::Marking);
+            let estimated = estimate_position(i as i64, &game).dead();
+            let grid = game.grid();
+            for me in [Color::Black, Color::White] {
+                // The estimate's own proposal (the server's first) is agreed to.
+                let mut g = game.clone();
+                g.propose(me.opponent(), &estimated).unwrap();
+                assert!(agrees(&g, me, &estimated), "game {i}, {me:?}");
+                // One of its chains the estimate holds alive, marked dead besides: refused.
+                let alive_own: Vec<Point> = grid
+                    .size()
+                    .points()
+                    .filter(|p| grid.get(*p) == Some(me) && !estimated.contains(p))
+                    .collect();
+                for p in alive_own.iter().take(5) {
+                    let mut proposal = estimated.clone();
+                    proposal.extend(expand_chains(&grid, &[*p]));
+                    let mut g = game.clone();
+                    g.propose(me.opponent(), &proposal).unwrap();
+                    assert!(!agrees(&g, me, &estimated), "game {i}, {me:?} at {p:?}");
+                }
+                // An opponent's chain the estimate holds dead, left alive: refused.
+                for p in estimated
+                    .iter()
+                    .filter(|p| grid.get(**p) == Some(me.opponent()))
+                    .take(5)
+                {
+                    let chain = expand_chains(&grid, &[*p]);
+                    let proposal: Vec<Point> = estimated
+                        .iter()
+                        .copied()
+                        .filter(|q| !chain.contains(q))
+                        .collect();
+                    let mut g = game.clone();
+                    g.propose(me.opponent(), &proposal).unwrap();
+                    assert!(!agrees(&g, me, &estimated), "game {i}, {me:?} at {p:?}");
+                }
+                // Whatever else is proposed, agreement never has one of its estimate-alive stones dead.
+                let mut seed = i as u64 + 1;
+                for _ in 0..20 {
+                    let proposal: Vec<Point> = grid
+                        .size()
+                        .points()
+                        .filter(|p| grid.get(*p).is_some())
+                        .filter(|_| {
+                            seed ^= seed << 13;
+                            seed ^= seed >> 7;
+                            seed ^= seed << 17;
+                            seed.is_multiple_of(4)
+                        })
+                        .collect();
+                    let mut g = game.clone();
+                    g.propose(me.opponent(), &proposal).unwrap();
+                    if agrees(&g, me, &estimated) {
+                        assert!(
+                            g.dead_stones()
+                                .iter()
+                                .all(|p| grid.get(*p) != Some(me) || estimated.contains(p)),
+                            "game {i}, {me:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }
