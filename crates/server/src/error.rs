@@ -103,6 +103,9 @@ pub enum ApiError {
     OpponentPresent,
     #[error("the game is not over: it is counted under other rules once it ends")]
     NotOver,
+    /// An action that would change nothing (a second accept, a mark on an empty point): refused, not stored.
+    #[error("{0}")]
+    NoChange(&'static str),
     #[error("your opponent's grace period is not over: you may claim in {} s", claim_in_ms.div_ceil(1000))]
     GraceNotOver { claim_in_ms: u64 },
 }
@@ -184,6 +187,7 @@ impl ApiError {
             ApiError::OpponentPresent => (StatusCode::CONFLICT, "opponent_present"),
             ApiError::GraceNotOver { .. } => (StatusCode::CONFLICT, "grace_not_over"),
             ApiError::NotOver => (StatusCode::CONFLICT, "not_over"),
+            ApiError::NoChange(_) => (StatusCode::CONFLICT, "no_change"),
         }
     }
 

@@ -1436,6 +1436,50 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     running.stop().await.unwrap();
 }
 
+/// A second accept and a mark on an empty point change nothing: refused with `no_change`, not stored.
+#[tokio::test]
+async fn marking_actions_that_change_nothing_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=5").await;
+    to_marking(&black, &white, id).await;
+    let (status, accepted) = black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{accepted}");
+    for (client, path, body) in [
+        (&black, "accept", json!({})),
+        (&black, "dead", json!({"point": "A1"})),
+        (&white, "dead", json!({"point": "E1"})),
+    ] {
+        let (status, refusal) = client
+            .post(&format!("/api/games/{id}/{path}"), body.clone())
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, refusal["reason"].as_str()),
+            (409, Some("no_change")),
+            "{path} {body}: {refusal}"
+        );
+        let (_, now) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(now, accepted, "a refused {path} changed the game");
+    }
+    // A mark that changes the proposal is taken, and clears the acceptance; accepting again is then a change.
+    let (status, marked) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{marked}");
+    assert_eq!(marked["accepted"]["black"], false, "{marked}");
+    let (status, _) = black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    running.stop().await.unwrap();
+}
+
 /// The points of `color`'s stones in a state's board (`X` black, `O` white; rows from the top).
 fn stones_of(state: &serde_json::Value, color: &str) -> Vec<String> {
     const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";

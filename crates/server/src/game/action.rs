@@ -390,6 +390,22 @@ impl Games {
             Request::Claim => live.check_claim(color)?,
             _ => {}
         }
+        // What would change nothing is refused rather than stored (the rules take it, for old records' sake).
+        if live.game.phase() == Phase::Marking {
+            match &request {
+                Request::Accept if live.game.acceptances()[color.index()] => {
+                    return Err(ApiError::NoChange(
+                        "you have already accepted this proposal",
+                    ));
+                }
+                Request::Dead(p) if live.game.board().get(*p).is_none() => {
+                    return Err(ApiError::NoChange(
+                        "there is no stone there to mark dead or alive",
+                    ));
+                }
+                _ => {}
+            }
+        }
         // A turn (play or pass) ends its player's clock; legality first, so that a refused move changes no clock.
         // A turn that came too late is a loss on time instead of a move.
         let clock_before = live.clock.clone();
