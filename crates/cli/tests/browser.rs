@@ -971,8 +971,34 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()>
             .await?;
     }
 
-    // Bob leaves the next game: Ann's page says so, counts down the grace period, then offers the claim.
+    // A game nobody has moved in: both may abort it (not claim it); Ann does, and Bob's page says so.
+    timed_table(ann, bob).await?;
+    for b in [ann, bob] {
+        b.wait_for("#abort:not([hidden])").await?;
+    }
+    ann.click("#abort").await?;
+    ann.post("/alert/accept", json!({})).await?;
+    ann.wait_path("^/$").await?;
+    let notice = bob
+        .wait_js(
+            "the aborted notice",
+            "const m = document.getElementById('message');
+             return document.getElementById('abort').hidden && !m.hidden && m.textContent;",
+            json!([]),
+        )
+        .await?;
+    if !notice.as_str().is_some_and(|t| t.contains("aborted")) {
+        return Err(format!("Bob's page after the abort says {notice}"));
+    }
+
+    // Bob leaves the next game after his first move: Ann's page says so, counts down the grace period, then
+    // offers the claim.
     let id = timed_table(ann, bob).await?;
+    bob.click("#board rect[data-point=\"E5\"]").await?;
+    for b in [ann, bob] {
+        b.wait_move(1, "black", "E5").await?;
+        b.wait_for("#abort[hidden]").await?;
+    }
     bob.goto("/").await?;
     ann.wait_for("#absent:not([hidden])[data-color=\"black\"][data-claimable=\"false\"]")
         .await?;

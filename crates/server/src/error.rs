@@ -103,6 +103,10 @@ pub enum ApiError {
     OpponentPresent,
     #[error("the game is not over: it is counted under other rules once it ends")]
     NotOver,
+    #[error("a move has been played: the game can no longer be aborted (resign instead)")]
+    Moved,
+    #[error("nobody has moved yet: abort the game instead of claiming it")]
+    NoMoves,
     /// An action that would change nothing (a second accept, a mark on an empty point): refused, not stored.
     #[error("{0}")]
     NoChange(&'static str),
@@ -188,6 +192,8 @@ impl ApiError {
             ApiError::GraceNotOver { .. } => (StatusCode::CONFLICT, "grace_not_over"),
             ApiError::NotOver => (StatusCode::CONFLICT, "not_over"),
             ApiError::NoChange(_) => (StatusCode::CONFLICT, "no_change"),
+            ApiError::Moved => (StatusCode::CONFLICT, "moved"),
+            ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),
         }
     }
 

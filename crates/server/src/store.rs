@@ -33,6 +33,9 @@ pub enum StoreError {
     /// A table to cancel was joined meanwhile, or is gone.
     #[error("game {game} is no open table")]
     Started { game: i64 },
+    /// A game to abort has had a move meanwhile, or is gone.
+    #[error("game {game} has moves")]
+    Moved { game: i64 },
 }
 
 /// A boxed future of a storage result.
@@ -175,6 +178,10 @@ pub trait Store: Send + Sync {
     /// Removes a table nobody has joined (it has no actions): [`StoreError::Started`] if it has been joined
     /// meanwhile or is gone.
     fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()>;
+
+    /// Removes a game both players sit at in which nobody has moved: [`StoreError::Moved`] if it has a
+    /// stored action or is gone.
+    fn abort_game(&self, game: i64) -> StoreFuture<'_, ()>;
 
     /// Creates a user: an account when `name_key` and `password_hash` are given (`NameTaken` if the key is
     /// taken), else a guest. Returns the id. It stores no skeleton and compares none (for tools and tests that

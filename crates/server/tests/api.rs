@@ -1922,6 +1922,8 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     let black = guest(&running, "stays").await;
     let white = guest(&running, "leaves").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    // A game nobody has moved in is aborted, not claimed (`a_game_nobody_has_moved_in_is_aborted`).
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
 
     // Both at the board: nobody is absent, and there is nothing to claim.
     let mut b_ws = black.game_socket(id).await.unwrap();
@@ -1951,7 +1953,10 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
         m["state"]["absent"],
         json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}])
     );
-    assert_eq!(m["version"], 1, "presence changes no version");
+    assert_eq!(
+        m["version"], 2,
+        "presence changes no version (the join and E5 did)"
+    );
     time.advance(30_000);
     let (status, body) = claim(&black, id).await;
     assert_eq!(
@@ -2010,7 +2015,7 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     assert_eq!(state["absent"], json!([]));
     assert_eq!(
         state["moves"].as_array().unwrap().last().unwrap(),
-        &json!({"number": 1, "color": "black", "move": "claim"})
+        &json!({"number": 2, "color": "black", "move": "claim"})
     );
     let m = b_ws.next_matching(|m| m["type"] == "claim").await.unwrap();
     assert_eq!(m["state"]["result"], "B+F");
@@ -2070,6 +2075,106 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     running.stop().await.unwrap();
 }
 
+/// A game both players sit at and nobody has moved in: either player may abort it (it ends without a result
+/// and is gone, its watchers told), nobody may claim it; once a move is played it can only be resigned.
+#[tokio::test]
+async fn a_game_nobody_has_moved_in_is_aborted() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let stranger = guest(&running, "stranger").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    // White is away long past the grace period, but with no move played there is nothing to claim.
+    time.advance(61_000);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("no_moves")),
+        "{body}"
+    );
+    let (status, body) = stranger
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (403, Some("not_seated")),
+        "{body}"
+    );
+    let mut watcher = anonymous(&running).game_socket(id).await.unwrap();
+    let first = watcher.next_json().await.unwrap();
+    assert_eq!(first["type"], "state");
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["aborted"].as_i64()),
+        (200, Some(id)),
+        "{body}"
+    );
+    let m = watcher
+        .next_matching(|m| m["type"] == "aborted")
+        .await
+        .unwrap();
+    assert_eq!(m["version"], first["version"], "aborting is no action: {m}");
+    let (status, _) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(status, 404);
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    for list in ["open", "playing"] {
+        let ids: Vec<i64> = lobby[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|g| g["id"].as_i64())
+            .collect();
+        assert!(!ids.contains(&id), "{list}: {lobby}");
+    }
+    let aborted = id;
+
+    // After a move: refused, and the game goes on; an open table is cancelled, not aborted.
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("moved")),
+        "{body}"
+    );
+    assert_eq!(
+        black.get(&format!("/api/games/{id}")).await.unwrap().1,
+        before
+    );
+    let open = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, body) = black
+        .post(&format!("/api/games/{open}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("not_started")),
+        "{body}"
+    );
+    // An aborted game stays gone after a restart.
+    running.stop().await.unwrap();
+    let running = server_at(dir.path(), &time).await;
+    let c = anonymous(&running);
+    assert_eq!(
+        c.get(&format!("/api/games/{aborted}")).await.unwrap().0,
+        404
+    );
+    assert_eq!(c.get(&format!("/api/games/{id}")).await.unwrap().0, 200);
+    running.stop().await.unwrap();
+}
+
 /// A client without a socket (a bot over HTTP) is at the board when it asks for the game: each look starts its
 /// grace period again, and a look after its opponent's claim opened closes the claim, with a presence event.
 #[tokio::test]
@@ -2080,6 +2185,7 @@ async fn a_player_who_polls_over_http_is_present() {
     let black = guest(&running, "socket").await;
     let white = guest(&running, "poller").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
     let mut b_ws = black.game_socket(id).await.unwrap();
     assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
     let url = format!("/api/games/{id}");

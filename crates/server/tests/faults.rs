@@ -45,6 +45,9 @@ impl Store for Faulty {
     fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()> {
         self.inner.cancel_table(game)
     }
+    fn abort_game(&self, game: i64) -> StoreFuture<'_, ()> {
+        self.inner.abort_game(game)
+    }
     fn create_user<'a>(
         &'a self,
         name: &'a str,

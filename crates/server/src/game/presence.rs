@@ -101,6 +101,9 @@ impl LiveGame {
         if !self.away(opponent) {
             return Err(ApiError::OpponentPresent);
         }
+        if self.game.log().is_empty() {
+            return Err(ApiError::NoMoves);
+        }
         let left = self.presence.seen_ms[opponent]
             .saturating_add(self.presence.grace_ms)
             .saturating_sub(self.presence.time.now_ms());

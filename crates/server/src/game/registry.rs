@@ -553,7 +553,7 @@ impl Games {
     /// hear `cancelled` before their sockets close.
     pub async fn cancel(&self, id: i64, user: &User) -> Result<(), ApiError> {
         let entry = self.get(id).await?;
-        let mut live = entry.lock().await;
+        let live = entry.lock().await;
         if live.cancelled {
             return Err(ApiError::NotFound(id));
         }
@@ -567,8 +567,41 @@ impl Games {
             Err(StoreError::Started { .. }) => return Err(ApiError::NotOpen),
             other => other?,
         }
+        self.take_down(id, live, "cancelled");
+        Ok(())
+    }
+
+    /// Aborts a game both players sit at before anyone has moved: it ends without a result and leaves the
+    /// store, memory and the lobby like a cancelled table; its watchers hear `aborted` before their sockets
+    /// close. Either player may abort.
+    pub async fn abort(&self, id: i64, user: &User) -> Result<(), ApiError> {
+        let entry = self.get(id).await?;
+        let live = entry.lock().await;
+        if live.cancelled {
+            return Err(ApiError::NotFound(id));
+        }
+        if live.seat_of(Actor::User(user.id)).is_none() {
+            return Err(ApiError::NotSeated);
+        }
+        if !live.started() {
+            return Err(ApiError::NotStarted);
+        }
+        if !live.game.log().is_empty() {
+            return Err(ApiError::Moved);
+        }
+        match self.store.abort_game(id).await {
+            Err(StoreError::Moved { .. }) => return Err(ApiError::Moved),
+            other => other?,
+        }
+        self.take_down(id, live, "aborted");
+        Ok(())
+    }
+
+    /// A game that ends without a result: its watchers hear `event` (`cancelled`, `aborted`), then it leaves
+    /// memory and the lobby (the store has already let it go).
+    fn take_down(&self, id: i64, mut live: tokio::sync::MutexGuard<'_, LiveGame>, event: &str) {
         live.cancelled = true;
-        let event = serde_json::json!({"type": "cancelled", "version": live.version});
+        let event = serde_json::json!({"type": event, "version": live.version});
         let _ = live.events.send(Arc::from(event.to_string()));
         // Dropping the sender ends every watcher's stream once it has read the event.
         live.events = broadcast::channel(1).0;
@@ -582,7 +615,6 @@ impl Games {
         if removed.is_some() {
             let _ = self.lobby.send(());
         }
-        Ok(())
     }
 
     /// Seats a user in a table's empty seat.

@@ -112,6 +112,17 @@ pub(super) async fn join(
     Ok(Json(state).into_response())
 }
 
+/// `POST /api/games/{id}/abort`: a player of a game nobody has moved in ends it without a result.
+pub(super) async fn abort(
+    State(app): State<AppState>,
+    PathId(id): PathId,
+    SignedIn(s): SignedIn,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    app.limits.action(s.user.id)?;
+    app.games.abort(id, &s.user).await?;
+    Ok(Json(json!({ "aborted": id })))
+}
+
 /// `POST /api/games/{id}/cancel`: the creator of a table nobody has joined takes it down.
 pub(super) async fn cancel(
     State(app): State<AppState>,

@@ -481,6 +481,21 @@ impl Store for SqliteStore {
         })
     }
 
+    fn abort_game(&self, game: i64) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let done =
+                sqlx::query("DELETE FROM games WHERE id = ? AND joined = 1 AND move_count = 0")
+                    .bind(game)
+                    .execute(&self.writer)
+                    .await?;
+            if done.rows_affected() == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::Moved { game })
+            }
+        })
+    }
+
     fn create_user<'a>(
         &'a self,
         name: &'a str,

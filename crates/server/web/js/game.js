@@ -179,6 +179,11 @@ function renderClocks() {
 // the state arrived like the clocks; the server decides whether a claim is allowed.
 let absentTimer = null;
 
+/** Nobody has moved yet: the game may be aborted, and cannot be claimed. */
+function unplayed() {
+  return (game.moves ?? []).length === 0;
+}
+
 function renderAbsent() {
   const box = $("absent");
   const mine = myColor();
@@ -196,12 +201,15 @@ function renderAbsent() {
       });
     } else if (claimIn > 0) {
       $("absent-text").textContent = t("absent.wait", { time: formatMs(claimIn) });
+    } else if (unplayed()) {
+      // Nothing to claim before the first move: the game can be aborted instead.
+      $("absent-text").textContent = t("absent.unplayed", { time: formatMs(shown.absent_ms + elapsed) });
     } else {
       $("absent-text").textContent = t("absent.now", { time: formatMs(shown.absent_ms + elapsed) });
       $("claim").hidden = false;
     }
     box.dataset.color = shown.color;
-    box.dataset.claimable = String(Boolean(mine) && claimIn <= 0);
+    box.dataset.claimable = String(Boolean(mine) && claimIn <= 0 && !unplayed());
   } else {
     delete box.dataset.color;
     delete box.dataset.claimable;
@@ -254,6 +262,7 @@ function renderButtons() {
   const emptySeat = !game.players?.black || !game.players?.white;
   $("join").hidden = !(open && !mine && emptySeat);
   $("cancel-table").hidden = !(open && mine) || cancelled;
+  $("abort").hidden = !(mine && isPlaying() && unplayed()) || cancelled;
   $("pass").hidden = !(mine && isPlaying());
   $("pass").disabled = !myTurn();
   $("play-form").hidden = !(mine && isPlaying());
@@ -582,6 +591,21 @@ $("cancel-table").addEventListener("click", async () => {
   }
 });
 
+$("abort").addEventListener("click", async () => {
+  if (!confirm(t("game.abort-confirm"))) return;
+  const button = $("abort");
+  button.disabled = true;
+  clearMessage();
+  try {
+    await post(`/api/games/${gameId}/abort`, { json: {} });
+    location.href = "/";
+  } catch (e) {
+    refusal(e);
+  } finally {
+    button.disabled = false;
+  }
+});
+
 $("copy-invite").addEventListener("click", async () => {
   const input = $("invite-link");
   try {
@@ -595,19 +619,20 @@ $("copy-invite").addEventListener("click", async () => {
 
 // ---- live updates ----
 
-/** The table was cancelled by its creator: nothing more happens here, so the page says so and stops. */
-function showCancelled() {
+/** The table was cancelled by its creator, or the game aborted before its first move: nothing more happens
+ * here, so the page says so (`message`) and stops. */
+function showCancelled(message) {
   cancelled = true;
   socket?.close();
   clearInterval(poll);
   poll = null;
-  info(t("game.cancelled"));
+  info(t(message));
   if (game) renderButtons();
 }
 
 function onSocketMessage(m) {
-  if (m.type === "cancelled") {
-    showCancelled();
+  if (m.type === "cancelled" || m.type === "aborted") {
+    showCancelled(`game.${m.type}`);
     return;
   }
   if (m.type === "state") {
