@@ -41,6 +41,12 @@ export function describeError(e) {
   return { headline, detail };
 }
 
+/** Whether `sentence` holds `phrase` as whole words, in any case. */
+export function saysAlready(sentence, phrase) {
+  const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, "iu").test(sentence);
+}
+
 /** Shows a refusal (or clears the box with `null`) in an element with role="alert"/"status". */
 export function showError(box, e) {
   box.replaceChildren();
@@ -48,8 +54,11 @@ export function showError(box, e) {
   if (!e) return;
   const { headline, detail } = describeError(e);
   box.classList.add("error");
-  if (headline) box.append(el("strong", { class: "headline" }, headline), " ");
-  if (!headline || detail !== headline) box.append(el("span", { class: "detail" }, detail));
+  // The headline only when the sentence does not already say it, as a whole word or phrase ("Occupied" and
+  // "the point is occupied"; but "Ko" stays beside "situational superko").
+  const said = headline && saysAlready(String(detail), headline);
+  if (headline && !said) box.append(el("strong", { class: "headline" }, headline), " ");
+  box.append(el("span", { class: "detail" }, detail));
   if (e instanceof ApiError && e.reason) box.dataset.reason = e.reason;
   else delete box.dataset.reason;
 }
