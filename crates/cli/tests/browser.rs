@@ -1031,6 +1031,29 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()>
         ann.exists("#absent[hidden]").await?,
         true,
     )?;
+
+    // The create form comes back with the last table's choices; the computer's strength only with the computer.
+    ann.goto("/").await?;
+    same(
+        "the remembered choices",
+        ann.js(
+            "return ['preset', 'size', 'color', 'opponent', 'time'].map((id) => document.getElementById(id).value);",
+            json!([]),
+        )
+        .await?,
+        json!(["bga", "9", "white", "anyone", "blitz"]),
+    )?;
+    same(
+        "the strength field beside a human opponent",
+        ann.exists("#bot-field[hidden]").await?,
+        true,
+    )?;
+    ann.choose("#opponent", "bot").await?;
+    same(
+        "the strength field beside the computer",
+        ann.exists("#bot-field:not([hidden])").await?,
+        true,
+    )?;
     Ok(())
 }
 

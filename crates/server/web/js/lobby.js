@@ -121,7 +121,39 @@ function formValues() {
   };
 }
 
+// The form keeps the last table's choices (in this browser), so that a player's usual game is one click away.
+const REMEMBERED = ["preset", "size", "counting", "komi", "aga", "handicap", "komi-text", "spec", "color", "opponent", "bot", "time"];
+const REMEMBER_KEY = "tesuji.create";
+
+function restoreChoices() {
+  let saved = null;
+  try {
+    saved = JSON.parse(localStorage.getItem(REMEMBER_KEY) ?? "null");
+  } catch {
+    return;
+  }
+  if (!saved || typeof saved !== "object") return;
+  for (const id of REMEMBERED) {
+    const input = field(id);
+    const value = saved[id];
+    if (typeof value !== "string" || !input) continue;
+    // A select keeps its value only when it is one of its options (a stale choice is dropped).
+    if (input.tagName === "SELECT" && ![...input.options].some((o) => o.value === value)) continue;
+    input.value = value;
+  }
+}
+
+function rememberChoices() {
+  const saved = Object.fromEntries(REMEMBERED.map((id) => [id, field(id).value]));
+  try {
+    localStorage.setItem(REMEMBER_KEY, JSON.stringify(saved));
+  } catch {
+    // private windows may refuse: the form just starts from its defaults
+  }
+}
+
 function updateForm() {
+  field("bot-field").hidden = field("opponent").value !== "bot";
   const bga = field("preset").value === "bga";
   field("bga-options").hidden = !bga;
   field("preset-options").hidden = bga;
@@ -138,6 +170,7 @@ function updateForm() {
 
 form.addEventListener("input", updateForm);
 form.addEventListener("change", updateForm);
+restoreChoices();
 updateForm();
 
 if (!me) {
@@ -156,6 +189,7 @@ form.addEventListener("submit", async (event) => {
   submit.disabled = true;
   try {
     const created = await post("/api/games", { json: body });
+    rememberChoices();
     if (created.invite) {
       try {
         sessionStorage.setItem(`tesuji.invite.${created.id}`, created.invite);
