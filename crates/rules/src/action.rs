@@ -14,7 +14,7 @@ pub enum ActionTextError {
         "{0:?} is no action: expected a point such as D4, pass, resign, timeout, forfeit, claim, mark, accept or dispute"
     )]
     Unknown(String),
-    #[error("{point:?} in {text:?} is no point of the {size} board")]
+    #[error("{point:?} in {text:?} is no point of the {} board", size.dimensions())]
     BadPoint {
         text: String,
         point: String,

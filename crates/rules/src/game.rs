@@ -24,7 +24,7 @@ pub enum Illegal {
     NotMarking,
     #[error("it is {expected}'s turn")]
     NotYourTurn { expected: Color },
-    #[error("{point:?} is not on the board")]
+    #[error("the point ({}, {}) is not on the board", point.x, point.y)]
     OffBoard { point: Point },
     #[error("the point is occupied")]
     Occupied,
@@ -124,7 +124,7 @@ impl std::error::Error for Refusal {}
 /// Why a game cannot be set up.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum GameError {
-    #[error("a {size} board does not allow a fixed handicap of {stones} stones")]
+    #[error("a {} board does not allow a fixed handicap of {stones} stones", size.dimensions())]
     BadHandicap { size: Size, stones: u8 },
     #[error("the position is {found} but the rules say {expected}")]
     SizeMismatch { found: Size, expected: Size },

@@ -171,6 +171,12 @@ impl Size {
     pub fn height(self) -> u8 {
         self.height
     }
+    /// The board's dimensions as people write them: `9×9`, `13×19` (width first). The `Display` form (`9`,
+    /// `13x19`) is the spec's.
+    pub fn dimensions(self) -> String {
+        format!("{}×{}", self.width, self.height)
+    }
+
     /// Number of points on the board.
     #[inline]
     pub fn area(self) -> usize {
@@ -360,6 +366,8 @@ mod tests {
         assert!(Size::new(26, 5).is_none());
         let s = Size::new(9, 13).unwrap();
         assert_eq!(s.to_string(), "9x13");
+        assert_eq!(s.dimensions(), "9×13");
+        assert_eq!(Size::square(9).unwrap().dimensions(), "9×9");
         assert_eq!(s.points().count(), 117);
         assert_eq!(s.neighbors(Point::new(0, 0)).count(), 2);
         assert_eq!(s.neighbors(Point::new(4, 4)).count(), 4);

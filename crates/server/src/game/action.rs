@@ -172,7 +172,8 @@ impl PlayerAction {
         let on_board = |text: &str, what: &str| {
             Point::from_gtp(text, size).ok_or_else(|| {
                 ApiError::BadRequest(format!(
-                    "{what} must be a point such as \"D4\" on the {size} board, not {}",
+                    "{what} must be a point such as \"D4\" on the {} board, not {}",
+                    size.dimensions(),
                     quoted(text)
                 ))
             })
@@ -181,14 +182,15 @@ impl PlayerAction {
             PlayerAction::Play { mv } if mv.trim().eq_ignore_ascii_case("pass") => {
                 Request::Play(Move::Pass)
             }
-            PlayerAction::Play { mv } => Request::Play(Move::Play(
-                on_board(mv.trim(), "move").map_err(|_| {
+            PlayerAction::Play { mv } => {
+                Request::Play(Move::Play(on_board(mv.trim(), "move").map_err(|_| {
                     ApiError::BadRequest(format!(
-                        "move must be \"pass\" or a point such as \"D4\" on the {size} board, not {}",
+                        "move must be \"pass\" or a point such as \"D4\" on the {} board, not {}",
+                        size.dimensions(),
                         quoted(mv)
                     ))
-                })?,
-            )),
+                })?))
+            }
             PlayerAction::Dead { point } => Request::Dead(on_board(point.trim(), "point")?),
             PlayerAction::Resign => Request::Resign,
             PlayerAction::Accept => Request::Accept,
@@ -599,7 +601,7 @@ mod tests {
             .request(size)
             .unwrap_err()
             .to_string();
-        assert!(e.ends_with("not \"Z9\""), "{e}");
+        assert!(e.ends_with("on the 19×19 board, not \"Z9\""), "{e}");
     }
 
     #[test]
