@@ -51,6 +51,13 @@ pub struct InfoView {
     pub result: Option<String>,
     /// Komi in half-points.
     pub komi: i32,
+    /// For an uploaded record whose rules were not understood or not given: `unknown` or `absent`, the moves
+    /// being shown (and counted) under `rules` instead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules_note: Option<&'static str>,
+    /// The record's `RU` as written, when it was not understood.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub record_rules: Option<String>,
 }
 
 fn rows(game: &Game) -> Vec<String> {
@@ -148,9 +155,10 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
         .ok_or_else(|| ApiError::BadSgf("the file holds no game".into()))?;
     // A record under rules we do not know is shown under Tromp-Taylor: the board is the same for any rules
     // that allow the moves.
-    let known = match rules_of(tree) {
-        RulesFromRecord::Known(r) => Some(r),
-        _ => None,
+    let (known, rules_note, written) = match rules_of(tree) {
+        RulesFromRecord::Known(r) => (Some(r), None, None),
+        RulesFromRecord::Absent => (None, Some("absent"), None),
+        RulesFromRecord::Unknown(ru) => (None, Some("unknown"), Some(ru)),
     };
     let rules =
         record_rules(tree, known, Rules::default()).map_err(|e| ApiError::BadSgf(e.to_string()))?;
@@ -188,6 +196,8 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
             white: text("PW"),
             result: text("RE"),
             komi: rules.komi.net(),
+            rules_note,
+            record_rules: written.map(|ru| ru.chars().take(100).collect()),
         },
     );
     view.notes = notes;

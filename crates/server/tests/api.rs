@@ -330,6 +330,29 @@ async fn create_play_refuse_resign_and_download() {
         assert_eq!(view["moves"], moves, "{text}");
         assert_eq!(view["notes"], notes, "{text}");
     }
+    // Rules the record does not name, or that we do not know, are said to be so beside the ones counted under.
+    for (text, note, ru) in [
+        ("(;SZ[9]RU[Japanese];B[ee])", Value::Null, Value::Null),
+        ("(;SZ[9];B[ee])", json!("absent"), Value::Null),
+        (
+            "(;SZ[9]RU[Klingon];B[ee])",
+            json!("unknown"),
+            json!("Klingon"),
+        ),
+    ] {
+        let (status, view) = spectator
+            .send(spectator.request(Method::POST, "/api/replay").body(text))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(view["info"]["rules_note"], note, "{text}: {view}");
+        assert_eq!(view["info"]["record_rules"], ru, "{text}: {view}");
+    }
+    assert_eq!(
+        view["info"]["rules_note"],
+        Value::Null,
+        "a stored game knows its rules"
+    );
 
     running.stop().await.unwrap();
 }

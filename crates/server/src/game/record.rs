@@ -47,6 +47,8 @@ impl LiveGame {
                 white: info.white,
                 result: self.game.result().map(|r| r.to_string()),
                 komi: self.game.rules().komi.net(),
+                rules_note: None,
+                record_rules: None,
             },
         )
     }

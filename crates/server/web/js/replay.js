@@ -74,7 +74,15 @@ function renderInfo() {
   $("game-info").hidden = false;
   $("info-black").textContent = info.black || t("replay.unknown");
   $("info-white").textContent = info.white || t("replay.unknown");
-  $("info-rules").textContent = replay.rules ? summarizeSpec(replay.rules, t).join(" · ") : t("replay.unknown");
+  const shown = replay.rules ? summarizeSpec(replay.rules, t).join(" · ") : t("replay.unknown");
+  // A record's rules we do not know (or it does not name) are not passed off as the ones it is counted under.
+  $("info-rules").textContent =
+    info.rules_note === "unknown"
+      ? t("replay.rules-unknown", { ru: info.record_rules ?? "", rules: shown })
+      : info.rules_note === "absent"
+        ? t("replay.rules-absent", { rules: shown })
+        : shown;
+  $("info-rules").dataset.note = info.rules_note ?? "";
   $("info-rules").title = replay.rules ?? "";
   // The server gives komi in half-points (11 = 5.5), White's minus Black's.
   $("info-komi").textContent =
