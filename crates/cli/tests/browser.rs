@@ -601,6 +601,23 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         "#open-tables li[data-game-id=\"{id}\"] button[data-join=\"{id}\"][data-color=\"white\"]"
     );
     bob.wait_for(&join).await?;
+    // The entry says what the spec leaves unsaid: the komi the server counts with, and the clock.
+    let komi = bob
+        .js(
+            "return fetch(`/api/games/${arguments[0]}`).then((r) => r.json()).then((s) => s.komi);",
+            json!([id]),
+        )
+        .await?
+        .as_i64()
+        .ok_or("the state has no komi")?;
+    let komi = format!("komi {}{}", komi / 2, if komi % 2 == 1 { ".5" } else { "" });
+    let entry = bob
+        .text(&format!("#open-tables li[data-game-id=\"{id}\"] .rules"))
+        .await?
+        .unwrap_or_default();
+    if !(entry.contains(&komi) && entry.contains("no clock")) {
+        return Err(format!("the lobby's entry says {entry:?}, not {komi:?}"));
+    }
     if let Some(dir) = shots {
         bob.screenshot(&dir.join("lobby.png")).await?;
     }
@@ -934,6 +951,11 @@ async fn timed_table(ann: &Browser, bob: &Browser) -> Res<u64> {
         b.wait_for(&my_turn("black")).await?;
         b.wait_for("#clock-black:not([hidden])").await?;
         b.wait_for("#clock-white:not([hidden])").await?;
+        // The page names the clock beside the rules.
+        let rules = b.text("#rules").await?.unwrap_or_default();
+        if !rules.contains("clock fischer:3m+10s") {
+            return Err(format!("{}'s page says {rules:?}", b.name));
+        }
     }
     Ok(id)
 }

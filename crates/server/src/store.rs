@@ -111,6 +111,8 @@ pub struct GameRow {
     /// Set when the game ended (see [`Ending`]); `None` while it goes on.
     pub result: Option<String>,
     pub ended: Option<i64>,
+    /// The time control as stored (`None`: untimed).
+    pub time_control: Option<String>,
 }
 
 /// A whole game written at once, its row and every action (the store benchmark fills a data directory so).

@@ -1459,6 +1459,79 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     running.stop().await.unwrap();
 }
 
+/// Listings and states say each game's komi (White's net, in half-points), handicap and clock, from memory and
+/// from the store's rows alike.
+#[tokio::test]
+async fn listings_and_states_carry_komi_handicap_and_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, state) = timed(&black, &white, "japanese:size=9", "fischer:10m+10s").await;
+    // Japanese komi: 6.5.
+    let expected = 13;
+    assert_eq!(state["komi"], expected, "{state}");
+    assert_eq!(state["handicap"], 0, "{state}");
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    let entry = lobby["playing"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{lobby}"));
+    assert_eq!(
+        (&entry["komi"], &entry["handicap"], &entry["time"]),
+        (&json!(expected), &json!(0), &json!("fischer:10m+10s")),
+        "{entry}"
+    );
+    let open = table(
+        &black,
+        "chinese:size=9,komi=0,handicap=3",
+        "black",
+        "anyone",
+    )
+    .await;
+    assert_eq!(open["state"]["komi"], 0, "{open}");
+    assert_eq!(open["state"]["handicap"], 3, "{open}");
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    let entry = lobby["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|g| g["id"] == open["id"])
+        .cloned()
+        .unwrap_or_else(|| panic!("{lobby}"));
+    assert_eq!(
+        (&entry["komi"], &entry["handicap"], &entry["time"]),
+        (&json!(0), &json!(3), &Value::Null),
+        "{entry}"
+    );
+    // Ended and read back from the store's row after a restart: the same.
+    let (status, _) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    let (_, archive) = c.get("/api/archive").await.unwrap();
+    let entry = archive["games"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{archive}"))
+        .iter()
+        .find(|g| g["id"] == id)
+        .cloned()
+        .unwrap_or_else(|| panic!("{archive}"));
+    assert_eq!(
+        (&entry["komi"], &entry["handicap"], &entry["time"]),
+        (&json!(expected), &json!(0), &json!("fischer:10m+10s")),
+        "{entry}"
+    );
+    running.stop().await.unwrap();
+}
+
 /// A second accept and a mark on an empty point change nothing: refused with `no_change`, not stored.
 #[tokio::test]
 async fn marking_actions_that_change_nothing_are_refused() {

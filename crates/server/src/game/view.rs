@@ -29,6 +29,10 @@ pub type Players = ByColor<Option<Player>>;
 pub struct GameState {
     pub id: i64,
     pub rules: String,
+    /// White's komi less Black's, in half-points (the rules' own when the spec names none).
+    pub komi: i32,
+    /// Handicap stones (0 for an even game).
+    pub handicap: u8,
     pub width: u8,
     pub height: u8,
     /// `open` while a seat is empty, then the phase.
@@ -148,6 +152,11 @@ impl From<&Score> for ScoreView {
 pub struct Summary {
     pub id: i64,
     pub rules: String,
+    /// As in [`GameState`]: White's net komi in half-points, and the handicap.
+    pub komi: i32,
+    pub handicap: u8,
+    /// The time control (`fischer:3m+10s`), or `None` for an untimed game.
+    pub time: Option<String>,
     pub status: &'static str,
     pub players: Players,
     pub invite_only: bool,
@@ -186,8 +195,13 @@ impl Summary {
             "marking" => "marking",
             _ => "playing",
         };
+        // A stored spec always reads (it was written from parsed rules); a default stands in all the same.
+        let rules = row.rules.parse::<tesuji_rules::Rules>().unwrap_or_default();
         Summary {
             id: row.id,
+            komi: rules.komi.net(),
+            handicap: rules.handicap,
+            time: row.time_control,
             rules: row.rules,
             status,
             players,
@@ -236,6 +250,9 @@ impl LiveGame {
         Summary {
             id: self.id,
             rules: self.game.rules().to_string(),
+            komi: self.game.rules().komi.net(),
+            handicap: self.game.rules().handicap,
+            time: self.clock.as_ref().map(|c| c.control().to_string()),
             status: self.status(),
             players: self.players.clone(),
             invite_only: self.seats.invite.is_some(),
@@ -259,6 +276,8 @@ impl LiveGame {
         GameState {
             id: self.id,
             rules: rules.to_string(),
+            komi: rules.komi.net(),
+            handicap: rules.handicap,
             width: size.width(),
             height: size.height(),
             status: self.status(),

@@ -400,6 +400,7 @@ fn game_row(r: &sqlx::sqlite::SqliteRow) -> Result<GameRow, StoreError> {
         move_count: r.try_get("move_count")?,
         result: r.try_get("result")?,
         ended: r.try_get("ended")?,
+        time_control: r.try_get("time_control")?,
     })
 }
 

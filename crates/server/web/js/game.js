@@ -9,7 +9,7 @@ import { onLanguageChange, t } from "./i18n.js";
 import { boot, el, loginHref, playerName, playerNode, showError } from "./page.js";
 import { idFromPath, inviteUrl } from "./paths.js";
 import { LiveSocket } from "./socket.js";
-import { summarizeSpec } from "./spec.js";
+import { gameFacts, summarizeSpec } from "./spec.js";
 
 /** Socket actions unanswered after this long are sent again over HTTP (safe: they carry the version). */
 const ACK_TIMEOUT_MS = 8000;
@@ -252,7 +252,8 @@ function renderTurn() {
   const status = $("status");
   status.hidden = Boolean(mine);
   status.textContent = mine ? "" : t("game.spectating");
-  $("rules").textContent = summarizeSpec(game.rules, t).join(" · ");
+  const facts = gameFacts({ ...game, time: game.clock?.control }, t);
+  $("rules").textContent = [...summarizeSpec(game.rules, t), ...facts].join(" · ");
   $("rules").title = game.rules;
 }
 

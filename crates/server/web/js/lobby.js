@@ -6,7 +6,7 @@ import { colorOf, moveCount } from "./format.js";
 import { boot, el, playerNode, showError } from "./page.js";
 import { inviteUrl } from "./paths.js";
 import { LiveSocket } from "./socket.js";
-import { BGA_SIZES, composeSpec, summarizeSpec } from "./spec.js";
+import { BGA_SIZES, composeSpec, gameFacts, summarizeSpec } from "./spec.js";
 
 const session = await boot();
 const me = session.user;
@@ -28,7 +28,8 @@ function seatLine(players) {
 }
 
 function rulesLine(summary, extra = []) {
-  return el("span", { class: "rules", title: summary.rules }, [...summarizeSpec(summary.rules, t), ...extra].join(" · "));
+  const parts = [...summarizeSpec(summary.rules, t), ...gameFacts(summary, t), ...extra];
+  return el("span", { class: "rules", title: summary.rules }, parts.join(" · "));
 }
 
 function openEntry(game) {

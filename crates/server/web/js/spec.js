@@ -1,3 +1,4 @@
+import { halfPoints } from "./format.js";
 // Rules spec strings (docs/RULES.md, README "Rules specs"): composing one from the create-table form and reading
 // one back for display. Pure functions; the server is the judge of what is valid.
 
@@ -80,4 +81,21 @@ export function summarizeSpec(spec, t) {
     else parts.push(`${key}=${value}`);
   }
   return parts;
+}
+
+/**
+ * What a game's spec leaves unsaid, for a listing or the game page: its komi (White's net komi in half-points,
+ * `game.komi`, also 0) and handicap when the spec names neither, and its clock (`game.time`: a time control, or
+ * none for an untimed game).
+ */
+export function gameFacts(game, t) {
+  const { settings } = parseSpec(game.rules);
+  const facts = [];
+  const bgaHandicap = /^h[2-9]$/i.test(settings.komi ?? "");
+  // A komi the spec gives as a number (6.5, B0/W7) is shown by it; a word (bga's normal, h2) is not a number.
+  const komiNamed = /^([-+]?\d|[bw]-?\d)/i.test(settings.komi ?? "");
+  if (!komiNamed && typeof game.komi === "number") facts.push(t("rules.komi", { komi: halfPoints(game.komi) }));
+  if (!("handicap" in settings) && !bgaHandicap && game.handicap >= 2) facts.push(t("rules.handicap", { n: game.handicap }));
+  facts.push(game.time ? t("rules.clock", { control: game.time }) : t("rules.untimed"));
+  return facts;
 }

@@ -9,7 +9,7 @@ import { interpolate, pickLanguage } from "../js/i18n.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
 import { positions } from "../js/positions.js";
 import { backoffDelay } from "../js/socket.js";
-import { composeSpec, parseSpec, summarizeSpec } from "../js/spec.js";
+import { composeSpec, gameFacts, parseSpec, summarizeSpec } from "../js/spec.js";
 
 const names = (points, h) => points.map((p) => pointName(p.col, p.row, h)).sort();
 
@@ -171,4 +171,20 @@ test("a replay's boards are rebuilt from its moves and removals", () => {
   assert.deepEqual(suicide[1], suicide[0]);
   // The start is never changed in place.
   assert.deepEqual(replay.start, ["...", "...", "..."]);
+});
+
+test("a game's facts say its komi, handicap and clock unless the spec does", () => {
+  const t = (key, args = {}) => `${key}${Object.values(args).map((v) => `:${v}`).join("")}`;
+  assert.deepEqual(gameFacts({ rules: "chinese:size=9", komi: 15, handicap: 0, time: "fischer:3m+10s" }, t), [
+    "rules.komi:7.5",
+    "rules.clock:fischer:3m+10s",
+  ]);
+  assert.deepEqual(gameFacts({ rules: "japanese", komi: 0, handicap: 3, time: null }, t), [
+    "rules.komi:0",
+    "rules.handicap:3",
+    "rules.untimed",
+  ]);
+  // Named by the spec already: not said twice.
+  assert.deepEqual(gameFacts({ rules: "aga:komi=0.5,handicap=2", komi: 1, handicap: 2 }, t), ["rules.untimed"]);
+  assert.deepEqual(gameFacts({ rules: "bga:size=9,komi=h2", komi: 1, handicap: 2 }, t), ["rules.komi:0.5", "rules.untimed"]);
 });
