@@ -662,6 +662,17 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         }
         for b in [ann, bob, cat] {
             b.wait_move(number, color, mv).await?;
+            // A pass is said on the board (unless it ended play: then the marking has begun, with the server's
+            // proposal as the last action); after a play the notice is gone.
+            let notice = if mv == "pass" {
+                format!(
+                    "#board-notice:not([hidden])[data-move=\"pass\"][data-color=\"{color}\"], \
+                     #turn[data-phase=\"marking\"]"
+                )
+            } else {
+                "#board-notice[hidden]".to_owned()
+            };
+            b.wait_for(&notice).await?;
         }
         if number == CAPTURE_AT {
             // Black's F4 took E4: gone from every page.
@@ -990,6 +1001,8 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()>
             json!("W+T"),
         )?;
         b.wait_for("#moves li[data-move=\"timeout\"][data-color=\"black\"]")
+            .await?;
+        b.wait_for("#board-notice:not([hidden])[data-move=\"timeout\"][data-color=\"black\"]")
             .await?;
     }
 

@@ -427,9 +427,21 @@ function renderBoard() {
   });
 }
 
+/** The last action when it has no mark on the board (a pass, a resignation, a loss on time), said over it. */
+function renderNotice() {
+  const box = $("board-notice");
+  const last = (game.moves ?? []).at(-1);
+  const kind = ["pass", "resign", "timeout"].includes(last?.move) ? last.move : null;
+  box.hidden = !kind;
+  box.textContent = kind ? t(`notice.${kind}`, { color: t(`color.${last.color}`) }) : "";
+  box.dataset.move = kind ?? "";
+  box.dataset.color = kind ? last.color : "";
+}
+
 function render() {
   if (!game) return;
   renderBoard();
+  renderNotice();
   renderPlayers();
   renderClocks();
   renderAbsent();
