@@ -773,6 +773,23 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
     bob.wait_for("#player-black .accepted:not([hidden])")
         .await?;
     bob.click("#accept").await?;
+    // The move list numbers the plays and passes only; the marks and accepts are events beside them.
+    cat.wait_for("#moves li.event[data-move=\"accept\"] ~ li.event[data-move=\"accept\"]")
+        .await?;
+    same(
+        "the numbered moves",
+        cat.js(
+            "return [...document.querySelectorAll('#moves li:not(.event)')].map((li) => li.value);",
+            json!([]),
+        )
+        .await?,
+        json!((1..=GAME.len()).collect::<Vec<_>>()),
+    )?;
+    same(
+        "no event numbered",
+        cat.exists("#moves li.event[value]").await?,
+        false,
+    )?;
 
     let mut results = Vec::new();
     let mut tables = Vec::new();

@@ -292,16 +292,28 @@ function renderButtons() {
 function renderMoves() {
   const list = $("moves");
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+  // Plays and passes are the game's moves, numbered; marks, accepts, disputes, resignations and the like are
+  // events between them, unnumbered, each on a row of its own. (`data-number` stays the action's number.)
+  let turn = 0;
   list.replaceChildren(
-    ...(game.moves ?? []).map((m) =>
-      el(
+    ...(game.moves ?? []).map((m) => {
+      const isTurn = m.move === "pass" || parsePoint(m.move, game.width, game.height) !== null;
+      if (isTurn) turn += 1;
+      return el(
         "li",
-        { value: m.number, "data-number": m.number, "data-color": m.color, "data-move": m.move },
+        {
+          value: isTurn ? turn : null,
+          class: isTurn ? null : "event",
+          "data-turn": isTurn ? turn : null,
+          "data-number": m.number,
+          "data-color": m.color,
+          "data-move": m.move,
+        },
         el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }),
         el("span", { class: "visually-hidden" }, `${t(`color.${m.color}`)} `),
         moveText(m),
-      ),
-    ),
+      );
+    }),
   );
   if (atBottom) list.scrollTop = list.scrollHeight;
 }
