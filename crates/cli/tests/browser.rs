@@ -768,6 +768,22 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
     for b in [ann, bob, cat] {
         b.wait_for(&dead).await?;
     }
+    // Before anyone accepts, every page shows the same count of the proposal: the result the game will have.
+    let mut counts = Vec::new();
+    for b in [ann, bob, cat] {
+        counts.push(
+            b.wait_js(
+                "the proposal's count",
+                "const c = document.getElementById('proposal-count');
+                 return !c.hidden && [c.dataset.margin, c.textContent];",
+                json!([]),
+            )
+            .await?,
+        );
+    }
+    same("the counts on the three pages", &counts[1], &counts[0])?;
+    same("the spectator's count", &counts[2], &counts[0])?;
+    let proposed_margin = counts[0][0].clone();
     // Both accept, Bob once he sees Ann's acceptance.
     ann.click("#accept").await?;
     bob.wait_for("#player-black .accepted:not([hidden])")
@@ -862,6 +878,11 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         )?;
     }
     same("the margin row", row("margin"), json!(["margin", "4.5"]))?;
+    same(
+        "the margin shown before the accepts, in half-points",
+        proposed_margin,
+        json!("9"),
+    )?;
     if let Some(dir) = shots {
         ann.screenshot(&dir.join("game.png")).await?;
     }

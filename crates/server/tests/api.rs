@@ -1532,6 +1532,58 @@ async fn listings_and_states_carry_komi_handicap_and_clock() {
     running.stop().await.unwrap();
 }
 
+/// In the marking phase every state carries the count the current proposal gives; once both accept, the game's
+/// score is exactly the last one shown.
+#[tokio::test]
+async fn the_marking_phase_shows_the_count_of_the_proposal() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    for rules in ["japanese:size=5", "chinese:size=5"] {
+        let (id, black, white) = seated(&running, rules).await;
+        let (_, playing) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(playing["proposal_score"], Value::Null, "{playing}");
+        to_marking(&black, &white, id).await;
+        let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        let shown = before["proposal_score"].clone();
+        assert!(shown.is_object(), "{rules}: {before}");
+        // Marking E5 (Black's lone stone in White's area) dead moves the count towards White.
+        let (status, marked) = white
+            .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{marked}");
+        let after = marked["proposal_score"].clone();
+        let dead_in = before["dead"].as_array().unwrap().iter().any(|p| p == "E5");
+        let (m0, m1) = (
+            shown["margin"].as_i64().unwrap(),
+            after["margin"].as_i64().unwrap(),
+        );
+        if dead_in {
+            assert!(m1 > m0, "{rules}: reviving E5 helps Black: {m0} -> {m1}");
+        } else {
+            assert!(m1 < m0, "{rules}: killing E5 helps White: {m0} -> {m1}");
+        }
+        // Spectators see the same count.
+        let (_, seen) = anonymous(&running)
+            .get(&format!("/api/games/{id}"))
+            .await
+            .unwrap();
+        assert_eq!(seen["proposal_score"], after);
+        for c in [&black, &white] {
+            let (status, body) = c
+                .post(&format!("/api/games/{id}/accept"), json!({}))
+                .await
+                .unwrap();
+            assert_eq!(status, 200, "{body}");
+        }
+        let (_, over) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(over["status"], "over");
+        assert_eq!(over["score"], after, "{rules}: the count is the one shown");
+        assert_eq!(over["proposal_score"], Value::Null);
+    }
+    running.stop().await.unwrap();
+}
+
 /// A second accept and a mark on an empty point change nothing: refused with `no_change`, not stored.
 #[tokio::test]
 async fn marking_actions_that_change_nothing_are_refused() {

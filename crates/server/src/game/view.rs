@@ -49,6 +49,9 @@ pub struct GameState {
     /// SGF's `RE` (`B+R`, `W+3.5`) once the game is over.
     pub result: Option<String>,
     pub score: Option<ScoreView>,
+    /// In the marking phase, the count the current proposal gives if both accept it (the same for both players
+    /// and every watcher); `None` otherwise.
+    pub proposal_score: Option<ScoreView>,
     /// Prisoners taken by each colour.
     pub captures: ByColor<u32>,
     pub pass_stones: ByColor<u32>,
@@ -290,6 +293,8 @@ impl LiveGame {
             phase: phase_name(self.game.phase()),
             result: result.map(|r| r.to_string()),
             score: result.and_then(|r| r.score.as_ref()).map(ScoreView::from),
+            proposal_score: (self.game.phase() == Phase::Marking)
+                .then(|| ScoreView::from(&self.game.score_with(self.game.dead_stones()))),
             captures: ByColor::from(self.game.captures()),
             pass_stones: ByColor::from(self.game.pass_stones()),
             dead: point_names(self.game.dead_stones(), size),

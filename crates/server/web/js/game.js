@@ -439,6 +439,25 @@ function renderBoard() {
   });
 }
 
+/** In the marking phase, the count the current proposal gives if both accept it (every page shows the same). */
+function renderProposal() {
+  const box = $("proposal-count");
+  const score = game.phase === "marking" ? game.proposal_score : null;
+  box.hidden = !score;
+  if (!score) {
+    delete box.dataset.margin;
+    return;
+  }
+  const margin = Number(score.margin ?? 0);
+  const result = margin > 0 ? `B+${halfPoints(margin)}` : margin < 0 ? `W+${halfPoints(-margin)}` : t("game.proposal-even");
+  box.textContent = t("game.proposal-count", {
+    black: halfPoints(score.black?.total ?? 0),
+    white: halfPoints(score.white?.total ?? 0),
+    result,
+  });
+  box.dataset.margin = String(margin);
+}
+
 /** The last action when it has no mark on the board (a pass, a resignation, a loss on time), said over it. */
 function renderNotice() {
   const box = $("board-notice");
@@ -454,6 +473,7 @@ function render() {
   if (!game) return;
   renderBoard();
   renderNotice();
+  renderProposal();
   renderPlayers();
   renderClocks();
   renderAbsent();
