@@ -62,6 +62,25 @@ pub fn area(grid: &Grid, dead: &[Point]) -> Counts {
     counts
 }
 
+/// Who each point counts for once the stones at the `dead` points are removed, row by row from the top left: a
+/// live stone's colour, and for an empty point or a removed stone the one colour its region reaches (`None` when
+/// it reaches both or neither). The owners of [`area`]: the points of colour `c` are its `area_points(c)`. Under
+/// territory scoring the same regions count, less seki eyes under [`SekiEyes::None`]; pages shade them.
+pub fn owners(grid: &Grid, dead: &[Point]) -> Vec<Option<Color>> {
+    let plane = Plane::without_dead(grid, dead);
+    let regions = EmptyRegions::new(&plane);
+    (0..plane.len())
+        .map(|p| {
+            plane.cells[p].or_else(|| {
+                let r = regions.id[p];
+                (r != NONE)
+                    .then(|| regions.info[r as usize].owner())
+                    .flatten()
+            })
+        })
+        .collect()
+}
+
 /// Territory counting (RULES.md §4) after removing the stones at the `dead` points: an empty region bordered by
 /// one colour only is that colour's territory; a region touching both colours (or none) is dame. Prisoners are the
 /// caller's: `dead_removed[c]` stones of colour `c` were removed.
@@ -824,6 +843,7 @@ impl ColorBenson {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::types::Size;
 
     fn g(s: &str) -> Grid {
         Grid::from_diagram(s).unwrap()
@@ -831,6 +851,54 @@ mod tests {
 
     fn pt(grid: &Grid, x: u8, y: u8) -> usize {
         grid.size().index(Point::new(x, y))
+    }
+
+    #[test]
+    fn owners_are_the_points_area_counts() {
+        // Random positions and dead lists on boards up to 7×7: each colour owns exactly its area points, a live
+        // stone owns its point, and a point owned by nobody is dame.
+        let mut seed: u64 = 0x0a11;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..500 {
+            let size = Size::new(1 + next(7) as u8, 1 + next(7) as u8).unwrap();
+            let mut grid = Grid::new(size);
+            for p in size.points() {
+                match next(3) {
+                    0 => grid.set(p, Some(Color::Black)),
+                    1 => grid.set(p, Some(Color::White)),
+                    _ => {}
+                }
+            }
+            let dead: Vec<Point> = size
+                .points()
+                .filter(|p| grid.get(*p).is_some() && next(4) == 0)
+                .collect();
+            let owners = owners(&grid, &dead);
+            let counts = area(&grid, &dead);
+            assert_eq!(owners.len(), size.area());
+            for c in [Color::Black, Color::White] {
+                let owned = owners.iter().filter(|o| **o == Some(c)).count() as u32;
+                assert_eq!(
+                    owned,
+                    counts.area_points(c),
+                    "{c:?}\n{grid:?} dead {dead:?}"
+                );
+            }
+            assert_eq!(
+                owners.iter().filter(|o| o.is_none()).count() as u32,
+                counts.dame
+            );
+            for p in size.points() {
+                if let Some(c) = grid.get(p).filter(|_| !dead.contains(&p)) {
+                    assert_eq!(owners[size.index(p)], Some(c));
+                }
+            }
+        }
     }
 
     #[test]
