@@ -782,6 +782,13 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         );
     }
     same("the counts on the three pages", &counts[1], &counts[0])?;
+    // The board shades what the proposal counts: the dead stone is White's.
+    for b in [ann, bob, cat] {
+        b.wait_for(&format!(
+            "#board rect.territory[data-territory=\"white\"][data-at=\"{DEAD}\"]"
+        ))
+        .await?;
+    }
     same("the spectator's count", &counts[2], &counts[0])?;
     let proposed_margin = counts[0][0].clone();
     // Both accept, Bob once he sees Ann's acceptance.

@@ -1563,6 +1563,23 @@ async fn the_marking_phase_shows_the_count_of_the_proposal() {
         } else {
             assert!(m1 < m0, "{rules}: killing E5 helps White: {m0} -> {m1}");
         }
+        // The shading: E5 is White's now that it is dead, and every shaded point is empty or a dead stone.
+        let territory = &marked["territory"];
+        let has = |c: &str, p: &str| territory[c].as_array().unwrap().iter().any(|q| q == p);
+        assert_eq!(has("white", "E5"), !dead_in, "{rules}: {territory}");
+        let dead_now: Vec<Value> = marked["dead"].as_array().unwrap().clone();
+        let stones: Vec<String> =
+            [stones_of(&marked, "black"), stones_of(&marked, "white")].concat();
+        for c in ["black", "white"] {
+            for p in territory[c].as_array().unwrap() {
+                let p_str = p.as_str().unwrap().to_owned();
+                assert!(
+                    !stones.contains(&p_str) || dead_now.contains(p),
+                    "{rules}: {p} shaded {c}"
+                );
+            }
+        }
+        assert_eq!(playing["territory"], Value::Null);
         // Spectators see the same count.
         let (_, seen) = anonymous(&running)
             .get(&format!("/api/games/{id}"))
@@ -1580,6 +1597,7 @@ async fn the_marking_phase_shows_the_count_of_the_proposal() {
         assert_eq!(over["status"], "over");
         assert_eq!(over["score"], after, "{rules}: the count is the one shown");
         assert_eq!(over["proposal_score"], Value::Null);
+        assert_eq!(over["territory"], Value::Null);
     }
     running.stop().await.unwrap();
 }

@@ -52,6 +52,9 @@ pub struct GameState {
     /// In the marking phase, the count the current proposal gives if both accept it (the same for both players
     /// and every watcher); `None` otherwise.
     pub proposal_score: Option<ScoreView>,
+    /// In the marking phase, the points each colour's area holds under the current proposal besides its live
+    /// stones (empty points and the opponent's dead stones), for the pages to shade; `None` otherwise.
+    pub territory: Option<ByColor<Vec<String>>>,
     /// Prisoners taken by each colour.
     pub captures: ByColor<u32>,
     pub pass_stones: ByColor<u32>,
@@ -249,6 +252,22 @@ pub(super) fn point_names(points: &[Point], size: Size) -> Vec<String> {
 }
 
 impl LiveGame {
+    /// Each colour's points under the current proposal that are not its live stones.
+    fn territory(&self) -> ByColor<Vec<String>> {
+        let grid = self.game.grid();
+        let size = grid.size();
+        let dead = self.game.dead_stones();
+        let owners = tesuji_rules::score::owners(&grid, dead);
+        let mut territory: ByColor<Vec<String>> = ByColor::default();
+        for p in size.points() {
+            let live_stone = grid.get(p).is_some() && !dead.contains(&p);
+            if let (Some(c), false) = (owners[size.index(p)], live_stone) {
+                territory[c].push(p.to_gtp(size));
+            }
+        }
+        territory
+    }
+
     pub fn summary(&self) -> Summary {
         Summary {
             id: self.id,
@@ -295,6 +314,7 @@ impl LiveGame {
             score: result.and_then(|r| r.score.as_ref()).map(ScoreView::from),
             proposal_score: (self.game.phase() == Phase::Marking)
                 .then(|| ScoreView::from(&self.game.score_with(self.game.dead_stones()))),
+            territory: (self.game.phase() == Phase::Marking).then(|| self.territory()),
             captures: ByColor::from(self.game.captures()),
             pass_stones: ByColor::from(self.game.pass_stones()),
             dead: point_names(self.game.dead_stones(), size),

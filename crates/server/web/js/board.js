@@ -166,9 +166,10 @@ export class Board {
   /**
    * Draws a position: `rows` from the top ('.', 'X', 'O'); `lastMove` a vertex or null; `dead` a Set of vertices
    * drawn translucent with a cross; `unsure` a Set of vertices the server's estimate could not settle (a ring);
-   * `preview` {point, color} or null; `interactive` sets the pointer cursor.
+   * `preview` {point, color} or null; `interactive` sets the pointer cursor; `territory` {black, white}: Sets of
+   * vertices each colour's count holds besides its live stones (a small square of its colour).
    */
-  render({ rows, lastMove = null, dead = new Set(), unsure = new Set(), preview = null, interactive = false }) {
+  render({ rows, lastMove = null, dead = new Set(), unsure = new Set(), preview = null, interactive = false, territory = null }) {
     this.svg.classList.toggle("interactive", interactive);
     const stones = [];
     for (let r = 0; r < this.height; r++) {
@@ -196,6 +197,25 @@ export class Board {
           g.setAttribute("data-last", "true");
         }
         stones.push(g);
+      }
+    }
+    for (const color of ["black", "white"]) {
+      for (const name of territory?.[color] ?? []) {
+        const at = parsePoint(name, this.width, this.height);
+        if (!at) continue;
+        const s = 3.2;
+        stones.push(
+          svgEl("rect", {
+            class: `territory ${color}`,
+            x: this.x(at.col) - s / 2,
+            y: this.y(at.row) - s / 2,
+            width: s,
+            height: s,
+            "data-territory": color,
+            // Not data-point: that names the stones and the click targets.
+            "data-at": name,
+          }),
+        );
       }
     }
     this.stones.replaceChildren(...stones);

@@ -434,6 +434,7 @@ function renderBoard() {
     lastMove: game.last_move,
     dead: new Set(showDead ? (game.dead ?? []) : []),
     unsure: new Set(game.phase === "marking" ? (game.unsure ?? []) : []),
+    territory: game.phase === "marking" ? game.territory : null,
     preview: myTurn() && point ? { point, color: mine } : null,
     interactive: myTurn() || Boolean(mine && isMarking()),
   });
