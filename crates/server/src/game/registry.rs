@@ -553,13 +553,7 @@ impl Games {
     /// hear `cancelled` before their sockets close.
     pub async fn cancel(&self, id: i64, user: &User) -> Result<(), ApiError> {
         let entry = self.get(id).await?;
-        let live = entry.lock().await;
-        if live.cancelled {
-            return Err(ApiError::NotFound(id));
-        }
-        if live.seat_of(Actor::User(user.id)).is_none() {
-            return Err(ApiError::NotSeated);
-        }
+        let live = seated_at(&entry, id, user).await?;
         if live.started() {
             return Err(ApiError::NotOpen);
         }
@@ -576,13 +570,7 @@ impl Games {
     /// close. Either player may abort.
     pub async fn abort(&self, id: i64, user: &User) -> Result<(), ApiError> {
         let entry = self.get(id).await?;
-        let live = entry.lock().await;
-        if live.cancelled {
-            return Err(ApiError::NotFound(id));
-        }
-        if live.seat_of(Actor::User(user.id)).is_none() {
-            return Err(ApiError::NotSeated);
-        }
+        let live = seated_at(&entry, id, user).await?;
         if !live.started() {
             return Err(ApiError::NotStarted);
         }
@@ -673,4 +661,20 @@ impl Games {
         self.wake(id);
         Ok(state)
     }
+}
+
+/// The locked game `id` when `user` sits at it and it has not been taken down.
+async fn seated_at<'a>(
+    entry: &'a Mutex<LiveGame>,
+    id: i64,
+    user: &User,
+) -> Result<tokio::sync::MutexGuard<'a, LiveGame>, ApiError> {
+    let live = entry.lock().await;
+    if live.cancelled {
+        return Err(ApiError::NotFound(id));
+    }
+    if live.seat_of(Actor::User(user.id)).is_none() {
+        return Err(ApiError::NotSeated);
+    }
+    Ok(live)
 }

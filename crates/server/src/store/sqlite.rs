@@ -256,6 +256,23 @@ async fn insert_move(
 }
 
 impl SqliteStore {
+    /// Deletes game `game` if nobody has moved in it and its `joined` flag is `joined`; `refused` otherwise.
+    fn delete_unplayed(&self, game: i64, joined: bool, refused: StoreError) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let done =
+                sqlx::query("DELETE FROM games WHERE id = ? AND joined = ? AND move_count = 0")
+                    .bind(game)
+                    .bind(joined)
+                    .execute(&self.writer)
+                    .await?;
+            if done.rows_affected() == 1 {
+                Ok(())
+            } else {
+                Err(refused)
+            }
+        })
+    }
+
     /// Opens (creating when missing) the database in `data_dir` and brings its schema up to date.
     pub async fn open(data_dir: &Path) -> Result<SqliteStore, StoreError> {
         std::fs::create_dir_all(data_dir).map_err(|source| StoreError::DataDir {
@@ -467,34 +484,12 @@ impl Store for SqliteStore {
     }
 
     fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
-            // An open table has no actions; the condition keeps a joined game from going.
-            let done =
-                sqlx::query("DELETE FROM games WHERE id = ? AND joined = 0 AND move_count = 0")
-                    .bind(game)
-                    .execute(&self.writer)
-                    .await?;
-            if done.rows_affected() == 1 {
-                Ok(())
-            } else {
-                Err(StoreError::Started { game })
-            }
-        })
+        // An open table has no actions; the condition keeps a joined game from going.
+        self.delete_unplayed(game, false, StoreError::Started { game })
     }
 
     fn abort_game(&self, game: i64) -> StoreFuture<'_, ()> {
-        Box::pin(async move {
-            let done =
-                sqlx::query("DELETE FROM games WHERE id = ? AND joined = 1 AND move_count = 0")
-                    .bind(game)
-                    .execute(&self.writer)
-                    .await?;
-            if done.rows_affected() == 1 {
-                Ok(())
-            } else {
-                Err(StoreError::Moved { game })
-            }
-        })
+        self.delete_unplayed(game, true, StoreError::Moved { game })
     }
 
     fn create_user<'a>(

@@ -622,35 +622,26 @@ $("join").addEventListener("click", async () => {
   }
 });
 
-$("cancel-table").addEventListener("click", async () => {
-  if (!confirm(t("game.cancel-confirm"))) return;
-  const button = $("cancel-table");
-  button.disabled = true;
-  clearMessage();
-  try {
-    await post(`/api/games/${gameId}/cancel`, { json: {} });
-    location.href = "/";
-  } catch (e) {
-    refusal(e);
-  } finally {
-    button.disabled = false;
-  }
-});
+/** A button that takes the game down for good (`action`: cancel, abort) once the player confirms it. */
+function takeDownButton(id, confirmKey, action) {
+  $(id).addEventListener("click", async () => {
+    if (!confirm(t(confirmKey))) return;
+    const button = $(id);
+    button.disabled = true;
+    clearMessage();
+    try {
+      await post(`/api/games/${gameId}/${action}`, { json: {} });
+      location.href = "/";
+    } catch (e) {
+      refusal(e);
+    } finally {
+      button.disabled = false;
+    }
+  });
+}
 
-$("abort").addEventListener("click", async () => {
-  if (!confirm(t("game.abort-confirm"))) return;
-  const button = $("abort");
-  button.disabled = true;
-  clearMessage();
-  try {
-    await post(`/api/games/${gameId}/abort`, { json: {} });
-    location.href = "/";
-  } catch (e) {
-    refusal(e);
-  } finally {
-    button.disabled = false;
-  }
-});
+takeDownButton("cancel-table", "game.cancel-confirm", "cancel");
+takeDownButton("abort", "game.abort-confirm", "abort");
 
 $("copy-invite").addEventListener("click", async () => {
   const input = $("invite-link");
