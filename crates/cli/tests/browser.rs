@@ -649,11 +649,14 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         true,
     )?;
 
+    // Where the last Pass button stood, and whose page it was on.
+    let mut pass_place = None;
     for (k, &(color, mv)) in GAME.iter().enumerate() {
         let number = k + 1;
         let player = if color == "black" { ann } else { bob };
         player.wait_for(&my_turn(color)).await?;
         if mv == "pass" {
+            pass_place = Some((player, place(player, "pass").await?));
             player.click("#pass").await?;
         } else {
             player
@@ -744,6 +747,19 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
     }
     for b in [ann, bob] {
         b.wait_for("#accept:not([hidden]):not([disabled])").await?;
+    }
+    // The pass that ended play left Dispute where Pass was: nothing graver stands under the pointer.
+    let (passer, pass) = pass_place.ok_or("the game has a pass")?;
+    let dispute = place(passer, "dispute").await?;
+    let edges = |v: &Value| {
+        let n = |k: usize| v[k].as_i64().unwrap_or(-1);
+        (n(0), n(1), n(0) + n(2))
+    };
+    let ((pl, pt, pr), (dl, dt, dr)) = (edges(&pass), edges(&dispute));
+    if !(dt == pt && dl <= pl && dr >= pr) {
+        return Err(format!(
+            "Dispute at {dispute} does not cover where Pass was, {pass}"
+        ));
     }
     // The second pass brought the server's first proposal (the estimate's, as move 26): it may have H7 dead
     // already or leave it to the players (unsure), but never proposes a living stone dead.
@@ -1014,6 +1030,16 @@ async fn timed_table(ann: &Browser, bob: &Browser) -> Res<u64> {
         }
     }
     Ok(id)
+}
+
+/// Where a page's element stands: its left, top and width, rounded to pixels.
+async fn place(b: &Browser, id: &str) -> Res<Value> {
+    b.js(
+        "const r = document.getElementById(arguments[0]).getBoundingClientRect();
+         return [Math.round(r.left), Math.round(r.top), Math.round(r.width)];",
+        json!([id]),
+    )
+    .await
 }
 
 /// The result a page shows once the game is over.

@@ -257,6 +257,27 @@ function renderTurn() {
   $("rules").title = game.rules;
 }
 
+// When the phase changes (play ends, a dispute resumes it) other buttons stand where the player just clicked:
+// they take no click for a moment, so that a double click on Pass cannot resign, accept or dispute.
+const SETTLE_MS = 700;
+let shownPhase = null;
+let settling = null;
+
+function settleButtons() {
+  const phase = `${game.status}/${game.phase}`;
+  if (shownPhase !== null && phase !== shownPhase) {
+    clearTimeout(settling);
+    settling = setTimeout(() => {
+      settling = null;
+      $("resign").disabled = false;
+      $("dispute").disabled = false;
+      renderButtons();
+    }, SETTLE_MS);
+  }
+  shownPhase = phase;
+  for (const id of ["pass", "resign", "accept", "dispute"]) if (settling) $(id).disabled = true;
+}
+
 function renderButtons() {
   const mine = myColor();
   const open = game.status === "open";
@@ -272,6 +293,7 @@ function renderButtons() {
   $("accept").hidden = !(mine && isMarking());
   $("accept").disabled = Boolean(game.accepted?.[mine]);
   $("dispute").hidden = !(mine && isMarking());
+  settleButtons();
   $("marking-hint").hidden = !(mine && isMarking());
   // The server's estimate could not settle these stones: nobody should accept a count without looking at them.
   const unsure = isMarking() ? (game.unsure ?? []) : [];
