@@ -581,16 +581,22 @@ pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
             }
         }
     }
-    // A counted game's dead stones go on the last node as the points their captor gains (`TB` holds dead
-    // white stones, `TW` dead black ones), as KGS marks them; `dead_stones_of` reads them back.
+    // A counted game's territory goes on the last node: `TB` the empty points of Black's area and every dead white
+    // stone, `TW` the same for White, as KGS and OGS mark a count (under territory scoring a seki eye the rules
+    // do not count may be marked too); `dead_stones_of` reads the dead stones back.
     if game.result().is_some_and(|r| r.score.is_some()) {
         let grid = game.grid();
-        for (ident, dead_color) in [("TB", Color::White), ("TW", Color::Black)] {
-            let points: Vec<String> = game
-                .dead_stones()
-                .iter()
-                .filter(|&&p| grid.get(p) == Some(dead_color))
-                .map(|&p| sgf_point(p))
+        let dead = game.dead_stones();
+        let owners = tesuji_rules::score::owners(&grid, dead);
+        for (ident, owner) in [("TB", Color::Black), ("TW", Color::White)] {
+            // Its empty points, and every dead stone of the other colour (even one in a neutral region).
+            let points: Vec<String> = size
+                .points()
+                .filter(|p| match grid.get(*p) {
+                    None => owners[size.index(*p)] == Some(owner),
+                    Some(c) => c != owner && dead.contains(p),
+                })
+                .map(sgf_point)
                 .collect();
             if !points.is_empty()
                 && let Some(node) = tree.node_mut(at)

@@ -467,3 +467,48 @@ fn games_written_as_records_replay_to_the_same_game() {
     }
     assert!(marked_games > 0, "no game reached the marking phase");
 }
+
+/// A counted game's record marks the whole territory: `TB` Black's empty points and dead white stones, `TW`
+/// White's, as other servers' records do; the dead stones read back from them.
+#[test]
+fn a_counted_record_marks_each_players_territory() {
+    // 5×5: Black's wall on column B, White's on D, a black stone at E5 left dead in White's area.
+    let rules: Rules = "japanese:size=5".parse().unwrap();
+    let mut game = tesuji_rules::Game::new(rules).unwrap();
+    let size = rules.size;
+    for v in [
+        "B1", "D1", "B2", "D2", "B3", "D3", "B4", "D4", "B5", "D5", "E5", "pass", "pass",
+    ] {
+        let mv = if v == "pass" {
+            Move::Pass
+        } else {
+            Move::Play(Point::from_gtp(v, size).unwrap())
+        };
+        game.play_move(mv).unwrap();
+    }
+    let e5 = Point::from_gtp("E5", size).unwrap();
+    game.propose(Color::White, &[e5]).unwrap();
+    game.accept(Color::White).unwrap();
+    game.accept(Color::Black).unwrap();
+    let tree = tesuji_sgf::record::to_tree(&game, &tesuji_sgf::record::GameInfo::default());
+    let last = tree
+        .main_line()
+        .last()
+        .and_then(|id| tree.node(id))
+        .unwrap();
+    let marks = |ident: &str| -> Vec<String> {
+        let mut v = last
+            .get(ident)
+            .map(|p| p.values.clone())
+            .unwrap_or_default();
+        v.sort();
+        v
+    };
+    // SGF points: column letter then row letter from the top (A1 = "ae").
+    assert_eq!(marks("TB"), ["aa", "ab", "ac", "ad", "ae"]);
+    assert_eq!(marks("TW"), ["ea", "eb", "ec", "ed", "ee"]);
+    assert_eq!(
+        tesuji_sgf::record::dead_stones_of(&tree, &game.grid()),
+        vec![e5]
+    );
+}
