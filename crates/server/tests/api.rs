@@ -248,6 +248,23 @@ async fn create_play_refuse_resign_and_download() {
             .unwrap()
             .starts_with("application/x-go-sgf")
     );
+    // Named after the players and the day: black-white-YYYY-MM-DD.sgf.
+    let disposition = r.headers()[reqwest::header::CONTENT_DISPOSITION]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let date = disposition
+        .split("filename=\"black-white-")
+        .nth(1)
+        .and_then(|rest| rest.split(".sgf\"").next())
+        .unwrap_or_else(|| panic!("{disposition}"))
+        .to_owned();
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    let parts: Vec<&str> = date.split('-').collect();
+    assert!(
+        parts.len() == 3 && parts.iter().all(|p| digits(p)) && parts[0].len() == 4,
+        "{disposition}"
+    );
     let bytes = r.bytes().await.unwrap();
     let read = tesuji_sgf::read(&bytes).unwrap();
     let tree = &read.collection.trees[0];
@@ -269,7 +286,18 @@ async fn create_play_refuse_resign_and_download() {
     assert_eq!(replay.game.grid(), expected.grid());
     assert_eq!(replay.turns, 10);
     assert_eq!(tree.root().value("RE"), Some("W+R"));
-    assert_eq!(tree.root().value("PB"), Some("black (guest)"));
+    // Guests by their names, said to be guests in GC; the day the game was made in DT, as in the file name.
+    assert_eq!(tree.root().value("PB"), Some("black"));
+    assert_eq!(tree.root().value("PW"), Some("white"));
+    assert_eq!(
+        tree.root()
+            .get("GC")
+            .and_then(|p| p.text_value())
+            .as_deref(),
+        Some("Black and White played as guests.")
+    );
+    assert_eq!(tree.root().value("DT"), Some(date.as_str()));
+    assert_eq!(tree.root().value("PC"), Some("tesuji"));
 
     // The replay shows the board after every turn.
     let (status, view) = spectator
@@ -296,7 +324,7 @@ async fn create_play_refuse_resign_and_download() {
     for part in ["start", "moves", "colors", "removed"] {
         assert_eq!(uploaded[part], view[part], "{part}");
     }
-    assert_eq!(uploaded["info"]["black"], "black (guest)");
+    assert_eq!(uploaded["info"]["black"], "black");
     let (status, refused) = spectator
         .send(
             spectator

@@ -501,6 +501,8 @@ pub struct GameInfo {
     pub overtime: Option<String>,
     /// A comment on the root node (`C`).
     pub comment: Option<String>,
+    /// Notes on the game as a whole (`GC`).
+    pub game_comment: Option<String>,
 }
 
 /// The SGF of a game: `FF[4]GM[1]CA[UTF-8]`, size, komi, handicap, rules (our canonical spec string), the
@@ -557,6 +559,7 @@ pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
         ("TM", &info.time_limit),
         ("OT", &info.overtime),
         ("C", &info.comment),
+        ("GC", &info.game_comment),
     ];
     for (ident, value) in fields {
         if let Some(v) = value {

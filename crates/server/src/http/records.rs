@@ -18,7 +18,22 @@ pub(super) async fn sgf(
     PathId(id): PathId,
 ) -> Result<Response, ApiError> {
     let entry = app.games.get(id).await?;
-    let text = entry.lock().await.sgf();
+    let (text, file) = {
+        let live = entry.lock().await;
+        (live.sgf(), live.sgf_file_name())
+    };
+    // An ASCII fallback, and the name itself in UTF-8 (RFC 6266), since names may be in any script.
+    let ascii: String = file
+        .chars()
+        .map(|c| if c.is_ascii() { c } else { '_' })
+        .collect();
+    let encoded: String = file
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect();
     Ok((
         [
             (
@@ -27,7 +42,7 @@ pub(super) async fn sgf(
             ),
             (
                 header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"tesuji-{id}.sgf\""),
+                format!("attachment; filename=\"{ascii}\"; filename*=UTF-8''{encoded}"),
             ),
         ],
         text,
