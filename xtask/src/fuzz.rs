@@ -174,12 +174,6 @@ pub fn outcome(log: &str) -> Option<Outcome> {
     })
 }
 
-/// Where the fuzz crate is, for tests.
-#[cfg(test)]
-fn fuzz_dir(root: &Path) -> std::path::PathBuf {
-    root.join("fuzz")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -214,8 +208,8 @@ mod tests {
     #[test]
     fn every_target_has_its_source_and_seeds() {
         let root = crate::workspace_root();
-        let manifest = std::fs::read_to_string(fuzz_dir(root).join("Cargo.toml")).unwrap();
-        let sources = std::fs::read_dir(fuzz_dir(root).join("fuzz_targets"))
+        let manifest = std::fs::read_to_string(root.join("fuzz").join("Cargo.toml")).unwrap();
+        let sources = std::fs::read_dir(root.join("fuzz").join("fuzz_targets"))
             .unwrap()
             .count();
         assert_eq!(
@@ -225,7 +219,7 @@ mod tests {
         );
         for t in TARGETS {
             assert!(
-                fuzz_dir(root)
+                root.join("fuzz")
                     .join("fuzz_targets")
                     .join(format!("{}.rs", t.name))
                     .is_file(),

@@ -20,7 +20,7 @@ use requirements::{Plan, REQUIREMENTS, Requirement};
 const USAGE: &str = "\
 usage: cargo xtask test [-- CARGO-TEST-ARGS...]
 
-test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver), installs the
+test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver, g++), installs the
         missing ones with apt-get when run as root (or names them and stops, otherwise), then runs
         `cargo test --workspace CARGO-TEST-ARGS...` and exits with its status. When the arguments
         choose packages (-p/--package), --workspace is left out:
@@ -125,6 +125,7 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             Ok(code)
         }
         Task::Fuzz { targets, seconds } => {
+            ensure_requirements(REQUIREMENTS)?;
             fuzz::run(
                 workspace_root(),
                 &fuzz::choose(&targets)?,

@@ -41,6 +41,12 @@ pub const REQUIREMENTS: &[Requirement] = &[
         package: "chromium-driver",
         check: Check::OnPath("chromedriver"),
     },
+    // The fuzz targets' libFuzzer is C++, built by the `cc` crate with `c++` (Rust itself links with `cc`).
+    Requirement {
+        name: "a C++ compiler",
+        package: "g++",
+        check: Check::OnPath("c++"),
+    },
 ];
 
 impl Requirement {
@@ -154,7 +160,7 @@ mod tests {
     const DRIVER: &Requirement = &REQUIREMENTS[2];
 
     #[test]
-    fn the_tests_need_gnu_go_chromium_and_its_driver() {
+    fn the_tests_need_gnu_go_chromium_its_driver_and_a_cpp_compiler() {
         let list: Vec<_> = REQUIREMENTS.iter().map(|r| (r.package, &r.check)).collect();
         assert_eq!(
             list,
@@ -162,6 +168,7 @@ mod tests {
                 ("gnugo", &Check::File("/usr/games/gnugo")),
                 ("chromium", &Check::OnPath("chromium")),
                 ("chromium-driver", &Check::OnPath("chromedriver")),
+                ("g++", &Check::OnPath("c++")),
             ]
         );
     }
