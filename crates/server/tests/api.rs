@@ -1487,6 +1487,15 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     running.stop().await.unwrap();
 }
 
+/// The entry of game `id` in a listing's array `list` (`open`, `playing`, `games`).
+fn entry_of(listing: &Value, list: &str, id: &Value) -> Value {
+    listing[list]
+        .as_array()
+        .and_then(|games| games.iter().find(|g| &g["id"] == id))
+        .cloned()
+        .unwrap_or_else(|| panic!("game {id} is not in {list}: {listing}"))
+}
+
 /// Listings and states say each game's komi (White's net, in half-points), handicap and clock, from memory and
 /// from the store's rows alike.
 #[tokio::test]
@@ -1501,13 +1510,7 @@ async fn listings_and_states_carry_komi_handicap_and_clock() {
     assert_eq!(state["komi"], expected, "{state}");
     assert_eq!(state["handicap"], 0, "{state}");
     let (_, lobby) = black.get("/api/lobby").await.unwrap();
-    let entry = lobby["playing"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["id"] == id)
-        .cloned()
-        .unwrap_or_else(|| panic!("{lobby}"));
+    let entry = entry_of(&lobby, "playing", &json!(id));
     assert_eq!(
         (&entry["komi"], &entry["handicap"], &entry["time"]),
         (&json!(expected), &json!(0), &json!("fischer:10m+10s")),
@@ -1523,13 +1526,7 @@ async fn listings_and_states_carry_komi_handicap_and_clock() {
     assert_eq!(open["state"]["komi"], 0, "{open}");
     assert_eq!(open["state"]["handicap"], 3, "{open}");
     let (_, lobby) = black.get("/api/lobby").await.unwrap();
-    let entry = lobby["open"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|g| g["id"] == open["id"])
-        .cloned()
-        .unwrap_or_else(|| panic!("{lobby}"));
+    let entry = entry_of(&lobby, "open", &json!(open["id"]));
     assert_eq!(
         (&entry["komi"], &entry["handicap"], &entry["time"]),
         (&json!(0), &json!(3), &Value::Null),
@@ -1545,13 +1542,7 @@ async fn listings_and_states_carry_komi_handicap_and_clock() {
     let running = server(dir.path()).await;
     let c = anonymous(&running);
     let (_, archive) = c.get("/api/archive").await.unwrap();
-    let entry = archive["games"]
-        .as_array()
-        .unwrap_or_else(|| panic!("{archive}"))
-        .iter()
-        .find(|g| g["id"] == id)
-        .cloned()
-        .unwrap_or_else(|| panic!("{archive}"));
+    let entry = entry_of(&archive, "games", &json!(id));
     assert_eq!(
         (&entry["komi"], &entry["handicap"], &entry["time"]),
         (&json!(expected), &json!(0), &json!("fischer:10m+10s")),
