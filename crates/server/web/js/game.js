@@ -275,7 +275,8 @@ function settleButtons() {
     }, SETTLE_MS);
   }
   shownPhase = phase;
-  for (const id of ["pass", "resign", "accept", "dispute"]) if (settling) $(id).disabled = true;
+  if (!settling) return;
+  for (const id of ["pass", "resign", "accept", "dispute"]) $(id).disabled = true;
 }
 
 function renderButtons() {
