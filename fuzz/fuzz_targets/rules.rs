@@ -145,21 +145,13 @@ fn after(game: &Game, before: &(Grid, Color, Phase, usize, Vec<Point>, [bool; 2]
     assert!(game.board().is_consistent());
 }
 
-const KOS: [KoRule; 4] = [
-    KoRule::Simple,
-    KoRule::Positional,
-    KoRule::Situational,
-    KoRule::Natural,
-];
-const SUICIDES: [SuicideRule; 3] = [SuicideRule::Forbidden, SuicideRule::Multi, SuicideRule::All];
-
 fn against_reference(input: &Input) {
     let Some(size) = Size::new(input.width % 6 + 1, input.height % 6 + 1) else {
         return;
     };
     let (ko, suicide) = (
-        KOS[input.ko as usize % 4],
-        SUICIDES[input.suicide as usize % 3],
+        KoRule::ALL[input.ko as usize % KoRule::ALL.len()],
+        SuicideRule::ALL[input.suicide as usize % SuicideRule::ALL.len()],
     );
     let rules = Rules {
         size,
@@ -175,16 +167,9 @@ fn against_reference(input: &Input) {
     for step in &input.steps {
         let to_move = game.to_move();
         assert_eq!(to_move, reference.to_move());
-        let mut ours: Vec<Point> = game
-            .legal_moves()
-            .into_iter()
-            .filter_map(|m| match m {
-                Move::Play(p) => Some(p),
-                Move::Pass => None,
-            })
-            .collect();
+        // Ours come in row-major order.
+        let ours = game.legal_plays();
         let mut theirs = reference.legal_plays();
-        ours.sort_by_key(|p| (p.y, p.x));
         theirs.sort_by_key(|p| (p.y, p.x));
         assert_eq!(ours, theirs, "{ko:?} {suicide:?}\n{:?}", game.grid());
         let kept = (game.clone(), reference.clone());

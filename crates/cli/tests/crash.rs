@@ -341,15 +341,7 @@ impl Builder {
             self.rng ^= self.rng >> 7;
             self.rng ^= self.rng << 17;
             let color = self.game.to_move();
-            let plays: Vec<Point> = self
-                .game
-                .legal_moves()
-                .into_iter()
-                .filter_map(|m| match m {
-                    Move::Play(p) => Some(p),
-                    Move::Pass => None,
-                })
-                .collect();
+            let plays: Vec<Point> = self.game.legal_plays();
             let start = (self.rng % plays.len().max(1) as u64) as usize;
             let goes_on = |m: Move| {
                 let mut g = self.game.clone();

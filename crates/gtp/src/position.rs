@@ -314,14 +314,7 @@ impl Position {
 
     /// Every legal play of `color`, row by row from the top (GNU Go's order).
     pub fn legal_plays(&self, color: Color) -> Vec<Point> {
-        self.game_for(color)
-            .legal_moves()
-            .into_iter()
-            .filter_map(|m| match m {
-                Move::Play(p) => Some(p),
-                Move::Pass => None,
-            })
-            .collect()
+        self.game_for(color).legal_plays()
     }
 
     /// Stones in seki among the living (after `dead` are removed), per the seki test of the territory count

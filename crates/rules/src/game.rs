@@ -568,17 +568,26 @@ impl Game {
         if self.phase != Phase::Playing {
             return Vec::new();
         }
-        let mut out = Vec::with_capacity(self.board.empty_points().len() + 1);
-        for p in self.rules.size.points() {
-            let i = self.board.idx(p);
-            if self.board.is_empty_at(i) && self.check_play_idx(self.to_move, i).is_ok() {
-                out.push(Move::Play(p));
-            }
-        }
+        let mut out: Vec<Move> = self.legal_plays().into_iter().map(Move::Play).collect();
         if self.free_stones == 0 {
             out.push(Move::Pass);
         }
         out
+    }
+
+    /// The points of every legal play of the player to move, in row-major order; empty unless in play.
+    pub fn legal_plays(&self) -> Vec<Point> {
+        if self.phase != Phase::Playing {
+            return Vec::new();
+        }
+        self.rules
+            .size
+            .points()
+            .filter(|&p| {
+                let i = self.board.idx(p);
+                self.board.is_empty_at(i) && self.check_play_idx(self.to_move, i).is_ok()
+            })
+            .collect()
     }
 
     /// The padded indices of every legal play of the player to move, in no particular order.

@@ -17,6 +17,15 @@ pub enum KoRule {
     Natural,
 }
 
+impl KoRule {
+    pub const ALL: [KoRule; 4] = [
+        KoRule::Simple,
+        KoRule::Positional,
+        KoRule::Situational,
+        KoRule::Natural,
+    ];
+}
+
 /// Whether a play that leaves its own chain without liberties is allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SuicideRule {
@@ -25,6 +34,11 @@ pub enum SuicideRule {
     Multi,
     /// Allowed for chains of any size (still subject to the ko rule).
     All,
+}
+
+impl SuicideRule {
+    pub const ALL: [SuicideRule; 3] =
+        [SuicideRule::Forbidden, SuicideRule::Multi, SuicideRule::All];
 }
 
 /// How the final position is counted.

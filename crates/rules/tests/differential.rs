@@ -5,16 +5,8 @@
 
 use proptest::prelude::*;
 use tesuji_rules::{
-    Board, Color, Game, Grid, KoRule, Move, Point, Rules, Size, SuicideRule, reference::RefGame,
+    Board, Color, Game, Grid, KoRule, Move, Rules, Size, SuicideRule, reference::RefGame,
 };
-
-const KOS: [KoRule; 4] = [
-    KoRule::Simple,
-    KoRule::Positional,
-    KoRule::Situational,
-    KoRule::Natural,
-];
-const SUICIDES: [SuicideRule; 3] = [SuicideRule::Forbidden, SuicideRule::Multi, SuicideRule::All];
 
 fn rules(size: Size, ko: KoRule, suicide: SuicideRule) -> Rules {
     Rules {
@@ -25,22 +17,12 @@ fn rules(size: Size, ko: KoRule, suicide: SuicideRule) -> Rules {
     }
 }
 
-fn legal_plays(game: &Game) -> Vec<Point> {
-    game.legal_moves()
-        .into_iter()
-        .filter_map(|m| match m {
-            Move::Play(p) => Some(p),
-            Move::Pass => None,
-        })
-        .collect()
-}
-
 /// Plays one random game in both engines, checking them against each other at every turn.
 fn compare(size: Size, ko: KoRule, suicide: SuicideRule, choices: &[u16], start: &Grid) {
     let mut game = Game::from_position(rules(size, ko, suicide), start, Color::Black).unwrap();
     let mut reference = RefGame::new(start.clone(), Color::Black, ko, suicide);
     for (turn, &choice) in choices.iter().enumerate() {
-        let ours = legal_plays(&game);
+        let ours = game.legal_plays();
         let mut theirs = reference.legal_plays();
         theirs.sort_by_key(|p| (p.y, p.x));
         assert_eq!(
@@ -98,7 +80,7 @@ proptest! {
         choices in prop::collection::vec(any::<u16>(), 0..80),
     ) {
         let size = Size::new(w, h).unwrap();
-        compare(size, KOS[ko], SUICIDES[suicide], &choices, &Grid::new(size));
+        compare(size, KoRule::ALL[ko], SuicideRule::ALL[suicide], &choices, &Grid::new(size));
     }
 }
 
@@ -107,8 +89,8 @@ fn every_knob_combination_from_the_triple_ko() {
     // The triple-ko position of the perft tables, where the ko rules differ most.
     let start = Grid::from_diagram(".w.bw/wbbbw/w.bww/bbbw./wwww.").unwrap();
     let mut seed: u64 = 0x5eed;
-    for ko in KOS {
-        for suicide in SUICIDES {
+    for ko in KoRule::ALL {
+        for suicide in SuicideRule::ALL {
             for _ in 0..40 {
                 let choices: Vec<u16> = (0..60)
                     .map(|_| {
