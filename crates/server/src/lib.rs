@@ -9,6 +9,7 @@ pub mod game;
 pub mod http;
 pub mod limit;
 pub mod listen;
+pub mod memory;
 pub mod names;
 pub mod replay;
 pub mod store;
@@ -141,13 +142,13 @@ pub async fn start_with_store(
         })?;
     let address = listener.local_addr()?;
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
+    let record_workers = std::thread::available_parallelism().map_or(1, usize::from);
     let app = Arc::new(http::App {
         games: Arc::clone(&games),
         accounts,
         limits: limit::Limiters::new(config.limits),
-        record_work: Arc::new(tokio::sync::Semaphore::new(
-            std::thread::available_parallelism().map_or(1, usize::from),
-        )),
+        record_work: Arc::new(tokio::sync::Semaphore::new(record_workers)),
+        record_workers,
     });
     let sweeper = {
         let app = Arc::clone(&app);
@@ -161,6 +162,8 @@ pub async fn start_with_store(
                 app.limits.sweep();
                 app.accounts.sweep();
                 app.games.trim();
+                // What other bursts took (sockets, games read and let go) goes back to the system too.
+                let _ = tokio::task::spawn_blocking(memory::give_back).await;
             }
         })
     };

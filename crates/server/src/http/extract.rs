@@ -83,9 +83,26 @@ impl FromRequestParts<AppState> for SignIn {
 
 /// Record work that anyone may ask for (a replay of an uploaded record, a game counted under every ruleset):
 /// within its address's budget, and one of a few at once (the others wait their turn), so that a burst costs
-/// bounded CPU and memory. The permit is held while the handler runs.
+/// bounded CPU and memory. The permit is held while the handler runs; the last one of a burst to finish gives
+/// the memory the burst took back to the system.
 pub(crate) struct RecordWork {
-    _permit: tokio::sync::OwnedSemaphorePermit,
+    permit: Option<tokio::sync::OwnedSemaphorePermit>,
+    workers: usize,
+}
+
+impl Drop for RecordWork {
+    fn drop(&mut self) {
+        let Some(permit) = self.permit.take() else {
+            return;
+        };
+        let semaphore = std::sync::Arc::clone(permit.semaphore());
+        drop(permit);
+        if semaphore.available_permits() == self.workers
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            runtime.spawn_blocking(crate::memory::give_back);
+        }
+    }
 }
 
 impl FromRequestParts<AppState> for RecordWork {
@@ -101,7 +118,10 @@ impl FromRequestParts<AppState> for RecordWork {
             .acquire_owned()
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))?;
-        Ok(RecordWork { _permit: permit })
+        Ok(RecordWork {
+            permit: Some(permit),
+            workers: app.record_workers,
+        })
     }
 }
 

@@ -44,6 +44,8 @@ pub struct App {
     pub limits: Limiters,
     /// Permits for record work (see [`extract::RecordWork`]): one per core.
     pub record_work: Arc<tokio::sync::Semaphore>,
+    /// How many permits `record_work` has when nobody works.
+    pub record_workers: usize,
 }
 
 pub(crate) type AppState = Arc<App>;
