@@ -521,6 +521,11 @@ async fn websocket_sees_moves_with_increasing_versions() {
         (Some("join"), Some(1))
     );
     assert_eq!(joined["state"]["players"]["white"]["name"], "white");
+    assert_eq!(
+        (&joined["state"]["move_count"], joined["state"].get("moves")),
+        (&json!(0), None),
+        "a join adds no action"
+    );
 
     let moves = [
         ("black", "E5"),
@@ -541,6 +546,11 @@ async fn websocket_sees_moves_with_increasing_versions() {
         assert_eq!(event["action"]["color"], *color);
         assert_eq!(event["action"]["move"], *mv);
         assert_eq!(event["state"]["version"], k as u64 + 2);
+        // The event's state leaves the move list out (its size must not grow with the game): the watcher adds
+        // the action to the list it has, whose length is `move_count`.
+        assert_eq!(event["action"]["number"], k as u64 + 1);
+        assert_eq!(event["state"]["move_count"], k as u64 + 1);
+        assert_eq!(event["state"].get("moves"), None, "{event}");
     }
 
     // A watcher without a session cannot act over the socket; bad messages get an error and change nothing.

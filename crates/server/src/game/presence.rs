@@ -168,7 +168,7 @@ impl LiveGame {
         let event = PresenceEvent {
             kind: "presence",
             version: self.version,
-            state,
+            state: state.without_moves(),
         };
         if let Ok(text) = serde_json::to_string(&event) {
             let _ = self.events.send(Arc::from(text));

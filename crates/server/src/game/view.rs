@@ -42,8 +42,13 @@ pub struct GameState {
     /// Rows from the top: `.`, `X` black, `O` white.
     pub board: Vec<String>,
     pub last_move: Option<String>,
-    /// Shared with the live game, so that taking a state does not copy every move.
-    pub moves: Arc<Vec<MoveView>>,
+    /// Every action so far, shared with the live game so that taking a state does not copy them. Left out of
+    /// the state an event carries (see [`GameState::without_moves`]): a watcher adds the event's action to the
+    /// list it has, so that an event's size does not grow with the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moves: Option<Arc<Vec<MoveView>>>,
+    /// How many actions `moves` has (also when it is left out).
+    pub move_count: usize,
     pub to_move: &'static str,
     pub phase: &'static str,
     /// SGF's `RE` (`B+R`, `W+3.5`) once the game is over.
@@ -220,23 +225,34 @@ impl Summary {
     }
 }
 
-/// A WebSocket event for a change of who is at the board: the state, at the same version.
+/// A WebSocket event for a change of who is at the board: the state without its moves, at the same version.
 #[derive(Debug, Serialize)]
-pub(super) struct PresenceEvent<'a> {
+pub(super) struct PresenceEvent {
     #[serde(rename = "type")]
     pub(super) kind: &'static str,
     pub(super) version: u64,
-    pub(super) state: &'a GameState,
+    pub(super) state: GameState,
 }
 
-/// A WebSocket event: an accepted action with the state it produced.
+/// A WebSocket event: an accepted action with the state it produced, without its moves (the action is the one
+/// added to them, or none, as a join).
 #[derive(Debug, Serialize)]
 pub struct Event<'a> {
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub version: u64,
     pub action: &'a MoveView,
-    pub state: &'a GameState,
+    pub state: GameState,
+}
+
+impl GameState {
+    /// The state as an event carries it: everything but the move list, whose length stays in `move_count`.
+    pub fn without_moves(&self) -> GameState {
+        GameState {
+            moves: None,
+            ..self.clone()
+        }
+    }
 }
 
 pub(super) fn phase_name(p: Phase) -> &'static str {
@@ -307,7 +323,8 @@ impl LiveGame {
             invite_only: self.seats.invite.is_some(),
             board,
             last_move,
-            moves: Arc::clone(&self.moves),
+            moves: Some(Arc::clone(&self.moves)),
+            move_count: self.moves.len(),
             to_move: self.game.to_move().name(),
             phase: phase_name(self.game.phase()),
             result: result.map(|r| r.to_string()),
@@ -352,7 +369,7 @@ impl LiveGame {
             kind,
             version: self.version,
             action,
-            state,
+            state: state.without_moves(),
         };
         if let Ok(text) = serde_json::to_string(&event) {
             // No receivers is not an error: nobody is watching.

@@ -4,6 +4,7 @@
 import { ApiError, get, post, socketUrl } from "./api.js";
 import { Board } from "./board.js";
 import { parsePoint } from "./coords.js";
+import { eventState } from "./events.js";
 import { colorOf, formatResult, halfPoints } from "./format.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { boot, el, loginHref, playerName, playerNode, showError } from "./page.js";
@@ -718,17 +719,17 @@ function onSocketMessage(m) {
     actionFailed(e);
     return;
   }
-  if (m.type === "presence") {
-    // Who is at the board changed; no action was taken, so the version is the same.
-    if (m.state && (!game || m.version >= game.version)) take(m.state);
-    return;
+  if (!m.state || typeof m.version !== "number") return;
+  // Who is at the board changed (a presence event, at the same version), or the next action was taken.
+  const next = m.type === "presence" ? m.version === game?.version : m.version === (game?.version ?? 0) + 1;
+  if (next) {
+    const state = eventState(game?.moves, m.action, m.state);
+    if (state) take(state);
+    else socket.send({ type: "resync" }); // the page's move list is not the one before this event
+  } else if (!game || m.version > game.version) {
+    socket.send({ type: "resync" }); // a gap: events were missed
   }
-  if (typeof m.version === "number" && m.state) {
-    if (!game) take(m.state);
-    else if (m.version === game.version + 1) take(m.state);
-    else if (m.version > game.version + 1) socket.send({ type: "resync" }); // a gap: events were missed
-    // older versions are already shown (an HTTP answer came first)
-  }
+  // older versions are already shown (an HTTP answer came first)
 }
 
 let poll = null;

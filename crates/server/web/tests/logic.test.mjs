@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
+import { eventState } from "../js/events.js";
 import { colorOf, formatResult, halfPoints, moveCount, parseResult } from "../js/format.js";
 import { interpolate, pickLanguage } from "../js/i18n.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
@@ -187,4 +188,21 @@ test("a game's facts say its komi, handicap and clock unless the spec does", () 
   // Named by the spec already: not said twice.
   assert.deepEqual(gameFacts({ rules: "aga:komi=0.5,handicap=2", komi: 1, handicap: 2 }, t), ["rules.untimed"]);
   assert.deepEqual(gameFacts({ rules: "bga:size=9,komi=h2", komi: 1, handicap: 2 }, t), ["rules.komi:0.5", "rules.untimed"]);
+});
+
+test("an event's state takes the page's moves, and its action when it adds one", () => {
+  const known = [{ number: 1, color: "black", move: "D4" }];
+  const action = { number: 2, color: "white", move: "pass" };
+  const full = { version: 3, moves: [...known, action], move_count: 2 };
+  // A state with its list (a resync, an HTTP answer) is taken as it is.
+  assert.equal(eventState(known, action, full), full);
+  // A move: the list grows by the action.
+  assert.deepEqual(eventState(known, action, { version: 3, move_count: 2 }).moves, [...known, action]);
+  // A presence change or a join: the list stays.
+  assert.deepEqual(eventState(known, { number: 0, color: "white", move: "bob" }, { version: 3, move_count: 1 }).moves, known);
+  // A list that is not the one before the event: resync.
+  assert.equal(eventState(known, action, { version: 4, move_count: 3 }), null);
+  assert.equal(eventState([], action, { version: 4, move_count: 2 }), null);
+  assert.equal(eventState(undefined, action, { version: 3, move_count: 2 }), null);
+  assert.equal(eventState(known, action, { version: 3 }), null);
 });
