@@ -1,7 +1,8 @@
 //! `cargo xtask test`: the README's test command. It makes sure the system packages the tests need are there
 //! (installing them with `apt-get` when it runs as root), starts the services the tests talk to (none yet),
 //! runs `cargo test --workspace` with any arguments given after `--`, stops the services, then (when no
-//! arguments narrowed the tests) runs every fuzz target for a minute, and exits with the first failure's status.
+//! arguments narrowed the tests) runs the pages' JavaScript tests with Node and every fuzz target for a minute,
+//! and exits with the first failure's status.
 //! `cargo xtask fuzz` runs the fuzz targets alone, for as long as asked.
 
 mod fuzz;
@@ -20,12 +21,13 @@ use requirements::{Plan, REQUIREMENTS, Requirement};
 const USAGE: &str = "\
 usage: cargo xtask test [-- CARGO-TEST-ARGS...]
 
-test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver, g++), installs the
-        missing ones with apt-get when run as root (or names them and stops, otherwise), then runs
-        `cargo test --workspace CARGO-TEST-ARGS...` and exits with its status. When the arguments
-        choose packages (-p/--package), --workspace is left out:
-        `cargo xtask test -- -p tesuji-rules --lib`. When no arguments are given, every fuzz target
-        then runs for 60 s (as `cargo xtask fuzz --seconds 60`).
+test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver, Node.js, g++),
+        installs the missing ones with apt-get when run as root (or names them and stops, otherwise),
+        then runs `cargo test --workspace CARGO-TEST-ARGS...` and exits with its status. When the
+        arguments choose packages (-p/--package), --workspace is left out:
+        `cargo xtask test -- -p tesuji-rules --lib`. When no arguments are given, the pages' tests
+        (`node --test` on crates/server/web/tests/*.test.mjs) and every fuzz target for 60 s (as
+        `cargo xtask fuzz --seconds 60`) then run too.
 
 fuzz    [--seconds N] [TARGET...]: builds the fuzz targets of fuzz/ with cargo-fuzz (installing it with
         `cargo install` when missing) and runs each named target (all by default: sgf, spec, gtp,
@@ -117,6 +119,10 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
             if code != ExitCode::SUCCESS || !extra.is_empty() {
                 return Ok(code);
             }
+            let code = page_tests()?;
+            if code != ExitCode::SUCCESS {
+                return Ok(code);
+            }
             fuzz::run(
                 workspace_root(),
                 &fuzz::choose(&[])?,
@@ -148,6 +154,33 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             .with_context(|| format!("cannot run {}", cargo.to_string_lossy()))
     })?;
     Ok(exit_code(status))
+}
+
+/// The pages' JavaScript tests: every `*.test.mjs` of `crates/server/web/tests`, with Node's test runner.
+fn page_tests() -> Result<ExitCode> {
+    let dir = workspace_root().join("crates/server/web/tests");
+    let files = test_files(&dir)?;
+    if files.is_empty() {
+        bail!("no *.test.mjs file in {}", dir.display());
+    }
+    let status = Command::new("node")
+        .arg("--test")
+        .args(&files)
+        .current_dir(workspace_root())
+        .status()
+        .context("cannot run node")?;
+    Ok(exit_code(status))
+}
+
+/// The `*.test.mjs` files of `dir`, sorted.
+fn test_files(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
+    let mut files: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_str().is_some_and(|s| s.ends_with(".test.mjs")))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 /// Checks every requirement; installs the missing packages as root, or fails naming them.
@@ -341,6 +374,18 @@ mod tests {
             ExitCode::from(101)
         );
         assert_eq!(exit_code(ExitStatus::from_raw(9)), ExitCode::from(137));
+    }
+
+    #[test]
+    fn the_pages_tests_are_found() {
+        let files = test_files(&workspace_root().join("crates/server/web/tests")).unwrap();
+        assert!(
+            files
+                .iter()
+                .any(|f| f.file_name().is_some_and(|n| n == "logic.test.mjs")),
+            "{files:?}"
+        );
+        assert!(test_files(Path::new("/no/such/directory")).is_err());
     }
 
     #[test]

@@ -41,6 +41,12 @@ pub const REQUIREMENTS: &[Requirement] = &[
         package: "chromium-driver",
         check: Check::OnPath("chromedriver"),
     },
+    // The pages' pure modules are tested with Node's own test runner.
+    Requirement {
+        name: "Node.js",
+        package: "nodejs",
+        check: Check::OnPath("node"),
+    },
     // The fuzz targets' libFuzzer is C++, built by the `cc` crate with `c++` (Rust itself links with `cc`).
     Requirement {
         name: "a C++ compiler",
@@ -160,7 +166,7 @@ mod tests {
     const DRIVER: &Requirement = &REQUIREMENTS[2];
 
     #[test]
-    fn the_tests_need_gnu_go_chromium_its_driver_and_a_cpp_compiler() {
+    fn the_tests_need_gnu_go_chromium_its_driver_node_and_a_cpp_compiler() {
         let list: Vec<_> = REQUIREMENTS.iter().map(|r| (r.package, &r.check)).collect();
         assert_eq!(
             list,
@@ -168,6 +174,7 @@ mod tests {
                 ("gnugo", &Check::File("/usr/games/gnugo")),
                 ("chromium", &Check::OnPath("chromium")),
                 ("chromium-driver", &Check::OnPath("chromedriver")),
+                ("nodejs", &Check::OnPath("node")),
                 ("g++", &Check::OnPath("c++")),
             ]
         );

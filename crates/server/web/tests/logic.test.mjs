@@ -1,4 +1,4 @@
-// The pure modules of the pages. Run: node --test crates/server/web/tests/ (CI checks the same contract in Rust).
+// The pure modules of the pages. Run: node --test crates/server/web/tests/*.test.mjs (`cargo xtask test` does).
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
