@@ -542,7 +542,7 @@ impl Games {
         if live.started() {
             live.clock_after();
         }
-        let state = live.state();
+        let state = live.state_for(Some(creator.id));
         self.set_summary(&live);
         self.registry().live.insert(id, Arc::new(Mutex::new(live)));
         self.wake(id);

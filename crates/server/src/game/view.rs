@@ -10,6 +10,7 @@ use crate::auth::User;
 use crate::clocks::{ClockView, GameClock};
 use crate::store::{GameRow, Seats};
 
+use super::action::Actor;
 use super::live::LiveGame;
 use crate::replay::turn_number;
 
@@ -39,6 +40,10 @@ pub struct GameState {
     pub status: &'static str,
     pub players: Players,
     pub invite_only: bool,
+    /// The invite token of an invite-only table still open, only in the state its creator gets (see
+    /// [`LiveGame::state_for`]): never in an event, never to anyone else.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub invite: Option<String>,
     /// Rows from the top: `.`, `X` black, `O` white.
     pub board: Vec<String>,
     pub last_move: Option<String>,
@@ -246,10 +251,12 @@ pub struct Event<'a> {
 }
 
 impl GameState {
-    /// The state as an event carries it: everything but the move list, whose length stays in `move_count`.
+    /// The state as an event carries it: everything but the move list, whose length stays in `move_count`
+    /// (and never a viewer's own invite token).
     pub fn without_moves(&self) -> GameState {
         GameState {
             moves: None,
+            invite: None,
             ..self.clone()
         }
     }
@@ -321,6 +328,7 @@ impl LiveGame {
             status: self.status(),
             players: self.players.clone(),
             invite_only: self.seats.invite.is_some(),
+            invite: None,
             board,
             last_move,
             moves: Some(Arc::clone(&self.moves)),
@@ -363,6 +371,17 @@ impl LiveGame {
 }
 
 impl LiveGame {
+    /// The state as user `viewer` (`None`: nobody signed in) sees it: the creator of an invite-only table
+    /// still waiting for its opponent gets the invite token back, so that a page can show the link again;
+    /// the only seated player of an open table is its creator.
+    pub fn state_for(&self, viewer: Option<i64>) -> GameState {
+        let mut state = self.state();
+        if !self.started() && viewer.is_some_and(|u| self.seat_of(Actor::User(u)).is_some()) {
+            state.invite.clone_from(&self.seats.invite);
+        }
+        state
+    }
+
     /// Sends an event to the game's watchers, encoded once.
     pub(super) fn broadcast(&self, kind: &'static str, action: &MoveView, state: &GameState) {
         let event = Event {

@@ -85,8 +85,9 @@ pub(super) async fn get_game(
     let user = app.accounts.session(&headers).await.ok().flatten();
     let (state, watch) = {
         let mut live = entry.lock().await;
-        let watch = user.is_some_and(|s| live.polled(s.user.id));
-        (live.state(), watch)
+        let viewer = user.map(|s| s.user.id);
+        let watch = viewer.is_some_and(|u| live.polled(u));
+        (live.state_for(viewer), watch)
     };
     if watch {
         app.games.watch_grace(state.id);

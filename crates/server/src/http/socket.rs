@@ -45,8 +45,9 @@ pub(super) async fn game_ws(
         }))
 }
 
-pub(super) fn full_state(live: &LiveGame) -> String {
-    let mut v = serde_json::to_value(live.state()).unwrap_or_default();
+/// The `state` message for the watcher `viewer` (its own view: see [`LiveGame::state_for`]).
+pub(super) fn full_state(live: &LiveGame, viewer: Option<i64>) -> String {
+    let mut v = serde_json::to_value(live.state_for(viewer)).unwrap_or_default();
     if let Some(o) = v.as_object_mut() {
         o.insert("type".into(), "state".into());
     }
@@ -128,10 +129,11 @@ pub(super) async fn serve_watcher(
     entry: Arc<tokio::sync::Mutex<LiveGame>>,
     user: Option<auth::User>,
 ) {
+    let viewer = user.as_ref().map(|u| u.id);
     // Subscribing and taking the state under the game's lock means no event falls between them.
     let (mut events, first) = {
         let live = entry.lock().await;
-        (live.events.subscribe(), full_state(&live))
+        (live.events.subscribe(), full_state(&live, viewer))
     };
     if socket.send(Message::Text(first.into())).await.is_err() {
         return;
@@ -146,7 +148,7 @@ pub(super) async fn serve_watcher(
                     Err(RecvError::Lagged(_)) => {
                         let live = entry.lock().await;
                         events = events.resubscribe();
-                        full_state(&live)
+                        full_state(&live, viewer)
                     }
                     Err(RecvError::Closed) => return,
                 };
@@ -163,7 +165,7 @@ pub(super) async fn serve_watcher(
                             // so take both under the lock.
                             let live = entry.lock().await;
                             events = events.resubscribe();
-                            full_state(&live)
+                            full_state(&live, viewer)
                         } else {
                             reply
                         }
