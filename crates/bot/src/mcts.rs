@@ -243,16 +243,20 @@ impl MctsBot {
     /// engine does). `cleanup`: every stone left on the board will count as alive (KGS's
     /// `kgs-genmove_cleanup`); rules with `end=score` are always so.
     ///
-    /// - When the opponent has just passed and we win the count as the position stands (dead stones: those that
-    ///   the [`estimate`] finds dead under a dead-stone phase, none under `end=score`), pass. Under area
-    ///   scoring, if that win needs stones removed that Benson's algorithm does not already prove dead, capture
-    ///   them first (nothing is lost by playing in one's own area).
+    /// - When the opponent has just passed and we win the count as the position stands even if our own unsure
+    ///   chains are taken dead (dead stones: those that the [`estimate`] finds dead under a dead-stone phase,
+    ///   none under `end=score`), pass. Under area scoring, if that win needs stones removed that Benson's
+    ///   algorithm does not already prove dead, capture them first (nothing is lost by playing in one's own
+    ///   area).
     /// - Otherwise search. Resign when the best move's value is below [`MctsConfig::resign_below`] after
     ///   [`MctsConfig::resign_after`] playouts.
     /// - Pass when the pass is the most visited move, or when the position is finished
     ///   ([`Analysis::finished`]: the playouts agree on the owner of every point, so no dame is left to fill
     ///   and no chain is in doubt) and the pass's value is within 0.05 of the best move's: nothing is left to
-    ///   gain.
+    ///   gain. But not into a count that loses: when the count with the estimate's dead stones and our unsure
+    ///   chains dead is a loss while the search expects a win (the pass's or the best other move's value at
+    ///   least one half), or while it is a win with our unsure chains alive (playing can settle them), play the
+    ///   best other move instead ([`pass_loses`]).
     /// - In cleanup mode, before passing, capture opponent stones that are dead in our area.
     pub fn choose(&self, game: &Game, rules: &Rules, cleanup: bool) -> Decision {
         if game.phase() != Phase::Playing {
@@ -268,28 +272,27 @@ impl MctsBot {
         let cleanup = cleanup || rules.end == EndRule::Score;
         let can_pass = legal.contains(&Move::Pass);
         let seed = self.search_seed(game);
+        let size = game.board().size();
+        let estimate_now = || estimate::estimate(game, estimate::default_playouts(size), seed);
+        let mut est = None;
         if can_pass && game.passes_in_row() >= 1 {
-            let est =
-                estimate::estimate(game, estimate::default_playouts(game.board().size()), seed);
+            let e = est.insert(estimate_now());
             if cleanup {
-                if let Some(m) = cleanup_move(game, &est) {
+                if let Some(m) = cleanup_move(game, e) {
                     return Decision::Play(m);
                 }
                 if count_margin(game, rules, me, &[]) > 0 {
                     return Decision::Play(Move::Pass);
                 }
-            } else {
-                let dead = est.dead();
-                if count_margin(game, rules, me, &dead) > 0 {
-                    let proven = est.proven_dead();
-                    if rules.scoring != ScoringRule::Territory
-                        && count_margin(game, rules, me, &proven) <= 0
-                        && let Some(m) = cleanup_move(game, &est)
-                    {
-                        return Decision::Play(m);
-                    }
-                    return Decision::Play(Move::Pass);
+            } else if pass_counts(game, rules, me, e).safe > 0 {
+                let proven = e.proven_dead();
+                if rules.scoring != ScoringRule::Territory
+                    && count_margin(game, rules, me, &proven) <= 0
+                    && let Some(m) = cleanup_move(game, e)
+                {
+                    return Decision::Play(m);
                 }
+                return Decision::Play(Move::Pass);
             }
         }
         let analysis = self.analyze(game, rules, cleanup);
@@ -302,29 +305,31 @@ impl MctsBot {
         {
             return Decision::Resign;
         }
-        let size = game.board().size();
         let finished = analysis.finished(&game.grid(), rules.scoring != ScoringRule::Territory);
         // A finished position, and the search agrees that passing costs nothing.
         let pass_is_as_good = analysis
             .stat(Move::Pass)
             .is_some_and(|p| p.visits >= 20 && p.value >= best.value - 0.05);
         let pass = can_pass && (best.mv == Move::Pass || (finished && pass_is_as_good));
+        // The best other move: the root's moves are the game's legal moves; check anyway.
+        let other = analysis
+            .moves
+            .iter()
+            .find(|s| s.mv != Move::Pass && game.is_legal(me, s.mv))
+            .copied();
         if pass {
-            if cleanup {
-                let est = estimate::estimate(game, estimate::default_playouts(size), seed);
-                if let Some(m) = cleanup_move(game, &est) {
-                    return Decision::Play(m);
-                }
+            let e = est.get_or_insert_with(estimate_now);
+            if cleanup && let Some(m) = cleanup_move(game, e) {
+                return Decision::Play(m);
+            }
+            if let Some(other) = other
+                && pass_loses(game, rules, me, cleanup, e, &analysis, &other)
+            {
+                return Decision::Play(other.mv);
             }
             return Decision::Play(Move::Pass);
         }
-        // The root's moves are the game's legal moves; check anyway and fall back to the next best.
-        analysis
-            .moves
-            .iter()
-            .map(|s| s.mv)
-            .find(|&m| m != Move::Pass && game.is_legal(me, m))
-            .map_or(Decision::Play(Move::Pass), Decision::Play)
+        other.map_or(Decision::Play(Move::Pass), |s| Decision::Play(s.mv))
     }
 
     /// The seed of a search: the bot's seed mixed with the position and the move number, so that the same
@@ -379,6 +384,57 @@ fn count_margin(game: &Game, rules: &Rules, me: Color, dead: &[Point]) -> i32 {
         Color::Black => score.margin(),
         Color::White => -score.margin(),
     }
+}
+
+/// The count if play ended now, from `me`'s side (half-points): `hoped` with the estimate's dead stones,
+/// `safe` with our own unsure chains dead too (the opponent may claim them).
+struct PassCounts {
+    hoped: i32,
+    safe: i32,
+}
+
+fn pass_counts(game: &Game, rules: &Rules, me: Color, est: &Estimate) -> PassCounts {
+    let dead = est.dead();
+    let hoped = count_margin(game, rules, me, &dead);
+    let grid = game.grid();
+    let own_unsure: Vec<Point> = est
+        .unsure()
+        .into_iter()
+        .filter(|&p| grid.get(p) == Some(me))
+        .collect();
+    let safe = if own_unsure.is_empty() {
+        hoped
+    } else {
+        count_margin(game, rules, me, &[dead, own_unsure].concat())
+    };
+    PassCounts { hoped, safe }
+}
+
+/// Whether a pass the search chose would lose a game that playing `other` need not: the count with the
+/// estimate (our unsure chains dead) is a loss while the search expects a win, or while it is a win with our
+/// unsure chains alive, so that playing on can settle them. In cleanup mode every stone counts as it stands.
+/// The tree's own two-pass ends settle dead stones by playouts, which can disagree with the estimate that the
+/// marking phase starts from; the count is what the opponent can hold us to.
+fn pass_loses(
+    game: &Game,
+    rules: &Rules,
+    me: Color,
+    cleanup: bool,
+    est: &Estimate,
+    analysis: &Analysis,
+    other: &MoveStat,
+) -> bool {
+    let counts = if cleanup {
+        let m = count_margin(game, rules, me, &[]);
+        PassCounts { hoped: m, safe: m }
+    } else {
+        pass_counts(game, rules, me, est)
+    };
+    if counts.safe > 0 {
+        return false;
+    }
+    let pass_value = analysis.stat(Move::Pass).map_or(0.0, |s| s.value);
+    counts.hoped > 0 || pass_value >= 0.5 || other.value >= 0.5
 }
 
 /// A legal play that fills a liberty of an opponent chain the estimate finds dead, without putting the

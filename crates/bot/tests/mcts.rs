@@ -239,6 +239,51 @@ fn passes_in_a_finished_position() {
     );
 }
 
+/// Black's corner group (D7, A6–D6) has a straight three of eye space (A7–C7): Black at B7 makes two eyes,
+/// White at B7 kills it. White's group is pass-alive with eyes at F7 and G6; Black owns the bottom. With the
+/// corner alive Black wins by 23 − komi, with it dead by 7 − komi.
+const CORNER_IN_DOUBT: &str = "
+    . . . X O . O
+    X X X X O O .
+    O O O O O O O
+    X X X X X X X
+    . . . . . . .
+    . . . . . . .
+    . . . . . . .";
+
+#[test]
+fn does_not_pass_into_a_count_that_its_unsure_group_decides() {
+    // Komi 15.5: the game hangs on the corner. White has just passed; a pass now would end play with the corner
+    // in doubt, and White could claim it dead. Black must play, and the vital point B7 settles it.
+    let b7 = Point::new(1, 0);
+    for seed in 0..4 {
+        let mut g = game(CORNER_IN_DOUBT, Color::White, "chinese:komi=15.5");
+        g.play(Color::White, Move::Pass).unwrap();
+        let est = estimate::estimate(&g, estimate::default_playouts(g.rules().size), seed);
+        // Unsure, so the count as the estimate stands (corner alive) wins: a pass would have ended play.
+        assert_eq!(est.status(Point::new(0, 1)), Some(Status::Unsure));
+        assert_eq!(
+            bot(400, seed).choose(&g, g.rules(), false),
+            Decision::Play(Move::Play(b7)),
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn passes_when_the_count_wins_even_if_its_unsure_group_dies() {
+    // Komi 0.5: Black wins by 6.5 even with the corner dead, so after White's pass it passes.
+    for seed in 0..4 {
+        let mut g = game(CORNER_IN_DOUBT, Color::White, "chinese:komi=0.5");
+        g.play(Color::White, Move::Pass).unwrap();
+        assert_eq!(
+            bot(400, seed).choose(&g, g.rules(), false),
+            Decision::Play(Move::Pass),
+            "seed {seed}"
+        );
+    }
+}
+
 #[test]
 fn captures_dead_stones_before_passing_when_every_stone_counts() {
     // Tromp-Taylor: the dead White stone at B6 would count if left on the board, so Black fills its liberties
