@@ -388,12 +388,12 @@ fn count_margin(game: &Game, rules: &Rules, me: Color, dead: &[Point]) -> i32 {
 
 /// The count if play ended now, from `me`'s side (half-points): `hoped` with the estimate's dead stones,
 /// `safe` with our own unsure chains dead too (the opponent may claim them).
-struct PassCounts {
-    hoped: i32,
-    safe: i32,
+pub(crate) struct PassCounts {
+    pub(crate) hoped: i32,
+    pub(crate) safe: i32,
 }
 
-fn pass_counts(game: &Game, rules: &Rules, me: Color, est: &Estimate) -> PassCounts {
+pub(crate) fn pass_counts(game: &Game, rules: &Rules, me: Color, est: &Estimate) -> PassCounts {
     let dead = est.dead();
     let hoped = count_margin(game, rules, me, &dead);
     let grid = game.grid();

@@ -1,10 +1,14 @@
 //! The stopgap bot: a legal, sensible move so that games finish, until a real search exists.
 //!
-//! A move is *useless* when it fills one of the mover's eye-like points ([`Board::is_eyelike`]), lies in an area
+//! A move is *useless* when it fills one of the mover's eye-like points ([`Board::is_eyelike`]) without saving a
+//! chain in atari (a false eye's last liberty is still worth filling), lies in an area
 //! that Benson's algorithm already gives to either player (pass-alive stones and territory), is a suicide, or is
 //! a self-atari that captures nothing. Among the other legal plays the bot picks the best by a small score:
 //! captures, saving a chain from atari, and putting an opponent chain in atari count a little, and a seeded
-//! random jitter breaks ties, so the bot is deterministic for a seed. With no useful play it passes.
+//! random jitter breaks ties, so the bot is deterministic for a seed. With no useful play it passes, unless the
+//! count with the [`crate::estimate`] hangs on its own unsure chains (a win with them alive, a loss with them
+//! dead): then it connects such a chain through an eye-like point between two of its chains, if one keeps two
+//! liberties.
 //!
 //! In *cleanup* mode (rules that score every stone on the board as alive, `end = score`, and KGS's
 //! `kgs-genmove_cleanup`), before passing it fills the liberties of opponent stones that sit in its own
@@ -14,6 +18,9 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use tesuji_rules::score::benson;
 use tesuji_rules::{Board, Color, Game, Idx, Move, Phase, Point};
+
+use crate::estimate::{self, Estimate, Status};
+use crate::mcts::pass_counts;
 
 /// The stopgap bot, seeded.
 pub struct SimpleBot {
@@ -56,11 +63,11 @@ impl SimpleBot {
         let mut cleanup_best: Option<(f64, Idx)> = None;
         for i in legal {
             let p = board.point(i);
-            if board.is_eyelike(me, i) {
-                continue;
-            }
             let trial = try_play(board, me, i);
             if trial.liberties == 0 || (trial.liberties == 1 && trial.captured == 0) {
+                continue;
+            }
+            if board.is_eyelike(me, i) && trial.rescued == 0 {
                 continue;
             }
             let jitter = self.rng.random::<f64>();
@@ -90,11 +97,60 @@ impl SimpleBot {
                 Some(_) => {}
             }
         }
-        match best.or(cleanup_best) {
-            Some((_, i)) => Move::Play(board.point(i)),
-            None => Move::Pass,
+        if let Some((_, i)) = best.or(cleanup_best) {
+            return Move::Play(board.point(i));
+        }
+        let seed = self.rng.random::<u64>();
+        let est = estimate::estimate(game, estimate::default_playouts(size), seed);
+        let counts = pass_counts(game, game.rules(), me, &est);
+        if counts.safe <= 0
+            && counts.hoped > 0
+            && let Some(p) = settling_connection(game, &est)
+        {
+            return Move::Play(p);
+        }
+        Move::Pass
+    }
+}
+
+/// A legal play at an eye-like point of the player to move that joins two or more of its chains, one of them
+/// unsure in `est`, and leaves the joined chain two liberties or more: the one with the most liberties. Such a
+/// point may be a false eye that the opponent can take; filling it settles the unsure chain's fate.
+fn settling_connection(game: &Game, est: &Estimate) -> Option<Point> {
+    let me = game.to_move();
+    let board = game.board();
+    let mut best: Option<(usize, Point)> = None;
+    for p in board.size().points() {
+        let i = board.idx(p);
+        if !board.is_eyelike(me, i) {
+            continue;
+        }
+        let mut roots: Vec<Point> = Vec::new();
+        let mut unsure = false;
+        for n in board.neighbors(i) {
+            let Some(q) = board.checked_point(n) else {
+                continue;
+            };
+            if board.color_at(n) != Some(me) {
+                continue;
+            }
+            unsure |= est.status(q) == Some(Status::Unsure);
+            if !roots
+                .iter()
+                .any(|&r| board.chain_stones(board.idx(r)).any(|s| s == n))
+            {
+                roots.push(q);
+            }
+        }
+        if roots.len() < 2 || !unsure || !game.is_legal(me, Move::Play(p)) {
+            continue;
+        }
+        let trial = try_play(board, me, i);
+        if trial.liberties >= 2 && best.is_none_or(|(l, _)| trial.liberties > l) {
+            best = Some((trial.liberties, p));
         }
     }
+    best.map(|(_, p)| p)
 }
 
 /// Plays `me` at `i` on a copy of the board and reports what happened.
@@ -205,6 +261,29 @@ mod tests {
             .scan(SimpleBot::new(3), |b, _| Some(b.choose(&g, false)))
             .collect();
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn saves_a_chain_whose_last_liberty_is_an_eye_like_point() {
+        // Black C4 is in atari; its last liberty B4 has only Black neighbours. Every other Black play is an
+        // eye or in White's pass-alive area. White has just passed: a pass would let White take C4 (a ko at
+        // best) in a count that ends with it dead, so Black fills B4, joining C4 to its living chain.
+        let diagram = "\
+            .XOO.O\n\
+            XXO.OO\n\
+            X.XOOO\n\
+            XXO.O.\n\
+            .XOOOO\n\
+            XXO.O.";
+        let mut g = game(diagram, Color::White, "chinese");
+        g.play(Color::White, Move::Pass).unwrap();
+        for seed in 0..4 {
+            assert_eq!(
+                SimpleBot::new(seed).choose(&g, false),
+                Move::Play(Point::new(1, 2)),
+                "seed {seed}"
+            );
+        }
     }
 
     #[test]
