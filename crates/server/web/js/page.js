@@ -20,6 +20,15 @@ export function el(tag, attrs = {}, ...children) {
 }
 
 /** A seat's occupant as text: a user (guests marked), the computer, or an empty seat. */
+/** Scrolls `list` (a scrolling box) just enough to show `item`, and nothing else: `scrollIntoView` would also
+ * scroll the page, taking the board off a phone's screen at every step through a game. */
+export function scrollWithin(list, item) {
+  const box = list.getBoundingClientRect();
+  const at = item.getBoundingClientRect();
+  if (at.top < box.top) list.scrollTop -= box.top - at.top;
+  else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
+}
+
 export function playerName(p) {
   if (!p) return t("player.empty");
   if (p.bot) return t("player.bot", { name: p.bot });

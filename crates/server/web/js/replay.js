@@ -7,7 +7,7 @@ import { parsePoint } from "./coords.js";
 import { formatResult, halfPoints } from "./format.js";
 import { positions } from "./positions.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { boot, el, showError } from "./page.js";
+import { boot, el, scrollWithin, showError } from "./page.js";
 import { summarizeSpec } from "./spec.js";
 
 const MAX_SGF_BYTES = 1024 * 1024; // the server's limit for /api/replay
@@ -45,7 +45,8 @@ function show(k) {
   $("first").disabled = $("prev").disabled = current === 0;
   $("next").disabled = $("last").disabled = current === last;
   for (const li of $("moves").children) li.classList.toggle("current", Number(li.dataset.number) === current);
-  $("moves").querySelector("li.current")?.scrollIntoView({ block: "nearest" });
+  const currentItem = $("moves").querySelector("li.current");
+  if (currentItem) scrollWithin($("moves"), currentItem);
   // Keep the position in the address, so that a reload or a shared link shows the same move.
   const url = new URL(location.href);
   if (gameId) {
