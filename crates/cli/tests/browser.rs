@@ -286,6 +286,40 @@ impl Browser {
             .map(drop)
     }
 
+    /// Presses and releases a key on the page, as a keyboard would (WebDriver's key codes: `\u{E012}` is the
+    /// left arrow).
+    async fn key(&self, code: char) -> Res<()> {
+        let key = code.to_string();
+        self.post(
+            "/actions",
+            json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+                {"type": "keyDown", "value": key},
+                {"type": "keyUp", "value": key},
+            ]}]}),
+        )
+        .await
+        .map(drop)
+    }
+
+    /// Whether the board is wholly inside the window: [top, bottom, the window's height, the page's scroll].
+    async fn board_on_screen(&self) -> Res<Value> {
+        let v = self
+            .js(
+                "const r = document.getElementById('board').getBoundingClientRect();
+                 return [Math.round(r.top), Math.round(r.bottom), innerHeight, Math.round(scrollY)];",
+                json!([]),
+            )
+            .await?;
+        let n = |k: usize| v[k].as_i64().unwrap_or(-1);
+        if n(0) < 0 || n(1) > n(2) {
+            return Err(format!(
+                "{}: the board is not wholly on screen (top, bottom, window, scroll): {v}",
+                self.name
+            ));
+        }
+        Ok(v)
+    }
+
     async fn type_into(&self, css: &str, text: &str) -> Res<()> {
         let id = self.find(css).await?;
         self.post(&format!("/element/{id}/clear"), json!({}))
@@ -549,6 +583,11 @@ const GAME: &[(&str, &str)] = &[
 ];
 /// After this many moves White tries the ko retake.
 const CAPTURE_AT: usize = 9;
+/// After this many moves the spectator looks back, and comes back to live after the next one.
+const REVIEW_AT: usize = 5;
+const ARROW_LEFT: char = '\u{E012}';
+const ARROW_RIGHT: char = '\u{E014}';
+const END: char = '\u{E010}';
 const DEAD: &str = "H7";
 /// Territory counting: Black 35 points (A–D less D4) + 1 prisoner = 36; White 25 points (G, H, J less G4 and G7;
 /// H7 once removed) + 1 dead stone + komi 5 and the half point White gets for equal totals = 31.5.
@@ -663,6 +702,10 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
                 .click(&format!("#board rect[data-point=\"{mv}\"]"))
                 .await?;
         }
+        if number == REVIEW_AT + 1 {
+            // Before the spectator's board can show the move.
+            back_to_live(cat).await?;
+        }
         for b in [ann, bob, cat] {
             b.wait_move(number, color, mv).await?;
             // A pass is said on the board (unless it ended play: then the marking has begun, with the server's
@@ -676,6 +719,9 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
                 "#board-notice[hidden]".to_owned()
             };
             b.wait_for(&notice).await?;
+        }
+        if number == REVIEW_AT {
+            look_back(cat).await?;
         }
         if number == CAPTURE_AT {
             // Black's F4 took E4: gone from every page.
@@ -996,7 +1042,111 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
             ));
         }
     }
+    steps_keep_the_board(cat, id).await?;
     // Cat stays phone-sized: nothing after this uses its window.
+    Ok(())
+}
+
+/// The spectator of a live game steps back two moves (a button, then the left arrow key): the board shows the
+/// earlier position, said to be so, while the game goes on. (Played: 1 D4, 2 E4, 3 E5, 4 F5, 5 E3.)
+async fn look_back(cat: &Browser) -> Res<()> {
+    cat.click("#review-prev").await?;
+    cat.wait_for("#review-banner:not([hidden])[data-move=\"4\"]")
+        .await?;
+    same(
+        "E3 (move 5) on the board at move 4",
+        cat.exists("#board [data-stone][data-point=\"E3\"]").await?,
+        false,
+    )?;
+    cat.key(ARROW_LEFT).await?;
+    cat.wait_for("#review-banner:not([hidden])[data-move=\"3\"]")
+        .await?;
+    same(
+        "F5 (move 4) on the board at move 3, and the board marked",
+        (
+            cat.exists("#board [data-stone][data-point=\"F5\"]").await?,
+            cat.exists("body.reviewing #back-to-live:not([hidden])")
+                .await?,
+        ),
+        (false, true),
+    )?;
+    Ok(())
+}
+
+/// Move 6 (F3) has been played while the spectator looked back: the position shown stays, the slider has grown;
+/// the right arrow steps forward, a move in the list jumps there, and "Back to live" shows the game again.
+async fn back_to_live(cat: &Browser) -> Res<()> {
+    cat.wait_for("#moves li[data-turn=\"6\"]").await?;
+    same(
+        "the position looked at after a move was played, and the slider's end",
+        cat.js(
+            "return [document.getElementById('review-banner').dataset.move,
+                     document.getElementById('review-slider').max,
+                     document.querySelector('#board [data-stone][data-point=\"F3\"]') !== null];",
+            json!([]),
+        )
+        .await?,
+        json!(["3", "6", false]),
+    )?;
+    cat.key(ARROW_RIGHT).await?;
+    cat.wait_for("#review-banner:not([hidden])[data-move=\"4\"]")
+        .await?;
+    cat.click("#moves li[data-turn=\"2\"]").await?;
+    cat.wait_for("#review-banner:not([hidden])[data-move=\"2\"]")
+        .await?;
+    cat.wait_for("#moves li.current[data-turn=\"2\"]").await?;
+    cat.click("#back-to-live").await?;
+    cat.wait_for("#review-banner[hidden]").await?;
+    same(
+        "the live board again",
+        (
+            cat.exists("#board [data-stone=\"white\"][data-point=\"F3\"]")
+                .await?,
+            cat.exists("body.reviewing").await?,
+            cat.exists("#back-to-live[hidden]").await?,
+        ),
+        (true, false, true),
+    )?;
+    // The End key from an earlier move is live too.
+    cat.key(ARROW_LEFT).await?;
+    cat.wait_for("#review-banner:not([hidden])[data-move=\"5\"]")
+        .await?;
+    cat.key(END).await?;
+    cat.wait_for("#review-banner[hidden]").await?;
+    Ok(())
+}
+
+/// On a phone-sized window, ten steps forward through a finished game (with the buttons under the board) leave
+/// the board where it was and wholly on screen: on the replay page and on the game page.
+async fn steps_keep_the_board(cat: &Browser, id: u64) -> Res<()> {
+    // The replay page opens at the start, the game page at its end: what can be clicked first differs.
+    for (path, first, next, ready) in [
+        (format!("/replay?game={id}"), "#first", "#next", "#next"),
+        (
+            format!("/game/{id}"),
+            "#review-first",
+            "#review-next",
+            "#review-first",
+        ),
+    ] {
+        cat.goto(&path).await?;
+        cat.wait_for(&format!("{ready}:not([disabled])")).await?;
+        cat.click(first).await?;
+        let before = cat.board_on_screen().await?;
+        for _ in 0..10 {
+            cat.click(next).await?;
+            let now = cat.board_on_screen().await?;
+            same(&format!("the board's place on {path}"), &now, &before)?;
+        }
+        let shown = cat
+            .js(
+                "return (document.getElementById('move-number') ?? document.getElementById('review-banner'))
+                   .dataset.move",
+                json!([]),
+            )
+            .await?;
+        same(&format!("the move shown on {path}"), shown, json!("10"))?;
+    }
     Ok(())
 }
 

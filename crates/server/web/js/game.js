@@ -7,8 +7,9 @@ import { parsePoint } from "./coords.js";
 import { eventState } from "./events.js";
 import { colorOf, formatResult, halfPoints } from "./format.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { boot, el, loginHref, playerName, playerNode, showError } from "./page.js";
+import { boot, el, loginHref, playerName, playerNode, scrollWithin, showError } from "./page.js";
 import { idFromPath, inviteUrl } from "./paths.js";
+import { positions } from "./positions.js";
 import { LiveSocket } from "./socket.js";
 import { gameFacts, summarizeSpec } from "./spec.js";
 
@@ -31,6 +32,10 @@ let tapped = null; // on touch screens the first tap previews, the second plays
 let socket = null;
 let nextRef = 1;
 const pending = new Map(); // ref → {type, fields, version, timer}
+// Looking back through the game: the server's replay of it (the boards after each play or pass), fetched when
+// first needed and again once the game has moved past it, and the number of moves shown (null: the live board).
+let review = null;
+let viewing = null;
 
 const board = new Board($("board"), { onPoint: clickPoint, onHover: hoverPoint });
 
@@ -327,7 +332,7 @@ function renderMoves() {
         "li",
         {
           value: isTurn ? turn : null,
-          class: isTurn ? null : "event",
+          class: isTurn ? (viewing === turn ? "turn current" : "turn") : "event",
           "data-turn": isTurn ? turn : null,
           "data-number": m.number,
           "data-color": m.color,
@@ -339,7 +344,67 @@ function renderMoves() {
       );
     }),
   );
-  if (atBottom) list.scrollTop = list.scrollHeight;
+  const current = list.querySelector("li.current");
+  if (current) scrollWithin(list, current);
+  else if (atBottom) list.scrollTop = list.scrollHeight;
+}
+
+// ---- looking back ----
+
+/** The plays and passes so far: the moves the replay steps through (marks and the like are not positions). */
+function turnCount() {
+  return (game?.moves ?? []).filter((m) => m.move === "pass" || parsePoint(m.move, game.width, game.height) !== null)
+    .length;
+}
+
+/** Shows the position after `k` plays and passes; the last one (or beyond) is the live board. */
+async function viewTurn(k) {
+  if (!game) return;
+  const turns = turnCount();
+  const target = Math.max(0, Math.min(turns, Math.round(k)));
+  if (target >= turns) {
+    viewing = null;
+    render();
+    return;
+  }
+  if (!review || review.moves.length < target) {
+    try {
+      const answer = await get(`/api/games/${gameId}/replay`);
+      review = { ...answer, moves: answer.moves ?? [] };
+      review.boards = positions(review);
+    } catch (e) {
+      refusal(e);
+      return;
+    }
+  }
+  viewing = Math.min(target, review.moves.length);
+  tapped = null;
+  render();
+}
+
+function renderReview() {
+  const turns = turnCount();
+  const shown = viewing ?? turns;
+  $("review").hidden = turns === 0;
+  const slider = $("review-slider");
+  slider.max = String(turns);
+  slider.value = String(shown);
+  $("review-first").disabled = $("review-prev").disabled = shown === 0;
+  $("review-next").disabled = $("review-last").disabled = viewing === null;
+  $("back-to-live").hidden = viewing === null;
+  $("review-number").textContent =
+    turns === 0 ? t("game.review-live-start") : viewing === null ? t("game.review-live", { n: turns }) : "";
+  $("review-number").dataset.move = String(shown);
+  const banner = $("review-banner");
+  banner.hidden = viewing === null;
+  banner.textContent =
+    viewing === null
+      ? ""
+      : viewing === 0
+        ? t("game.review-banner-start", { n: turns })
+        : t("game.review-banner", { k: viewing, n: turns });
+  banner.dataset.move = viewing === null ? "" : String(viewing);
+  document.body.classList.toggle("reviewing", viewing !== null);
 }
 
 function scoreRows(score) {
@@ -449,6 +514,15 @@ function renderOver() {
 }
 
 function renderBoard() {
+  if (viewing !== null && review) {
+    const move = viewing > 0 ? review.moves[viewing - 1] : null;
+    board.setSize(review.width, review.height);
+    board.render({
+      rows: review.boards[viewing],
+      lastMove: move && parsePoint(move, review.width, review.height) ? move : null,
+    });
+    return;
+  }
   const mine = myColor();
   const showDead = game.phase === "marking" || game.phase === "over" || game.status === "over";
   const point = hovered ?? tapped;
@@ -488,7 +562,7 @@ function renderNotice() {
   const box = $("board-notice");
   const last = (game.moves ?? []).at(-1);
   const kind = ["pass", "resign", "timeout"].includes(last?.move) ? last.move : null;
-  box.hidden = !kind;
+  box.hidden = !kind || viewing !== null;
   box.textContent = kind ? t(`notice.${kind}`, { color: t(`color.${last.color}`) }) : "";
   box.dataset.move = kind ?? "";
   box.dataset.color = kind ? last.color : "";
@@ -498,6 +572,7 @@ function render() {
   if (!game) return;
   renderBoard();
   renderNotice();
+  renderReview();
   renderProposal();
   renderPlayers();
   renderClocks();
@@ -579,7 +654,7 @@ function resync() {
 }
 
 function clickPoint(point, pointerType) {
-  if (!game) return;
+  if (!game || viewing !== null) return;
   const mine = myColor();
   if (!mine) return;
   if (isMarking()) {
@@ -599,8 +674,29 @@ function clickPoint(point, pointerType) {
 
 function hoverPoint(point) {
   hovered = point;
-  if (game && myTurn()) renderBoard();
+  if (game && myTurn() && viewing === null) renderBoard();
 }
+
+$("review-first").addEventListener("click", () => viewTurn(0));
+$("review-prev").addEventListener("click", () => viewTurn((viewing ?? turnCount()) - 1));
+$("review-next").addEventListener("click", () => viewTurn((viewing ?? turnCount()) + 1));
+$("review-last").addEventListener("click", () => viewTurn(Infinity));
+$("back-to-live").addEventListener("click", () => viewTurn(Infinity));
+$("review-slider").addEventListener("input", () => viewTurn(Number($("review-slider").value)));
+$("moves").addEventListener("click", (event) => {
+  const li = event.target.closest?.("li[data-turn]");
+  if (li) viewTurn(Number(li.dataset.turn));
+});
+document.addEventListener("keydown", (event) => {
+  if (!game || event.altKey || event.ctrlKey || event.metaKey) return;
+  const tag = event.target?.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return; // the slider and the move box have their own keys
+  const shown = viewing ?? turnCount();
+  const to = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 0, End: Infinity }[event.key];
+  if (to === undefined) return;
+  event.preventDefault();
+  viewTurn(to);
+});
 
 $("pass").addEventListener("click", () => act("play", { move: "pass" }));
 $("accept").addEventListener("click", () => act("accept"));
