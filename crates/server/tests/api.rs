@@ -1218,7 +1218,7 @@ async fn to_marking(black: &Client, white: &Client, id: i64) {
 }
 
 /// The turn that ends play brings the server's first proposal with it: the estimate's dead stones, stored as the
-/// referee's `mark` for the player who ended play, and its unsure stones beside them. The lone stones at B5 and
+/// server's `mark` for the player who ended play (`by: "server"`), and its unsure stones beside them. The lone stones at B5 and
 /// H5 are dead: the estimate may call them dead or unsure, never alive.
 #[tokio::test]
 async fn the_estimate_makes_the_first_proposal() {
@@ -1240,14 +1240,27 @@ async fn the_estimate_makes_the_first_proposal() {
         let (status, state) = by(color, &black, &white).play(id, mv).await.unwrap();
         assert_eq!(status, 200, "{color} {mv}: {state}");
     }
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
     let (status, state) = white.play(id, "pass").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["phase"], "marking");
-    let last = state["moves"].as_array().unwrap().last().unwrap().clone();
+    let moves = state["moves"].as_array().unwrap();
+    let last = moves.last().unwrap().clone();
     assert_eq!(
-        last["color"], "white",
-        "the proposal is stored for the player who ended play"
+        (last["color"].as_str(), last["by"].as_str()),
+        (Some("white"), Some("server")),
+        "the proposal is made for the player who ended play, by the server"
     );
+    // Only the server's proposal says so: the players' own actions have no `by`.
+    assert!(
+        moves[..moves.len() - 1]
+            .iter()
+            .all(|m| m.get("by").is_none()),
+        "{state}"
+    );
+    // Watchers hear it as the server's too.
+    let m = ws.next_matching(|m| m["type"] == "mark").await.unwrap();
+    assert_eq!(m["action"], last, "{m}");
     let dead: Vec<String> = serde_json::from_value(state["dead"].clone()).unwrap();
     let unsure: Vec<String> = serde_json::from_value(state["unsure"].clone()).unwrap();
     let text: Vec<&str> = last["move"].as_str().unwrap().split(' ').collect();
@@ -1264,6 +1277,31 @@ async fn the_estimate_makes_the_first_proposal() {
     for p in &dead {
         assert!(p == "B5" || p == "H5", "{p} is alive: {state}");
     }
+    drop(ws);
+    // A player's own mark is theirs, and a restart still tells the server's from it.
+    let (status, marked) = black
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "D1"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{marked}");
+    let mine = marked["moves"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(mine["color"], "black");
+    assert!(mine.get("by").is_none(), "{mine}");
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let black = black.at(&base(&running)).unwrap();
+    let white = white.at(&base(&running)).unwrap();
+    let (_, replayed) = anonymous(&running)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .unwrap();
+    let replayed = replayed["moves"].as_array().unwrap().clone();
+    assert_eq!(replayed[replayed.len() - 2], last);
+    assert_eq!(replayed[replayed.len() - 1], mine);
+    black
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "D1"}))
+        .await
+        .unwrap();
     // Accepting it scores it.
     black
         .post(&format!("/api/games/{id}/accept"), json!({}))

@@ -12,7 +12,7 @@ use crate::store::{Ending, StoreError, StoredMove};
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
 use super::registry::Games;
-use super::view::{GameState, phase_name};
+use super::view::{GameState, SERVER, phase_name};
 use crate::replay::turn_number;
 
 /// A player's action as every client sends it, over HTTP and the socket alike (read from a message tagged on
@@ -323,9 +323,9 @@ impl Games {
         if !(self.first_proposal && was_playing && live.game.phase() == Phase::Marking) {
             return Ok(state);
         }
-        // Play has just ended: the estimate's dead stones become the first proposal, stored as the referee's
-        // `mark` for the player who ended play, before anyone can act in the phase (the players still decide:
-        // they may change it, accept it or dispute).
+        // Play has just ended: the estimate's dead stones become the first proposal, the server's `mark` for the
+        // player who ended play (stored with the colour `server`), before anyone can act in the phase (the
+        // players still decide: they may change it, accept it or dispute).
         let ender = live.seat_of(actor).unwrap_or(Color::Black);
         let Some(dead) = live.marking.as_ref().map(|m| m.dead.clone()) else {
             return Ok(state);
@@ -472,7 +472,12 @@ impl Games {
         let as_i64 = |ms: u64| i64::try_from(ms).unwrap_or(i64::MAX);
         let stored = StoredMove {
             number,
-            color: color.name().to_owned(),
+            // The first proposal is the server's: stored as such, so that a replay still says so.
+            color: match &request {
+                Request::Propose(_) => SERVER,
+                _ => color.name(),
+            }
+            .to_owned(),
             text,
             spent_ms: turn_time.map(|t| as_i64(t.spent_ms)),
             lag_ms: turn_time.map(|t| as_i64(t.lag_ms)),

@@ -13,7 +13,7 @@ use crate::store::{Seats, StoredGame, StoredMove};
 use super::action::Actor;
 use super::computer::MarkingEstimate;
 use super::presence::Presence;
-use super::view::{MoveView, Player, Players, phase_name};
+use super::view::{MoveView, Player, Players, SERVER, phase_name};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
 pub(super) const EVENT_BUFFER: usize = 64;
@@ -38,7 +38,9 @@ pub enum ReplayError {
 }
 
 /// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`, `timeout`, and
-/// `claim`, stored with the claimer's colour) to a game, read by the rules crate's text form of an action.
+/// `claim`, stored with the claimer's colour; the server's first proposal is a `mark` stored with the colour
+/// `server`, applied for the player of the action before it) to a game, read by the rules crate's text form of
+/// an action.
 pub(super) fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<(), String> {
     let action = Action::parse(color, text, game.rules().size).map_err(|e| e.to_string())?;
     game.apply_action(action).map_err(|e| e.to_string())
@@ -139,8 +141,8 @@ impl LiveGame {
         Some((time, on_time.is_ok()))
     }
 
-    /// Records an accepted action of `color` in the list the states share; a turn's time left, for the SGF
-    /// record.
+    /// Records an accepted action of `color` (for the server's first proposal, the colour it was made for) in
+    /// the list the states share; a turn's time left, for the SGF record.
     pub(super) fn push_move(&mut self, color: Color, m: StoredMove) {
         let size = self.game.rules().size;
         let turn = m.text == "pass" || Point::from_gtp(&m.text, size).is_some();
@@ -151,6 +153,7 @@ impl LiveGame {
         Arc::make_mut(&mut self.moves).push(MoveView {
             number: m.number,
             color: color.name(),
+            by: (m.color == SERVER).then_some(SERVER),
             text: m.text,
         });
     }
@@ -196,6 +199,9 @@ impl LiveGame {
         if live.started() {
             live.clock_after();
         }
+        // The colour of the last action: the server's first proposal is made for the player whose turn ended
+        // play, the action just before it.
+        let mut last: Option<Color> = None;
         for m in stored.moves {
             let fail = |reason: String| ReplayError::Move {
                 id: stored.id,
@@ -204,11 +210,14 @@ impl LiveGame {
                 text: m.text.clone(),
                 reason,
             };
-            let color = m
-                .color
-                .parse::<Color>()
-                .ok()
-                .ok_or_else(|| fail("unknown colour".into()))?;
+            let color = match m.color.parse::<Color>() {
+                Ok(c) => c,
+                Err(_) if m.color == SERVER => {
+                    last.ok_or_else(|| fail("no action before".into()))?
+                }
+                Err(_) => return Err(fail("unknown colour".into())),
+            };
+            last = Some(color);
             if let Some(spent) = m.spent_ms {
                 let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
                 live.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));

@@ -653,6 +653,7 @@ impl Games {
                 number: 0,
                 color: color.name(),
                 text: user.name.clone(),
+                by: None,
             },
             &state,
         );

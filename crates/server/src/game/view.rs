@@ -110,7 +110,15 @@ pub struct MoveView {
     pub color: &'static str,
     #[serde(rename = "move")]
     pub text: String,
+    /// `Some("server")` for the server's own first proposal (stored for the player who ended play, whose colour
+    /// `color` still names, but not made by them); absent for the players' actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<&'static str>,
 }
+
+/// Who made an action that no player made: the server's first proposal. Stored in its action's colour column
+/// (see [`crate::game::live::LiveGame::replay`]).
+pub const SERVER: &str = "server";
 
 /// One side of a count (RULES.md §7); komi, bonus and total in half-points.
 #[derive(Clone, Copy, Debug, Serialize)]
