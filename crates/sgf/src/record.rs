@@ -275,6 +275,9 @@ pub struct Replay {
     pub turns: usize,
     /// Where the replay read the record generously, in node order.
     pub notes: Vec<ReplayNote>,
+    /// For each main-line node (0 is the root), the turns of the replayed game once that node is played
+    /// (inserted passes included): where the node's comment belongs in a move-by-move view.
+    pub node_turns: Vec<usize>,
 }
 
 /// A place where a record is not a game as the rules see it but was read as its players surely meant: two moves
@@ -392,8 +395,12 @@ pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
     let mut game = Game::from_position(rules, &grid, to_move)
         .map_err(|e| RecordError::Setup(e.to_string()))?;
     let mut turns = 0;
+    let mut node_turns = Vec::with_capacity(main.len());
     for (k, &id) in main.iter().enumerate() {
-        let Some(node) = tree.node(id) else { continue };
+        let Some(node) = tree.node(id) else {
+            node_turns.push(game.turns() as usize);
+            continue;
+        };
         if k > first_move && ["AB", "AW", "AE"].iter().any(|i| node.get(i).is_some()) {
             return Err(RecordError::SetupInPlay { node: k });
         }
@@ -456,8 +463,14 @@ pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
                 })?;
             turns += 1;
         }
+        node_turns.push(game.turns() as usize);
     }
-    Ok(Replay { game, turns, notes })
+    Ok(Replay {
+        game,
+        turns,
+        notes,
+        node_turns,
+    })
 }
 
 /// The main-line index of the first move that follows two passes in a row, if any; the passes that replay

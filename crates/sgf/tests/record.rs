@@ -204,27 +204,33 @@ fn moves_after_two_passes_resume_play() {
 /// GTP engines do, and noted with the node.
 #[test]
 fn two_moves_of_one_colour_in_a_row_get_a_pass_between_them() {
-    for (text, colors, inserted) in [
+    // The record, the colours played, the inserted passes, and the turns played once each node is (a node's
+    // comment belongs after its own move, inserted passes counted).
+    for (text, colors, inserted, node_turns) in [
         (
             "(;SZ[9];B[ee];B[cc];W[gg])",
             "BWBW",
             vec![(2, "black", "white")],
+            vec![0, 1, 3, 4],
         ),
         (
             "(;SZ[9]RU[Chinese];B[ee];W[cc];W[gg];W[];B[aa])",
             "BWBWBWB",
             vec![(3, "white", "black"), (4, "white", "black")],
+            vec![0, 1, 2, 4, 6, 7],
         ),
         // A White first move on an empty board with Black to move: a Black pass first.
         (
             "(;SZ[9]PL[B];W[ee];B[cc])",
             "BWB",
             vec![(1, "white", "black")],
+            vec![0, 2, 3],
         ),
     ] {
         let t = tree(text);
         let rules = record_rules(&t, None, Rules::default()).unwrap();
         let r = replay(&t, rules).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(r.node_turns, node_turns, "{text}");
         let played: String = r
             .game
             .log()
