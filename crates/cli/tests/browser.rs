@@ -10,7 +10,9 @@
 //! through `tesuji_client`, as in the other tests.
 //!
 //! With `TESUJI_SCREENSHOTS=1` the test also saves `lobby.png`, `game.png`, `superko.png` (a refused retake and
-//! the position it would repeat) and `rulesets.png` (a finished game under other rules) in `docs/screenshots/`.
+//! the position it would repeat), `rulesets.png` (a finished game under other rules), `review.png` (a spectator
+//! looking back during the game) and `replay-phone.png` (a record's facts and comments on a phone) in
+//! `docs/screenshots/`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -721,7 +723,7 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
             b.wait_for(&notice).await?;
         }
         if number == REVIEW_AT {
-            look_back(cat).await?;
+            look_back(cat, shots).await?;
         }
         if number == CAPTURE_AT {
             // Black's F4 took E4: gone from every page.
@@ -1043,13 +1045,14 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         }
     }
     steps_keep_the_board(cat, id).await?;
+    replay_shows_the_record(cat, id, shots).await?;
     // Cat stays phone-sized: nothing after this uses its window.
     Ok(())
 }
 
 /// The spectator of a live game steps back two moves (a button, then the left arrow key): the board shows the
 /// earlier position, said to be so, while the game goes on. (Played: 1 D4, 2 E4, 3 E5, 4 F5, 5 E3.)
-async fn look_back(cat: &Browser) -> Res<()> {
+async fn look_back(cat: &Browser, shots: Option<&Path>) -> Res<()> {
     cat.click("#review-prev").await?;
     cat.wait_for("#review-banner:not([hidden])[data-move=\"4\"]")
         .await?;
@@ -1070,6 +1073,9 @@ async fn look_back(cat: &Browser) -> Res<()> {
         ),
         (false, true),
     )?;
+    if let Some(dir) = shots {
+        cat.screenshot(&dir.join("review.png")).await?;
+    }
     Ok(())
 }
 
@@ -1146,6 +1152,100 @@ async fn steps_keep_the_board(cat: &Browser, id: u64) -> Res<()> {
             )
             .await?;
         same(&format!("the move shown on {path}"), shown, json!("10"))?;
+    }
+    Ok(())
+}
+
+/// A record opened on the replay page shows what it says beyond the moves: ranks, date, event, place, the
+/// comment at each move, and the count of its end with the dead stones it marks; a finished game's replay ends on
+/// its count too.
+async fn replay_shows_the_record(cat: &Browser, id: u64, shots: Option<&Path>) -> Res<()> {
+    cat.goto(&format!("/replay?game={id}")).await?;
+    cat.wait_for("#last:not([disabled])").await?;
+    cat.click("#last").await?;
+    cat.wait_for(&format!(
+        "#board [data-point=\"{DEAD}\"][data-dead=\"true\"]"
+    ))
+    .await?;
+    same(
+        "the game's count on the replay (its margin in half-points)",
+        cat.js(
+            "const c = document.getElementById('count'); return !c.hidden && c.dataset.margin;",
+            json!([]),
+        )
+        .await?,
+        json!("9"),
+    )?;
+
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = dir.path().join("castle.sgf");
+    std::fs::write(
+        &file,
+        "(;GM[1]FF[4]SZ[9]KM[6.5]RU[Chinese]PB[Honinbo Shusaku]BR[7d]PW[Gennan Inseki]WR[8d]\
+         DT[1846-09-11]EV[Castle game]PC[Edo]C[Before the first move]\
+         ;B[ee]C[Tengen.];W[cc];B[gg];W[];B[]TW[gg])",
+    )
+    .map_err(|e| e.to_string())?;
+    let input = cat.find("#sgf-file").await?;
+    cat.post(
+        &format!("/element/{input}/value"),
+        json!({"text": file.display().to_string()}),
+    )
+    .await?;
+    cat.wait_for("#info-date:not([hidden])").await?;
+    let shown = cat
+        .js(
+            "return ['info-black', 'info-white', 'info-date', 'info-event', 'info-place', 'comment']
+                .map((id) => document.getElementById(id).textContent.trim());",
+            json!([]),
+        )
+        .await?;
+    same(
+        "the record's facts and its first comment",
+        shown,
+        json!([
+            "Honinbo Shusaku (7d)",
+            "Gennan Inseki (8d)",
+            "1846-09-11",
+            "Castle game",
+            "Edo",
+            "Before the first move"
+        ]),
+    )?;
+    cat.click("#next").await?;
+    cat.wait_for("#comment:not([hidden])[data-move=\"1\"]")
+        .await?;
+    if let Some(dir) = shots {
+        cat.screenshot(&dir.join("replay-phone.png")).await?;
+    }
+    same(
+        "the comment at move 1",
+        cat.text("#comment").await?.as_deref().map(str::trim),
+        Some("Tengen."),
+    )?;
+    cat.click("#next").await?;
+    cat.wait_for("#comment[hidden][data-move=\"2\"]").await?;
+    // The end: Black's G3 marked dead in White's territory, and the count with it, as `tesuji score` counts
+    // the file.
+    cat.click("#last").await?;
+    cat.wait_for("#board [data-point=\"G3\"][data-dead=\"true\"]")
+        .await?;
+    let out = tokio::process::Command::new(env!("CARGO_BIN_EXE_tesuji"))
+        .arg("score")
+        .arg(&file)
+        .output()
+        .await
+        .map_err(|e| format!("tesuji score: {e}"))?;
+    let result = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    let count = cat.text("#count").await?.unwrap_or_default();
+    if result.is_empty() || !count.contains(&format!("({result})")) || !count.contains(" 1 ") {
+        return Err(format!(
+            "the record's count says {count:?}; `tesuji score` says {result:?} with one dead stone"
+        ));
     }
     Ok(())
 }

@@ -3,8 +3,10 @@
 //! crate, so the pages never judge captures.
 
 use serde::Serialize;
-use tesuji_rules::{Color, Game, Grid, Move, Rules};
-use tesuji_sgf::record::{NoteKind, RulesFromRecord, record_rules, replay, rules_of};
+use tesuji_rules::{Color, Game, Grid, Move, Phase, Rules, Size};
+use tesuji_sgf::record::{
+    GameInfo, NoteKind, RulesFromRecord, dead_stones_of, record_rules, replay, rules_of,
+};
 
 use crate::error::ApiError;
 
@@ -30,6 +32,52 @@ pub struct ReplayView {
     pub removed: Vec<Vec<String>>,
     /// Where an uploaded record was read generously (empty for stored games).
     pub notes: Vec<NoteView>,
+    /// The record's comments (`C`) on its main line, each at the move after which it was written (0: before the
+    /// first), in order.
+    pub comments: Vec<CommentView>,
+    /// The count of a game whose play ended by passes: its dead stones and totals (a stored game's final
+    /// count; an uploaded record's, with the dead stones its last node marks with `TB`/`TW`).
+    pub count: Option<CountView>,
+}
+
+/// A comment of a record, after move `move` of the main line (0: before the first move).
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct CommentView {
+    #[serde(rename = "move")]
+    pub number: usize,
+    pub text: String,
+}
+
+/// A count at the end of play: the dead stones, each side's total and Black's margin, in half-points.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct CountView {
+    pub dead: Vec<String>,
+    pub black: i32,
+    pub white: i32,
+    pub margin: i32,
+}
+
+impl CountView {
+    fn of(
+        score: &tesuji_rules::result::Score,
+        dead: &[tesuji_rules::Point],
+        size: Size,
+    ) -> CountView {
+        let mut dead: Vec<String> = dead.iter().map(|p| p.to_gtp(size)).collect();
+        dead.sort();
+        CountView {
+            dead,
+            black: score.black.total,
+            white: score.white.total,
+            margin: score.margin(),
+        }
+    }
+
+    /// A stored game's final count, when it ended with one.
+    pub fn of_game(game: &Game) -> Option<CountView> {
+        let score = game.result()?.score.as_ref()?;
+        Some(CountView::of(score, game.dead_stones(), game.rules().size))
+    }
 }
 
 /// A place where a record was read generously: `move` (1-based, as `moves`) is the pass inserted
@@ -58,7 +106,46 @@ pub struct InfoView {
     /// The record's `RU` as written, when it was not understood.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub record_rules: Option<String>,
+    /// What else the record says of the game (SGF's `DT`, `EV`, `RO`, `PC`, `BR`, `WR`, `GC`), when it does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub round: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub place: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub black_rank: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white_rank: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game_comment: Option<String>,
 }
+
+/// The longest text of a record's information shown (a comment may be longer).
+const INFO_CHARS: usize = 200;
+
+impl InfoView {
+    /// The facts of a record's information, each cut to a length a page can show.
+    pub fn with_record(mut self, info: &GameInfo) -> InfoView {
+        let cut = |t: &Option<String>| t.as_ref().map(|t| t.chars().take(INFO_CHARS).collect());
+        self.date = cut(&info.date);
+        self.event = cut(&info.event);
+        self.round = cut(&info.round);
+        self.place = cut(&info.place);
+        self.black_rank = cut(&info.black_rank);
+        self.white_rank = cut(&info.white_rank);
+        self.game_comment = info
+            .game_comment
+            .as_ref()
+            .map(|t| t.chars().take(COMMENT_CHARS).collect());
+        self
+    }
+}
+
+/// The longest comment shown; longer ones are cut (an upload is at most 1 MiB anyway).
+const COMMENT_CHARS: usize = 4_000;
 
 fn rows(game: &Game) -> Vec<String> {
     grid_rows(&game.grid())
@@ -100,6 +187,8 @@ pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
         colors: Vec::new(),
         removed: Vec::new(),
         notes: Vec::new(),
+        comments: Vec::new(),
+        count: CountView::of_game(game),
     };
     // A new game under the rules starts the same way (handicap placement, forced passes) when no setup
     // stones were added; otherwise the recorded start is the position.
@@ -177,6 +266,23 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     let replayed = replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))?;
     let root = tree.root();
     let text = |ident: &str| root.get(ident).and_then(|p| p.text_value());
+    let comments = tree
+        .main_line()
+        .zip(&replayed.node_turns)
+        .filter_map(|(id, &turns)| {
+            let text = tree.node(id)?.get("C")?.text_value()?;
+            let text = text.trim();
+            (!text.is_empty()).then(|| CommentView {
+                number: turns,
+                text: text.chars().take(COMMENT_CHARS).collect(),
+            })
+        })
+        .collect();
+    // Play ended by passes: the count, with the dead stones the record marks.
+    let count = (replayed.game.phase() == Phase::Marking).then(|| {
+        let dead = dead_stones_of(tree, &replayed.game.grid());
+        CountView::of(&replayed.game.score_with(&dead), &dead, rules.size)
+    });
     let notes = replayed
         .notes
         .iter()
@@ -198,9 +304,24 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
             komi: rules.komi.net(),
             rules_note,
             record_rules: written.map(|ru| ru.chars().take(100).collect()),
-        },
+            ..InfoView::default()
+        }
+        .with_record(&GameInfo {
+            date: text("DT"),
+            event: text("EV"),
+            round: text("RO"),
+            place: text("PC"),
+            black_rank: text("BR"),
+            white_rank: text("WR"),
+            game_comment: text("GC"),
+            ..GameInfo::default()
+        }),
     );
     view.notes = notes;
+    view.comments = comments;
+    if view.count.is_none() {
+        view.count = count;
+    }
     Ok(view)
 }
 
@@ -301,6 +422,71 @@ mod tests {
     use tesuji_rules::{Game, Move, Point, Rules};
 
     use super::*;
+
+    #[test]
+    fn an_uploaded_record_brings_its_facts_comments_and_count() {
+        // Two Black moves in a row: White's pass is inserted, so the comments after it move on by one.
+        let sgf = "(;GM[1]FF[4]SZ[9]KM[6.5]RU[Chinese]PB[Shusaku]BR[7d]PW[Gennan]WR[8d]DT[1846-09-11]\
+                   EV[Castle game]RO[2]PC[Edo]GC[A famous game]C[Before];B[ee]C[Tengen];B[cc]C[Again \\] black]\
+                   ;W[gg];B[];W[]C[  ]TB[gg])";
+        let view = of_sgf(sgf.as_bytes()).unwrap();
+        let info = &view.info;
+        assert_eq!(
+            (
+                info.black_rank.as_deref(),
+                info.white_rank.as_deref(),
+                info.date.as_deref(),
+                info.event.as_deref(),
+                info.round.as_deref(),
+                info.place.as_deref(),
+                info.game_comment.as_deref()
+            ),
+            (
+                Some("7d"),
+                Some("8d"),
+                Some("1846-09-11"),
+                Some("Castle game"),
+                Some("2"),
+                Some("Edo"),
+                Some("A famous game")
+            )
+        );
+        assert_eq!(view.moves, ["E5", "pass", "C7", "G3", "pass", "pass"]);
+        // Blank comments are left out.
+        assert_eq!(
+            view.comments,
+            [
+                CommentView { number: 0, text: "Before".into() },
+                CommentView { number: 1, text: "Tengen".into() },
+                CommentView { number: 3, text: "Again ] black".into() },
+            ]
+        );
+        // White's G3 is marked dead in Black's territory: the count is the rules' with it removed.
+        let count = view.count.expect("play ended by passes: a count");
+        assert_eq!(count.dead, ["G3"]);
+        let read = tesuji_sgf::read(sgf.as_bytes()).unwrap();
+        let tree = &read.collection.trees[0];
+        let rules = record_rules(tree, None, Rules::default()).unwrap();
+        let replayed = tesuji_sgf::record::replay(tree, rules).unwrap();
+        let g3 = Point::from_gtp("G3", replayed.game.rules().size).unwrap();
+        let score = replayed.game.score_with(&[g3]);
+        assert_eq!(
+            (count.black, count.white, count.margin),
+            (score.black.total, score.white.total, score.margin())
+        );
+        // Without the mark, G3 would be White's living stone: the count differs.
+        assert_ne!(score.margin(), replayed.game.score_with(&[]).margin());
+    }
+
+    #[test]
+    fn a_record_still_in_play_has_no_count_and_long_texts_are_cut() {
+        let long = "x".repeat(10_000);
+        let sgf = format!("(;SZ[9]EV[{long}]C[{long}];B[ee])");
+        let view = of_sgf(sgf.as_bytes()).unwrap();
+        assert_eq!(view.count, None);
+        assert_eq!(view.info.event.as_ref().map(|e| e.chars().count()), Some(INFO_CHARS));
+        assert_eq!(view.comments[0].text.chars().count(), COMMENT_CHARS);
+    }
 
     /// The boards a page rebuilds from a view: each move's stone placed, its removed points emptied.
     fn rebuilt(view: &ReplayView) -> Vec<Vec<String>> {

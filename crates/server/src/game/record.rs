@@ -97,13 +97,15 @@ impl LiveGame {
         replay_turns(
             &self.game,
             InfoView {
-                black: info.black,
-                white: info.white,
+                black: info.black.clone(),
+                white: info.white.clone(),
                 result: self.game.result().map(|r| r.to_string()),
                 komi: self.game.rules().komi.net(),
                 rules_note: None,
                 record_rules: None,
-            },
+                ..InfoView::default()
+            }
+            .with_record(&info),
         )
     }
 }

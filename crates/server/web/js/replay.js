@@ -30,10 +30,15 @@ function show(k) {
   const last = replay.boards.length - 1;
   current = Math.max(0, Math.min(last, k));
   const move = current > 0 ? replay.moves[current - 1] : null;
+  // The count of a game that ended by passes: its dead stones marked on the last position.
+  const counted = current === last && replay.count ? replay.count : null;
   board.render({
     rows: replay.boards[current],
     lastMove: move && parsePoint(move, replay.width, replay.height) ? move : null,
+    dead: new Set(counted?.dead ?? []),
   });
+  renderCount(counted);
+  renderComment();
   const slider = $("slider");
   slider.max = String(last);
   slider.value = String(current);
@@ -55,6 +60,37 @@ function show(k) {
   }
 }
 
+/** The record's comments written after the move shown. */
+function renderComment() {
+  const box = $("comment");
+  const texts = (replay.comments ?? []).filter((c) => c.move === current).map((c) => c.text);
+  box.hidden = texts.length === 0;
+  box.replaceChildren(...texts.map((text) => el("p", {}, text)));
+  box.dataset.move = String(current);
+}
+
+function renderCount(count) {
+  const box = $("count");
+  box.hidden = !count;
+  if (!count) return;
+  const margin = Number(count.margin ?? 0);
+  const result = margin > 0 ? `B+${halfPoints(margin)}` : margin < 0 ? `W+${halfPoints(-margin)}` : t("game.proposal-even");
+  box.textContent = t("replay.count", {
+    black: halfPoints(count.black ?? 0),
+    white: halfPoints(count.white ?? 0),
+    result,
+    dead: (count.dead ?? []).length,
+  });
+  box.dataset.margin = String(margin);
+}
+
+/** A fact of the record's, in its row of the list, hidden when the record does not say it. */
+function infoRow(id, text) {
+  const dd = $(id);
+  dd.hidden = dd.previousElementSibling.hidden = !text;
+  dd.textContent = text ?? "";
+}
+
 /** The colour of each move: as the server says (`colors`), else the stone on its point afterwards, else (passes)
  * the other colour than the move before. */
 function moveColors(r) {
@@ -73,8 +109,14 @@ function renderInfo() {
   if (!replay) return;
   const info = replay.info ?? {};
   $("game-info").hidden = false;
-  $("info-black").textContent = info.black || t("replay.unknown");
-  $("info-white").textContent = info.white || t("replay.unknown");
+  const withRank = (name, rank) => `${name || t("replay.unknown")}${rank ? ` (${rank})` : ""}`;
+  $("info-black").textContent = withRank(info.black, info.black_rank);
+  $("info-white").textContent = withRank(info.white, info.white_rank);
+  infoRow("info-date", info.date);
+  infoRow("info-event", [info.event, info.round].filter(Boolean).join(", "));
+  infoRow("info-place", info.place);
+  $("info-comment").hidden = !info.game_comment;
+  $("info-comment").textContent = info.game_comment ?? "";
   const shown = replay.rules ? summarizeSpec(replay.rules, t).join(" · ") : t("replay.unknown");
   // A record's rules we do not know (or it does not name) are not passed off as the ones it is counted under.
   $("info-rules").textContent =
