@@ -4,6 +4,12 @@
 //! game agrees when both dead-stone sets are identical; at least 95% of the games must agree. Every
 //! disagreement seen while this test was written was examined and is kept, with the right answer, in
 //! `fixtures/dead/` (checked by `dead_fixtures.rs`). A missing GNU Go fails the test with a clear message.
+//!
+//! A game that agrees is one where the estimate's proposal would be accepted unchanged. Beside it each test
+//! prints and bounds the unsure stones a game (how many of them GNU Go calls alive) and the stones judged wrong
+//! (dead where GNU Go says alive, alive where it says dead). The second test does the same on the tree search
+//! bot's own games, played to two passes and replayed to GNU Go for its judgement: they end where the bot
+//! passes, as the games where players see the proposal do.
 
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
@@ -14,7 +20,8 @@ use std::time::Instant;
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use tesuji_bot::estimate::{self, Status};
-use tesuji_rules::{Color, Game, Move, Point, Rules, Size};
+use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
+use tesuji_rules::{Color, Game, Move, Phase, Point, Rules, Size};
 
 const GNUGO: &str = "/usr/games/gnugo";
 
@@ -206,17 +213,49 @@ fn vertices(points: impl IntoIterator<Item = Point>, size: Size) -> String {
         .join(" ")
 }
 
-/// Plays and judges game `k`: `None` when it did not finish, else whether both agree, and a report if not.
-fn judge(k: u64) -> Option<(bool, String)> {
-    let f = play(k)?;
+/// One game's judgement: whether our dead list is GNU Go's exactly (a proposal accepted unchanged), how many
+/// stones we call unsure, and how many we call wrong (dead where GNU Go says alive, or alive or in seki where it
+/// says dead; an unsure stone is never wrong); a report when the lists differ.
+struct Judged {
+    agreed: bool,
+    stones: usize,
+    unsure: usize,
+    /// Unsure stones that GNU Go calls alive.
+    unsure_alive: usize,
+    wrong: usize,
+    report: String,
+}
+
+/// Plays and judges game `k`: `None` when it did not finish.
+fn judge(k: u64) -> Option<Judged> {
+    play(k).map(|f| judge_finished(&f, k))
+}
+
+/// Judges a finished game's estimate, made with `seed`, against GNU Go's dead stones.
+fn judge_finished(f: &Finished, seed: u64) -> Judged {
     let size = f.game.rules().size;
-    let ours = estimate::estimate(&f.game, estimate::default_playouts(size), k);
+    let ours = estimate::estimate(&f.game, estimate::default_playouts(size), seed);
     let ours_dead: BTreeSet<Point> = ours.dead().into_iter().collect();
-    if ours_dead == f.gnugo_dead {
-        return Some((true, String::new()));
-    }
-    Some((
-        false,
+    let grid = f.game.grid();
+    let stones: Vec<Point> = size.points().filter(|&p| grid.get(p).is_some()).collect();
+    let unsure = ours.unsure().len();
+    let unsure_alive = ours
+        .unsure()
+        .iter()
+        .filter(|p| !f.gnugo_dead.contains(p))
+        .count();
+    let wrong = stones
+        .iter()
+        .filter(|p| match ours.status(**p) {
+            Some(Status::Dead) => !f.gnugo_dead.contains(p),
+            Some(Status::Alive | Status::Seki) => f.gnugo_dead.contains(p),
+            _ => false,
+        })
+        .count();
+    let agreed = ours_dead == f.gnugo_dead;
+    let report = if agreed {
+        String::new()
+    } else {
         format!(
             "{} to move {}\nGNU Go dead: {}\nour dead:    {}\nour unsure:  {}\n{}{}\n\n",
             f.label,
@@ -224,11 +263,29 @@ fn judge(k: u64) -> Option<(bool, String)> {
             vertices(f.gnugo_dead.iter().copied(), size),
             vertices(ours_dead, size),
             vertices(ours.unsure(), size),
-            show(&f, &ours),
+            show(f, &ours),
             f.game.grid().to_rows()
-        ),
-    ))
+        )
+    };
+    Judged {
+        agreed,
+        stones: stones.len(),
+        unsure,
+        unsure_alive,
+        wrong,
+        report,
+    }
 }
+
+/// Unsure stones a game, in hundredths of a stone, at most (on GNU Go's games).
+const MAX_UNSURE_CENTISTONES: usize = 100;
+/// Stones judged wrong over all of GNU Go's games, at most.
+const MAX_WRONG: usize = 2;
+/// On the bot's own games: the share of proposals accepted unchanged, at least, in percent; unsure stones a
+/// game, in hundredths, at most; stones judged wrong, at most.
+const OWN_MIN_AGREED_PERCENT: usize = 85;
+const OWN_MAX_UNSURE_CENTISTONES: usize = 150;
+const OWN_MAX_WRONG: usize = 3;
 
 #[test]
 fn dead_stones_agree_with_gnugo() {
@@ -236,7 +293,7 @@ fn dead_stones_agree_with_gnugo() {
     const WORKERS: u64 = 2;
     let start = Instant::now();
     // GNU Go and our estimate alternate within a game, so two games at a time keep two cores busy.
-    let results: Vec<(u64, Option<(bool, String)>)> = std::thread::scope(|scope| {
+    let results: Vec<(u64, Option<Judged>)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..WORKERS)
             .map(|w| {
                 scope.spawn(move || {
@@ -254,19 +311,193 @@ fn dead_stones_agree_with_gnugo() {
         all.sort_by_key(|(k, _)| *k);
         all
     });
-    let judged: Vec<&(bool, String)> = results.iter().filter_map(|(_, r)| r.as_ref()).collect();
-    let finished = judged.len();
-    let agreed = judged.iter().filter(|(a, _)| *a).count();
-    let report: String = judged.iter().map(|(_, r)| r.as_str()).collect();
+    let judged: Vec<&Judged> = results.iter().filter_map(|(_, r)| r.as_ref()).collect();
+    let t = totals(&judged);
     eprintln!(
-        "{finished} finished games of {GAMES}, {agreed} agree ({:.1}%), {:.1}s\n\
-         legend: x/o dead for both, B/W dead for GNU Go only, b/w dead for us only, ? unsure for us\n\n{report}",
-        100.0 * agreed as f64 / finished.max(1) as f64,
+        "{}, {:.1}s",
+        t.summary(GAMES),
         start.elapsed().as_secs_f64()
     );
-    assert!(finished >= 100, "only {finished} of {GAMES} games finished");
     assert!(
-        agreed * 100 >= finished * 95,
-        "only {agreed} of {finished} games agree with GNU Go:\n{report}"
+        t.finished >= 100,
+        "only {} of {GAMES} games finished",
+        t.finished
+    );
+    assert!(
+        t.agreed * 100 >= t.finished * 95,
+        "only {} of {} games agree with GNU Go:\n{}",
+        t.agreed,
+        t.finished,
+        t.report
+    );
+    // Unsure must mean that the playouts disagree: on finished games it is rare.
+    assert!(
+        t.unsure * 100 <= t.finished * MAX_UNSURE_CENTISTONES,
+        "{} unsure stones in {} finished games, more than {MAX_UNSURE_CENTISTONES}/100 a game",
+        t.unsure,
+        t.finished
+    );
+    assert!(
+        t.wrong <= MAX_WRONG,
+        "{} stones judged wrong:\n{}",
+        t.wrong,
+        t.report
+    );
+}
+
+/// The figures over many games.
+struct Totals {
+    finished: usize,
+    agreed: usize,
+    stones: usize,
+    unsure: usize,
+    unsure_alive: usize,
+    with_unsure: usize,
+    wrong: usize,
+    report: String,
+}
+
+fn totals(judged: &[&Judged]) -> Totals {
+    Totals {
+        finished: judged.len(),
+        agreed: judged.iter().filter(|j| j.agreed).count(),
+        stones: judged.iter().map(|j| j.stones).sum(),
+        unsure: judged.iter().map(|j| j.unsure).sum(),
+        unsure_alive: judged.iter().map(|j| j.unsure_alive).sum(),
+        with_unsure: judged.iter().filter(|j| j.unsure > 0).count(),
+        wrong: judged.iter().map(|j| j.wrong).sum(),
+        report: judged.iter().map(|j| j.report.as_str()).collect(),
+    }
+}
+
+impl Totals {
+    fn summary(&self, games: u64) -> String {
+        let n = self.finished.max(1) as f64;
+        format!(
+            "{} finished games of {games}, {} agree: the proposal accepted unchanged in {:.1}%; unsure stones \
+             {:.2} a game (of {:.1} stones; {:.2} alive for GNU Go), games with any unsure stone {}; wrong stones {}\n\
+             legend: x/o dead for both, B/W dead for GNU Go only, b/w dead for us only, ? unsure for us\n\n{}",
+            self.finished,
+            self.agreed,
+            100.0 * self.agreed as f64 / n,
+            self.unsure as f64 / n,
+            self.stones as f64 / n,
+            self.unsure_alive as f64 / n,
+            self.with_unsure,
+            self.wrong,
+            self.report
+        )
+    }
+}
+
+/// Plays game `k` of the tree search bot against itself (7×7 and 9×9, area and territory rules, 400 playouts
+/// a move) to two passes, then replays it to GNU Go for its dead stones. `None` when it does not end.
+fn play_own(k: u64) -> Option<Finished> {
+    let side: u8 = if k.is_multiple_of(2) { 7 } else { 9 };
+    let japanese = k % 4 >= 2;
+    let spec = if japanese {
+        format!("japanese:size={side},repetition=none")
+    } else {
+        format!("chinese:size={side},ko=simple")
+    };
+    let rules: Rules = spec.parse().expect("test rules spec");
+    let size = Size::square(side).expect("size");
+    let mut game = Game::new(rules).expect("rules");
+    let bot = MctsBot::new(MctsConfig::playouts(400), k);
+    let mut moves = Vec::new();
+    for _ in 0..3 * size.area() {
+        if game.phase() != Phase::Playing {
+            break;
+        }
+        let c = game.to_move();
+        let Decision::Play(mv) = bot.choose(&game, &rules, false) else {
+            return None;
+        };
+        game.play(c, mv).expect("the bot plays legal moves");
+        moves.push((c, mv));
+    }
+    if game.passes_in_row() < 2 {
+        return None;
+    }
+    let mut options = vec!["--boardsize".to_string(), side.to_string()];
+    if !japanese {
+        options.push("--chinese-rules".to_string());
+    }
+    let mut gnugo = Gnugo::start(&options);
+    gnugo.ok(&format!("komi {}", if japanese { "6.5" } else { "7.5" }));
+    for (c, mv) in moves {
+        let v = match mv {
+            Move::Play(p) => p.to_gtp(size),
+            _ => "pass".to_string(),
+        };
+        gnugo.ok(&format!("play {} {v}", word(c)));
+    }
+    let dead = gnugo.ok("final_status_list dead");
+    let gnugo_dead = dead
+        .split_whitespace()
+        .map(|v| Point::from_gtp(v, size).unwrap_or_else(|| panic!("bad vertex {v:?}")))
+        .collect();
+    Some(Finished {
+        game,
+        gnugo_dead,
+        label: format!("own game {k}: {side}x{side} {spec}"),
+    })
+}
+
+/// The estimator on the bot's own finished games, against GNU Go's judgement of them: games that end where
+/// the bot passes, unlike GNU Go's own, which is where the players see the estimate's proposal.
+#[test]
+fn dead_stones_of_own_games_agree_with_gnugo() {
+    const GAMES: u64 = 40;
+    const WORKERS: u64 = 2;
+    let start = Instant::now();
+    let results: Vec<Option<Judged>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..WORKERS)
+            .map(|w| {
+                scope.spawn(move || {
+                    (w..GAMES)
+                        .step_by(WORKERS as usize)
+                        .map(|k| (k, play_own(k).map(|f| judge_finished(&f, k))))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let mut all: Vec<_> = workers
+            .into_iter()
+            .flat_map(|h| h.join().expect("a worker panicked"))
+            .collect();
+        all.sort_by_key(|(k, _)| *k);
+        all.into_iter().map(|(_, r)| r).collect()
+    });
+    let judged: Vec<&Judged> = results.iter().flatten().collect();
+    let t = totals(&judged);
+    eprintln!(
+        "{}, {:.1}s",
+        t.summary(GAMES),
+        start.elapsed().as_secs_f64()
+    );
+    assert!(
+        t.finished >= 30,
+        "only {} of {GAMES} games finished",
+        t.finished
+    );
+    assert!(
+        t.agreed * 100 >= t.finished * OWN_MIN_AGREED_PERCENT,
+        "only {} of {} games agree with GNU Go:\n{}",
+        t.agreed,
+        t.finished,
+        t.report
+    );
+    assert!(
+        t.unsure * 100 <= t.finished * OWN_MAX_UNSURE_CENTISTONES,
+        "{} unsure stones in {} finished games, more than {OWN_MAX_UNSURE_CENTISTONES}/100 a game",
+        t.unsure,
+        t.finished
+    );
+    assert!(
+        t.wrong <= OWN_MAX_WRONG,
+        "{} stones judged wrong:\n{}",
+        t.wrong,
+        t.report
     );
 }
