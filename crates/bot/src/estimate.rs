@@ -8,9 +8,9 @@
 //! A chain's value is the mean ownership of its stones from its own colour's side. It is *alive* at
 //! [`SURE`] or more, *dead* at `-DEAD` or less, and *unsure* in between: a chain whose fate the playouts do not
 //! agree on is reported as such, never guessed. [`DEAD`] is lower than `SURE` because the playouts err one way:
-//! they let dead chains escape far more often than they kill living ones. An alive chain below [`FIRM`] that
-//! touches an unsure enemy chain or shares a liberty with it is unsure too: the two may be in a race that the
-//! playouts cannot call. Alive chains that the territory count's seki test ([`tesuji_rules::score::seki`])
+//! they let dead chains escape far more often than they kill living ones. An alive chain below [`FIRM`] with at
+//! most [`RACE_LIBERTIES`] liberties that touches an unsure enemy chain or shares a liberty with it is unsure
+//! too: the two may be in a race that the playouts cannot call. Alive chains that the territory count's seki test ([`tesuji_rules::score::seki`])
 //! finds in seki both with the dead chains removed and with the unsure ones removed too are *seki*. Empty points
 //! are owned at `±SURE` or beyond, nobody's (dame) within ±[`DAME`], and unsure in between.
 
@@ -30,6 +30,8 @@ pub const SURE: f32 = 0.6;
 pub const DEAD: f32 = 0.4;
 /// Ownership from which an alive chain stays alive next to an unsure enemy chain.
 pub const FIRM: f32 = 0.9;
+/// Liberties from which an alive chain next to an unsure enemy chain is not taken to be racing it.
+pub const RACE_LIBERTIES: usize = 4;
 /// Ownership within which an empty point is nobody's.
 pub const DAME: f32 = 0.2;
 
@@ -159,7 +161,9 @@ pub fn estimate_board(
         chains.push((chain, c, mean));
     }
     // A chain next to an unsure enemy chain (touching it or sharing a liberty) may be in a race with it: the
-    // playouts' verdict on the one hangs on the other, so unless it is firmly alive it is unsure too.
+    // playouts' verdict on the one hangs on the other, so unless it is firmly alive it is unsure too. Not with
+    // more than `RACE_LIBERTIES` liberties: the playouts count such a race right, and a wall with room behind
+    // it is not in one (otherwise one unsure invader made every stone around it unsure).
     let racing = |chain: &[Point], c: Color| {
         let unsure_enemy = |r: Point| {
             grid.get(r) == Some(c.opponent()) && status[size.index(r)] == Some(Status::Unsure)
@@ -172,7 +176,11 @@ pub fn estimate_board(
         .iter()
         .filter(|(chain, c, mean)| {
             let k = size.index(chain[0]);
-            status[k] == Some(Status::Alive) && !proof.alive[k] && *mean < FIRM && racing(chain, *c)
+            status[k] == Some(Status::Alive)
+                && !proof.alive[k]
+                && *mean < FIRM
+                && board.liberties(chain[0]) <= RACE_LIBERTIES
+                && racing(chain, *c)
         })
         .flat_map(|(chain, _, _)| chain.iter().map(|&q| size.index(q)))
         .collect();

@@ -350,6 +350,37 @@ fn estimator_finds_dead_and_alive_chains() {
     assert_eq!(est.owner(Point::new(6, 0)), Some(Color::White));
 }
 
+/// Two walls, each with a lone enemy stone in its area: White's B6 in Black's, Black's F3 in White's. Both
+/// walls live and both stones are dead, though the playouts let the white stone live inside a few times in ten.
+const WALLS_WITH_INVADERS: &str = "
+    . . . X O . .
+    . O . X O . .
+    . . . X O . .
+    . . . X O . .
+    . . . X O X .
+    . . . X O . .
+    . . . X O . .";
+
+#[test]
+fn estimator_keeps_a_roomy_wall_alive_beside_an_unsure_chain() {
+    // White's wall has a whole column of liberties: no race with Black's wall, whatever the playouts make of
+    // Black's, so it is alive (it was unsure whenever Black's wall was).
+    let g = game(WALLS_WITH_INVADERS, Color::Black, "chinese");
+    for seed in 0..4 {
+        let est = estimate::estimate(&g, estimate::default_playouts(g.rules().size), seed);
+        assert_eq!(
+            est.status(Point::new(4, 0)),
+            Some(Status::Alive),
+            "seed {seed}"
+        );
+        assert_eq!(
+            est.status(Point::new(5, 4)),
+            Some(Status::Dead),
+            "seed {seed}"
+        );
+    }
+}
+
 #[test]
 fn estimator_reports_a_contested_group_as_unsure() {
     // Black's corner group has a straight three of eye space (A7-C7): whoever plays B7 first decides it.
