@@ -41,6 +41,11 @@ enum Command {
         #[arg(long, env = "TESUJI_GRACE", default_value_t = 60,
               value_parser = clap::value_parser!(u64).range(1..=86_400))]
         grace: u64,
+        /// Days the player an untimed game waits for (to move, or to accept a count) may be away before the
+        /// opponent may claim it (1 to 365): long enough for a move a day and a few days away.
+        #[arg(long, env = "TESUJI_UNTIMED_CLAIM_DAYS", default_value_t = tesuji_server::DEFAULT_UNTIMED_CLAIM_DAYS,
+              value_parser = clap::value_parser!(u64).range(1..=365))]
+        untimed_claim_days: u64,
         /// Mark the session cookie `Secure`: set this when players reach the server over HTTPS (say, through a
         /// proxy that terminates TLS); browsers then never send the cookie over plain HTTP.
         #[arg(long, env = "TESUJI_SECURE_COOKIES")]
@@ -277,6 +282,7 @@ fn run(cli: Cli) -> Result<()> {
             data_dir,
             no_first_proposal,
             grace,
+            untimed_claim_days,
             secure_cookies,
             behind_proxy,
             cache_games,
@@ -293,6 +299,7 @@ fn run(cli: Cli) -> Result<()> {
                 data_dir,
                 first_proposal: !no_first_proposal,
                 grace_ms: grace * 1000,
+                untimed_claim_ms: untimed_claim_days * 86_400_000,
                 secure_cookies,
                 finished_cache: usize::try_from(cache_games).unwrap_or(usize::MAX),
                 limits: tesuji_server::Limits {

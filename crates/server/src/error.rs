@@ -107,6 +107,9 @@ pub enum ApiError {
     Moved,
     #[error("nobody has moved yet: abort the game instead of claiming it")]
     NoMoves,
+    /// An untimed game is claimed only from a player it waits for (docs/API.md).
+    #[error("the game is waiting for you, not for your opponent: there is nothing to claim")]
+    NotAwaited,
     /// An action that would change nothing (a second accept, a mark on an empty point): refused, not stored.
     #[error("{0}")]
     NoChange(&'static str),
@@ -194,6 +197,7 @@ impl ApiError {
             ApiError::NoChange(_) => (StatusCode::CONFLICT, "no_change"),
             ApiError::Moved => (StatusCode::CONFLICT, "moved"),
             ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),
+            ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
         }
     }
 

@@ -33,6 +33,11 @@ use store::sqlite::SqliteStore;
 /// The default grace period of a player who left a timed game before the opponent may claim it.
 pub const DEFAULT_GRACE_MS: u64 = 60_000;
 
+/// The default absence after which the opponent of a player an untimed game waits for may claim it: a week, so
+/// that a player who plays a move a day, or is away for a weekend or a few days' trip, never loses a game by it,
+/// while a game nobody will finish does not stay open for ever.
+pub const DEFAULT_UNTIMED_CLAIM_DAYS: u64 = 7;
+
 /// Where to listen and where to keep the data.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ServerConfig {
@@ -45,6 +50,9 @@ pub struct ServerConfig {
     pub time: TimeSource,
     /// How long a player may be away from a timed game before the opponent may claim it (docs/API.md).
     pub grace_ms: u64,
+    /// How long the player an untimed game waits for (their turn, their acceptance of a count) may be away
+    /// before the opponent may claim it (docs/API.md).
+    pub untimed_claim_ms: u64,
     /// Whether the turn that ends play brings the estimate's first dead-stone proposal (docs/API.md); without
     /// it, the players mark every dead stone themselves.
     pub first_proposal: bool,
@@ -67,6 +75,7 @@ impl Default for ServerConfig {
             limits: Limits::default(),
             time: TimeSource::real(),
             grace_ms: DEFAULT_GRACE_MS,
+            untimed_claim_ms: DEFAULT_UNTIMED_CLAIM_DAYS * 86_400_000,
             first_proposal: true,
             secure_cookies: false,
             finished_cache: DEFAULT_FINISHED_CACHE,
@@ -128,6 +137,7 @@ pub async fn start_with_store(
         GamesConfig {
             time: config.time.clone(),
             grace_ms: config.grace_ms,
+            untimed_claim_ms: config.untimed_claim_ms,
             finished_cache: config.finished_cache,
             first_proposal: config.first_proposal,
             open_tables: config.limits.open_tables_per_user,

@@ -88,6 +88,16 @@ async fn seated(running: &Running, rules: &str) -> (i64, Client, Client) {
     (id, black, white)
 }
 
+/// A state without `absent`, whose times run on with the real clock (an untimed game lists the player it waits
+/// for as away until they open a socket: see `an_untimed_game_is_claimed_after_days_of_absence`).
+fn settled(state: &Value) -> Value {
+    let mut state = state.clone();
+    if let Some(o) = state.as_object_mut() {
+        o.remove("absent");
+    }
+    state
+}
+
 /// The player of a colour.
 fn by<'a>(color: &str, black: &'a Client, white: &'a Client) -> &'a Client {
     if color == "black" { black } else { white }
@@ -594,10 +604,13 @@ async fn websocket_sees_moves_with_increasing_versions() {
                 assert_eq!(m["version"], 6);
                 seen = true;
             }
+            // Black, whom the untimed game waited for, came to the board.
+            Some("presence") => assert_eq!(m["version"], 5),
             other => panic!("unexpected {other:?}: {m}"),
         }
     }
-    let event = ws.next_json().await.unwrap();
+    // (after the presence event of Black's socket)
+    let event = ws.next_matching(|m| m["type"] == "move").await.unwrap();
     assert_eq!(
         (event["action"]["move"].as_str(), event["version"].as_u64()),
         (Some("D4"), Some(6))
@@ -1495,10 +1508,13 @@ async fn dead_stones_are_marked_accepted_or_disputed() {
     running.stop().await.unwrap();
     let running = server(dir.path()).await;
     let c = anonymous(&running);
-    assert_eq!(c.get(&format!("/api/games/{id}")).await.unwrap().1, before);
     assert_eq!(
-        c.get(&format!("/api/games/{id2}")).await.unwrap().1,
-        before2
+        settled(&c.get(&format!("/api/games/{id}")).await.unwrap().1),
+        settled(&before)
+    );
+    assert_eq!(
+        settled(&c.get(&format!("/api/games/{id2}")).await.unwrap().1),
+        settled(&before2)
     );
     running.stop().await.unwrap();
 }
@@ -1770,7 +1786,11 @@ async fn marking_actions_that_change_nothing_are_refused() {
             "{path} {body}: {refusal}"
         );
         let (_, now) = black.get(&format!("/api/games/{id}")).await.unwrap();
-        assert_eq!(now, accepted, "a refused {path} changed the game");
+        assert_eq!(
+            settled(&now),
+            settled(&accepted),
+            "a refused {path} changed the game"
+        );
     }
     // A mark that changes the proposal is taken, and clears the acceptance; accepting again is then a change.
     let (status, marked) = white
@@ -2330,7 +2350,8 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
     drop(b_ws);
 
-    // Untimed games, and games against the computer, have nothing to claim.
+    // An untimed game has its own, far longer absence (`an_untimed_game_is_claimed_after_days_of_absence`);
+    // games against the computer have nothing to claim.
     let (untimed, _, _) = {
         let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
             .as_i64()
@@ -2345,7 +2366,7 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
         .post(&format!("/api/games/{untimed}/claim"), json!({}))
         .await
         .unwrap();
-    assert_eq!((status, body["reason"].as_str()), (422, Some("no_claim")));
+    assert_eq!((status, body["reason"].as_str()), (409, Some("no_moves")));
     let (status, table) = black
         .post(
             "/api/games",
@@ -2379,6 +2400,131 @@ async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
     let c = anonymous(&running);
     let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["result"], "B+F");
+    running.stop().await.unwrap();
+}
+
+const DAY_MS: u64 = 86_400_000;
+
+/// An untimed game has no grace period but a long absence (7 days by default): the opponent of the player it
+/// waits for, away that long, may claim it, as in a timed game (`B+F`/`W+F`). The absence counts from when the
+/// game began waiting for them; a player it does not wait for holds nobody up and cannot be claimed against.
+#[tokio::test]
+async fn an_untimed_game_is_claimed_after_days_of_absence() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let cat = guest(&running, "cat").await;
+    let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(white.join(id, None).await.unwrap().0, 200);
+    // Nobody has moved: nothing to claim, however long.
+    time.advance(8 * DAY_MS);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("no_moves")),
+        "{body}"
+    );
+    let (status, state) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    // The game waits for White, who has no socket open: only White is listed, a week from Black's move.
+    assert_eq!(
+        state["absent"],
+        json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 7 * DAY_MS}])
+    );
+    time.advance(6 * DAY_MS);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (
+            status,
+            body["reason"].as_str(),
+            body["claim_in_ms"].as_u64()
+        ),
+        (409, Some("grace_not_over"), Some(DAY_MS)),
+        "{body}"
+    );
+    time.advance(DAY_MS - 1);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["claim_in_ms"].as_u64()),
+        (409, Some(1)),
+        "{body}"
+    );
+    // Nor may White, the absent player: the game waits for her, not for Black (who is away too).
+    let (status, body) = claim(&white, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_their_turn")),
+        "{body}"
+    );
+    // Black's page hears when the claim opens.
+    let mut b_ws = black.game_socket(id).await.unwrap();
+    assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
+    time.advance(1);
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0)
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"][0]["color"], "white", "{m}");
+    // Black's socket makes him present; a spectator may not claim.
+    let (status, body) = claim(&cat, id).await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    let (status, state) = claim(&black, id).await;
+    assert_eq!(
+        (status, state["result"].as_str()),
+        (200, Some("B+F")),
+        "{state}"
+    );
+    assert_eq!(
+        state["moves"].as_array().unwrap().last().unwrap(),
+        &json!({"number": 2, "color": "black", "move": "claim"})
+    );
+    drop(b_ws);
+
+    // A player's absence counts from when the game began waiting for them: Black, away since his move, is
+    // awaited only from White's answer six days later.
+    let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(white.join(id, None).await.unwrap().0, 200);
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    time.advance(6 * DAY_MS);
+    // White may not claim while it is White's own turn, however long Black has been away.
+    let (status, body) = claim(&white, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_their_turn")),
+        "{body}"
+    );
+    assert_eq!(white.play(id, "C3").await.unwrap().0, 200);
+    time.advance(7 * DAY_MS - 1);
+    let (status, body) = claim(&white, id).await;
+    assert_eq!(
+        (
+            status,
+            body["reason"].as_str(),
+            body["claim_in_ms"].as_u64()
+        ),
+        (409, Some("grace_not_over"), Some(1)),
+        "{body}"
+    );
+    // Black, the absent player, may not claim against White either.
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_their_turn")),
+        "{body}"
+    );
+    time.advance(1);
+    let (status, state) = claim(&white, id).await;
+    assert_eq!(
+        (status, state["result"].as_str()),
+        (200, Some("W+F")),
+        "{state}"
+    );
     running.stop().await.unwrap();
 }
 

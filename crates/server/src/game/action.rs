@@ -519,6 +519,7 @@ impl Games {
         if let Actor::User(_) = actor {
             live.seen(color);
         }
+        live.acted();
         let state = live.state();
         if let Some(action) = live.moves.last() {
             live.broadcast(request.kind(), action, &state);

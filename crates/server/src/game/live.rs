@@ -12,7 +12,7 @@ use crate::store::{Seats, StoredGame, StoredMove};
 
 use super::action::Actor;
 use super::computer::MarkingEstimate;
-use super::presence::Presence;
+use super::presence::{Absences, Presence};
 use super::view::{MoveView, Player, Players, SERVER, phase_name};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
@@ -82,7 +82,7 @@ impl LiveGame {
         created: i64,
         players: Players,
         time: TimeSource,
-        grace_ms: u64,
+        absences: Absences,
     ) -> LiveGame {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
         let now = time.now_ms();
@@ -101,9 +101,10 @@ impl LiveGame {
             marking: None,
             presence: Presence {
                 time,
-                grace_ms,
+                absences,
                 sockets: HashMap::new(),
                 seen_ms: ByColor::from([now; 2]),
+                acted_ms: now,
                 announced: ByColor::default(),
                 told_ms: ByColor::from([now; 2]),
                 watching: false,
@@ -163,7 +164,7 @@ impl LiveGame {
         stored: StoredGame,
         players: Players,
         time: &TimeSource,
-        grace_ms: u64,
+        absences: Absences,
     ) -> Result<LiveGame, ReplayError> {
         let rules_error = |reason: String| ReplayError::Rules {
             id: stored.id,
@@ -193,7 +194,7 @@ impl LiveGame {
             stored.created,
             players,
             time.clone(),
-            grace_ms,
+            absences,
         );
         live.clock = clock;
         if live.started() {

@@ -1,4 +1,5 @@
-//! Who is at the board: sockets and looks per seat, for the grace period and the claim.
+//! Who is at the board: sockets and looks per seat, for the grace period and the claim (and, in an untimed game,
+//! the long absence after which the claim opens).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -12,16 +13,28 @@ use super::action::Actor;
 use super::live::LiveGame;
 use super::view::{AbsentView, GameState, Player, PresenceEvent};
 
+/// How long a player may be away before the opponent may claim the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Absences {
+    /// In a game under a clock played at one sitting: the grace period.
+    pub grace_ms: u64,
+    /// In an untimed game, while the game waits for the absent player.
+    pub untimed_ms: u64,
+}
+
 /// Who is at the board, for the grace period. Never stored: after a restart nobody is connected, and everyone's
 /// grace period runs from the restart.
 pub(super) struct Presence {
     pub(super) time: TimeSource,
-    pub(super) grace_ms: u64,
+    pub(super) absences: Absences,
     /// Open game sockets per signed-in user.
     pub(super) sockets: HashMap<i64, u32>,
     /// When each seat's player was last known at the board (an action, a look at the game, their last socket
     /// closing, the game's start, the server's start), on `time`'s scale.
     pub(super) seen_ms: ByColor<u64>,
+    /// When the last action was taken (or the game started, or the server): in an untimed game a player's
+    /// absence counts from when the game began waiting for them, which only an action changes.
+    pub(super) acted_ms: u64,
     /// Per seat: the `seen_ms` whose grace period's end was announced (see [`Games::watch_grace`]).
     pub(super) announced: ByColor<Option<u64>>,
     /// Per seat: the `seen_ms` the watchers last heard of from a look (see [`LiveGame::polled`]).
@@ -31,12 +44,47 @@ pub(super) struct Presence {
 }
 
 impl LiveGame {
-    /// Whether the grace period and the claim apply now: both seats filled, not over, under a clock played at
-    /// one sitting (see [`has_grace`]).
+    /// How long an absent player's opponent waits before a claim, when claims apply now: both seats filled, not
+    /// over, and either a clock played at one sitting (see [`has_grace`]: the grace period) or no clock (the
+    /// untimed absence). A correspondence-scale clock has none: its own time settles a player who stays away.
+    pub(super) fn claim_after_ms(&self) -> Option<u64> {
+        if !self.started() || self.game.phase() == Phase::Over {
+            return None;
+        }
+        match &self.clock {
+            Some(clock) => has_grace(clock.control()).then_some(self.presence.absences.grace_ms),
+            None => Some(self.presence.absences.untimed_ms),
+        }
+    }
+
+    /// Whether the grace period and the claim apply now (see [`LiveGame::claim_after_ms`]).
     pub(super) fn has_grace(&self) -> bool {
-        self.started()
-            && self.game.phase() != Phase::Over
-            && self.clock.as_ref().is_some_and(|c| has_grace(c.control()))
+        self.claim_after_ms().is_some()
+    }
+
+    /// Whether an absence of `color`'s player can lead to a claim: under a clock always (the grace period is
+    /// about leaving a sitting); in an untimed game only while the game waits for them, their turn in play or
+    /// their acceptance in the marking phase (a player whose opponent is to move holds nobody up).
+    pub(super) fn awaited(&self, color: Color) -> bool {
+        if self.clock.is_some() {
+            return true;
+        }
+        match self.game.phase() {
+            Phase::Playing => self.game.to_move() == color,
+            Phase::Marking => !self.game.acceptances()[color.index()],
+            Phase::Over => false,
+        }
+    }
+
+    /// Since when `color`'s player counts as away (when they are): their last sign of presence, and in an
+    /// untimed game not before the game began waiting for them.
+    fn away_since(&self, color: Color) -> u64 {
+        let seen = self.presence.seen_ms[color];
+        if self.clock.is_some() {
+            seen
+        } else {
+            seen.max(self.presence.acted_ms)
+        }
     }
 
     /// `color`'s player is away: a user with no socket open to the game. The computer is always present.
@@ -49,21 +97,19 @@ impl LiveGame {
 
     /// The players away from the board, with the time until their opponent may claim.
     pub(super) fn absent(&self) -> Vec<AbsentView> {
-        if !self.has_grace() {
+        let Some(after_ms) = self.claim_after_ms() else {
             return Vec::new();
-        }
+        };
         let now = self.presence.time.now_ms();
         [Color::Black, Color::White]
             .into_iter()
-            .filter(|&c| self.away(c))
+            .filter(|&c| self.away(c) && self.awaited(c))
             .map(|c| {
-                let seen = self.presence.seen_ms[c];
+                let since = self.away_since(c);
                 AbsentView {
                     color: c.name(),
-                    absent_ms: now.saturating_sub(seen),
-                    claim_in_ms: seen
-                        .saturating_add(self.presence.grace_ms)
-                        .saturating_sub(now),
+                    absent_ms: now.saturating_sub(since),
+                    claim_in_ms: since.saturating_add(after_ms).saturating_sub(now),
                 }
             })
             .collect()
@@ -72,15 +118,13 @@ impl LiveGame {
     /// The next end of a grace period not yet announced: its time, the absent seat, and when that player was
     /// last seen. `None` when no grace period runs.
     pub(super) fn next_grace_end(&self) -> Option<(u64, Color, u64)> {
-        if !self.has_grace() {
-            return None;
-        }
+        let after_ms = self.claim_after_ms()?;
         [Color::Black, Color::White]
             .into_iter()
-            .filter(|&c| self.away(c))
-            .map(|c| (c, self.presence.seen_ms[c]))
-            .filter(|&(c, seen)| self.presence.announced[c] != Some(seen))
-            .map(|(c, seen)| (seen.saturating_add(self.presence.grace_ms), c, seen))
+            .filter(|&c| self.away(c) && self.awaited(c))
+            .map(|c| (c, self.away_since(c)))
+            .filter(|&(c, since)| self.presence.announced[c] != Some(since))
+            .map(|(c, since)| (since.saturating_add(after_ms), c, since))
             .min_by_key(|&(end, _, _)| end)
     }
 
@@ -89,14 +133,19 @@ impl LiveGame {
         self.presence.seen_ms[color] = self.presence.time.now_ms();
     }
 
+    /// An action was taken now (by anyone: who the game waits for may have changed).
+    pub(super) fn acted(&mut self) {
+        self.presence.acted_ms = self.presence.time.now_ms();
+    }
+
     /// Whether `color` may claim the game now; the refusal says why not.
     pub(super) fn check_claim(&self, color: Color) -> Result<(), ApiError> {
         if self.game.phase() == Phase::Over {
             return Err(Illegal::GameOver.into());
         }
-        if !self.has_grace() {
+        let Some(after_ms) = self.claim_after_ms() else {
             return Err(ApiError::NoClaim);
-        }
+        };
         let opponent = color.opponent();
         if !self.away(opponent) {
             return Err(ApiError::OpponentPresent);
@@ -104,8 +153,12 @@ impl LiveGame {
         if self.game.log().is_empty() {
             return Err(ApiError::NoMoves);
         }
-        let left = self.presence.seen_ms[opponent]
-            .saturating_add(self.presence.grace_ms)
+        if !self.awaited(opponent) {
+            return Err(ApiError::NotAwaited);
+        }
+        let left = self
+            .away_since(opponent)
+            .saturating_add(after_ms)
             .saturating_sub(self.presence.time.now_ms());
         if left > 0 {
             return Err(ApiError::GraceNotOver { claim_in_ms: left });
@@ -132,7 +185,8 @@ impl LiveGame {
         if !open {
             self.seen(color);
         }
-        if (before == 0) != (after == 0) && self.has_grace() {
+        // Only a player whose absence is listed changes the state (see [`LiveGame::awaited`]).
+        if (before == 0) != (after == 0) && self.has_grace() && self.awaited(color) {
             let state = self.state();
             self.broadcast_presence(&state);
         }
@@ -147,15 +201,15 @@ impl LiveGame {
         let Some(color) = self.seat_of(Actor::User(user)) else {
             return false;
         };
-        if !self.has_grace() {
+        let Some(after_ms) = self.claim_after_ms() else {
             self.seen(color);
             return false;
-        }
+        };
         let claim_was_open = self.check_claim(color.opponent()).is_ok();
         self.seen(color);
         let now = self.presence.seen_ms[color];
-        let stale = now.saturating_sub(self.presence.told_ms[color]) >= self.presence.grace_ms / 4;
-        if self.away(color) && (claim_was_open || stale) {
+        let stale = now.saturating_sub(self.presence.told_ms[color]) >= after_ms / 4;
+        if self.away(color) && self.awaited(color) && (claim_was_open || stale) {
             self.presence.told_ms[color] = now;
             let state = self.state();
             self.broadcast_presence(&state);

@@ -16,6 +16,7 @@ use crate::store::{Ending, GameRow, Seats, Store, StoreError};
 use super::action::Actor;
 use super::computer::{BOTS, MarkingEstimate};
 use super::live::LiveGame;
+use super::presence::Absences;
 use super::view::{GameState, MoveView, Player, Players, Summary, phase_name, seated};
 
 /// How a new table's seats are filled.
@@ -89,8 +90,8 @@ pub struct Games {
     pub lobby: broadcast::Sender<()>,
     /// The time of every clock and timer.
     pub(super) time: TimeSource,
-    /// The disconnected player's grace period.
-    pub(super) grace_ms: u64,
+    /// How long a player may be away before a claim: the grace period, and the untimed games' absence.
+    pub(super) absences: Absences,
     /// Whether the end of play brings the estimate's first proposal.
     pub(super) first_proposal: bool,
     /// Tables one user may have open at once.
@@ -104,6 +105,8 @@ pub struct GamesConfig {
     pub time: TimeSource,
     /// The disconnected player's grace period.
     pub grace_ms: u64,
+    /// How long the player an untimed game waits for may be away before the opponent may claim it.
+    pub untimed_claim_ms: u64,
     /// The most finished games kept in memory when nobody holds them.
     pub finished_cache: usize,
     /// Whether the end of play brings the estimate's first proposal.
@@ -131,7 +134,15 @@ impl Games {
                 let created = stored.created;
                 // A game that no longer replays gets an empty summary, so that it is not tried at every start.
                 let result = match tokio::task::spawn_blocking(move || {
-                    LiveGame::replay(stored, ByColor::default(), &TimeSource::real(), 0)
+                    LiveGame::replay(
+                        stored,
+                        ByColor::default(),
+                        &TimeSource::real(),
+                        Absences {
+                            grace_ms: 0,
+                            untimed_ms: 0,
+                        },
+                    )
                 })
                 .await
                 {
@@ -174,10 +185,15 @@ impl Games {
         let GamesConfig {
             time,
             grace_ms,
+            untimed_claim_ms,
             finished_cache,
             first_proposal,
             open_tables,
         } = config;
+        let absences = Absences {
+            grace_ms,
+            untimed_ms: untimed_claim_ms,
+        };
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
         for id in store.live_game_ids().await? {
@@ -187,7 +203,7 @@ impl Games {
             let players = Self::players_of(&accounts, &stored.seats).await?;
             // One game that no longer replays (say, after a rules change) must not keep every other game
             // offline: it is left out, loudly, and its rows stay in the database for a later fix.
-            let live = match LiveGame::replay(stored, players, &time, grace_ms) {
+            let live = match LiveGame::replay(stored, players, &time, absences) {
                 Ok(live) => live,
                 Err(e) => {
                     tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
@@ -239,7 +255,7 @@ impl Games {
             summaries: std::sync::RwLock::new(summaries),
             lobby,
             time,
-            grace_ms,
+            absences,
             first_proposal,
             open_tables,
         });
@@ -305,9 +321,9 @@ impl Games {
                 .ok_or(ApiError::NotFound(id));
         }
         let players = Self::players_of(&self.accounts, &stored.seats).await?;
-        let (time, grace_ms) = (self.time.clone(), self.grace_ms);
+        let (time, absences) = (self.time.clone(), self.absences);
         let live = tokio::task::spawn_blocking(move || {
-            LiveGame::replay(stored, players, &time, grace_ms)
+            LiveGame::replay(stored, players, &time, absences)
         })
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?
@@ -536,7 +552,7 @@ impl Games {
             crate::store::sqlite::now(),
             players,
             self.time.clone(),
-            self.grace_ms,
+            self.absences,
         );
         live.clock = clock;
         if live.started() {
@@ -646,6 +662,7 @@ impl Games {
         live.clock_after();
         live.seen(Color::Black);
         live.seen(Color::White);
+        live.acted();
         let state = live.state();
         live.broadcast(
             "join",

@@ -21,14 +21,16 @@ impl Games {
     /// Announces the end of an absent player's grace period: watchers get a `presence` event whose state shows
     /// the claim open (`claim_in_ms` 0), so that no client has to count down by itself. One task per game at
     /// most; it runs while a grace period does, and checks again on waking, since the player may have come back
-    /// or acted meanwhile (and a later absence ends later: the grace period is the same for all).
+    /// or acted meanwhile (and a later absence ends later: the grace period is the same for all). It does not
+    /// hold the game while it sleeps (an untimed game's absence lasts days): a game that ends meanwhile leaves
+    /// the live games and memory, and the task finds it gone.
     pub fn watch_grace(self: &Arc<Self>, id: i64) {
         let games = Arc::clone(self);
         tokio::spawn(async move {
-            let Some(entry) = games.live_entry(id) else {
-                return;
-            };
             {
+                let Some(entry) = games.live_entry(id) else {
+                    return;
+                };
                 let mut live = entry.lock().await;
                 if live.presence.watching {
                     return;
@@ -37,6 +39,9 @@ impl Games {
             }
             loop {
                 let (end, color, seen) = {
+                    let Some(entry) = games.live_entry(id) else {
+                        return;
+                    };
                     let mut live = entry.lock().await;
                     match live.next_grace_end() {
                         Some(next) => next,
@@ -47,6 +52,9 @@ impl Games {
                     }
                 };
                 games.time.sleep_until(end).await;
+                let Some(entry) = games.live_entry(id) else {
+                    return;
+                };
                 let mut live = entry.lock().await;
                 if live.next_grace_end() == Some((end, color, seen)) && games.time.now_ms() >= end {
                     live.presence.announced[color] = Some(seen);
