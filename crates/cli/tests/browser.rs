@@ -1183,7 +1183,7 @@ async fn replay_shows_the_record(cat: &Browser, id: u64, shots: Option<&Path>) -
         &file,
         "(;GM[1]FF[4]SZ[9]KM[6.5]RU[Chinese]PB[Honinbo Shusaku]BR[7d]PW[Gennan Inseki]WR[8d]\
          DT[1846-09-11]EV[Castle game]PC[Edo]C[Before the first move]\
-         ;B[ee]C[Tengen.];W[cc];B[gg];W[];B[]TW[gg])",
+         ;B[ee]C[Tengen.](;W[cc];B[gg];W[];B[]TW[gg])(;W[dd]C[Another reply.]))",
     )
     .map_err(|e| e.to_string())?;
     let input = cat.find("#sgf-file").await?;
@@ -1223,7 +1223,36 @@ async fn replay_shows_the_record(cat: &Browser, id: u64, shots: Option<&Path>) -
         cat.text("#comment").await?.as_deref().map(str::trim),
         Some("Tengen."),
     )?;
-    cat.click("#next").await?;
+    // The record branches here: White's C7 (the main line) or D6 (a variation, with a comment of its own).
+    cat.wait_for("#branches:not([hidden]) #branch-buttons button[data-line=\"1\"]")
+        .await?;
+    same(
+        "the ways on after move 1",
+        cat.js(
+            "return [...document.querySelectorAll('#branch-buttons button')]
+                .map((b) => [b.dataset.line, b.getAttribute('aria-pressed')]);",
+            json!([]),
+        )
+        .await?,
+        json!([["0", "true"], ["1", "false"]]),
+    )?;
+    cat.click("#branch-buttons button[data-line=\"1\"]").await?;
+    cat.wait_for("#comment:not([hidden])[data-move=\"2\"]")
+        .await?;
+    same(
+        "the variation's move and comment",
+        (
+            cat.exists("#board [data-stone=\"white\"][data-point=\"D6\"]")
+                .await?,
+            cat.exists("#board [data-stone][data-point=\"C7\"]").await?,
+            cat.text("#comment").await?.as_deref().map(str::trim),
+        ),
+        (true, false, Some("Another reply.")),
+    )?;
+    // Back, and on along the main line.
+    cat.click("#prev").await?;
+    cat.click("#branch-buttons button[data-line=\"0\"]").await?;
+
     cat.wait_for("#comment[hidden][data-move=\"2\"]").await?;
     // The end: Black's G3 marked dead in White's territory, and the count with it, as `tesuji score` counts
     // the file.

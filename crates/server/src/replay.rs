@@ -7,6 +7,7 @@ use tesuji_rules::{Color, Game, Grid, Move, Phase, Rules, Size};
 use tesuji_sgf::record::{
     GameInfo, NoteKind, RulesFromRecord, dead_stones_of, record_rules, replay, rules_of,
 };
+use tesuji_sgf::{NodeId, Tree};
 
 use crate::error::ApiError;
 
@@ -38,6 +39,30 @@ pub struct ReplayView {
     /// The count of a game whose play ended by passes: its dead stones and totals (a stored game's final
     /// count; an uploaded record's, with the dead stones its last node marks with `TB`/`TW`).
     pub count: Option<CountView>,
+    /// An uploaded record's variations: every other branch of its tree, each followed along its first
+    /// children, in the order of the file (a variation's parent comes before it). At most
+    /// [`MAX_VARIATIONS`]; one with an illegal move is left out.
+    pub variations: Vec<VariationView>,
+    /// How many variations the record has beyond those given.
+    pub variations_left_out: usize,
+}
+
+/// The most variations of an uploaded record replayed, and the most turns replayed for them all (each is
+/// replayed from the start): an upload costs bounded work whatever its tree.
+pub const MAX_VARIATIONS: usize = 100;
+const MAX_VARIATION_TURNS: usize = 50_000;
+
+/// A branch of a record: it leaves line `parent` (0 the main line, k the k-th variation, 1-based) after that
+/// line's first `at` moves, and goes on with `moves` (its `colors`, `removed` and `comments` as the main line's;
+/// a comment's `move` counts from the start of the game, through the parent's moves).
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct VariationView {
+    pub parent: usize,
+    pub at: usize,
+    pub moves: Vec<String>,
+    pub colors: Vec<&'static str>,
+    pub removed: Vec<Vec<String>>,
+    pub comments: Vec<CommentView>,
 }
 
 /// A comment of a record, after move `move` of the main line (0: before the first move).
@@ -189,6 +214,8 @@ pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
         notes: Vec::new(),
         comments: Vec::new(),
         count: CountView::of_game(game),
+        variations: Vec::new(),
+        variations_left_out: 0,
     };
     // A new game under the rules starts the same way (handicap placement, forced passes) when no setup
     // stones were added; otherwise the recorded start is the position.
@@ -266,18 +293,8 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     let replayed = replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))?;
     let root = tree.root();
     let text = |ident: &str| root.get(ident).and_then(|p| p.text_value());
-    let comments = tree
-        .main_line()
-        .zip(&replayed.node_turns)
-        .filter_map(|(id, &turns)| {
-            let text = tree.node(id)?.get("C")?.text_value()?;
-            let text = text.trim();
-            (!text.is_empty()).then(|| CommentView {
-                number: turns,
-                text: text.chars().take(COMMENT_CHARS).collect(),
-            })
-        })
-        .collect();
+    let main: Vec<NodeId> = tree.main_line().collect();
+    let comments = comments_of(tree, &main, &replayed.node_turns, 0);
     // Play ended by passes: the count, with the dead stones the record marks.
     let count = (replayed.game.phase() == Phase::Marking).then(|| {
         let dead = dead_stones_of(tree, &replayed.game.grid());
@@ -319,10 +336,109 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     );
     view.notes = notes;
     view.comments = comments;
+    (view.variations, view.variations_left_out) = variations_of(tree, rules, main);
     if view.count.is_none() {
         view.count = count;
     }
     Ok(view)
+}
+
+/// The comments (`C`) of the nodes `path[from..]`, each at the turns played once its node is.
+fn comments_of(
+    tree: &Tree,
+    path: &[NodeId],
+    node_turns: &[usize],
+    from: usize,
+) -> Vec<CommentView> {
+    path.iter()
+        .zip(node_turns)
+        .skip(from)
+        .filter_map(|(&id, &turns)| {
+            let text = tree.node(id)?.get("C")?.text_value()?;
+            let text = text.trim();
+            (!text.is_empty()).then(|| CommentView {
+                number: turns,
+                text: text.chars().take(COMMENT_CHARS).collect(),
+            })
+        })
+        .collect()
+}
+
+/// The path from the root to `node` and on along first children.
+fn line_through(tree: &Tree, node: NodeId) -> Vec<NodeId> {
+    let mut path = Vec::new();
+    let mut at = Some(node);
+    while let Some(id) = at {
+        path.push(id);
+        at = tree.node(id).and_then(|n| n.parent);
+    }
+    path.reverse();
+    let mut at = tree.node(node).and_then(|n| n.children.first().copied());
+    while let Some(id) = at {
+        path.push(id);
+        at = tree.node(id).and_then(|n| n.children.first().copied());
+    }
+    path
+}
+
+/// A tree of `path`'s nodes only, each the child of the one before: a line of the record to replay alone.
+fn tree_of(tree: &Tree, path: &[NodeId]) -> Tree {
+    let mut line = Tree::new();
+    let mut last = Tree::ROOT;
+    for (k, &id) in path.iter().enumerate() {
+        let properties = tree
+            .node(id)
+            .map(|n| n.properties.clone())
+            .unwrap_or_default();
+        if k == 0 {
+            line.root_mut().properties = properties;
+        } else if let Some(next) = line.add_child(last, properties) {
+            last = next;
+        }
+    }
+    line
+}
+
+/// Every branch of the record besides its main line (whose nodes are `main`), replayed from the start under
+/// `rules`, each keeping only what follows the point where it leaves its parent line; and how many were left
+/// out by the caps.
+fn variations_of(tree: &Tree, rules: Rules, main: Vec<NodeId>) -> (Vec<VariationView>, usize) {
+    // Lines to look at: the line's nodes from the root, where its own nodes start (those before are its
+    // parent's, whose branches are found with the parent), and its index among the lines (0: the main line).
+    let mut lines: std::collections::VecDeque<(Vec<NodeId>, usize, usize)> = [(main, 0, 0)].into();
+    let mut variations = Vec::new();
+    let mut left_out = 0;
+    let mut turns_spent = 0;
+    while let Some((path, own, index)) = lines.pop_front() {
+        for (k, &id) in path.iter().enumerate().skip(own) {
+            let Some(node) = tree.node(id) else { continue };
+            for &branch in node.children.iter().skip(1) {
+                if variations.len() >= MAX_VARIATIONS || turns_spent >= MAX_VARIATION_TURNS {
+                    left_out += 1;
+                    continue;
+                }
+                let line = line_through(tree, branch);
+                let Ok(replayed) = replay(&tree_of(tree, &line), rules) else {
+                    left_out += 1;
+                    continue;
+                };
+                turns_spent += replayed.node_turns.last().copied().unwrap_or(0);
+                let at = replayed.node_turns.get(k).copied().unwrap_or(0);
+                let whole = replay_turns(&replayed.game, InfoView::default());
+                variations.push(VariationView {
+                    parent: index,
+                    at,
+                    moves: whole.moves.into_iter().skip(at).collect(),
+                    colors: whole.colors.into_iter().skip(at).collect(),
+                    removed: whole.removed.into_iter().skip(at).collect(),
+                    comments: comments_of(tree, &line, &replayed.node_turns, k + 1),
+                });
+                let given = variations.len();
+                lines.push_back((line, k + 1, given));
+            }
+        }
+    }
+    (variations, left_out)
 }
 
 /// One ruleset's count of a game, as `GET /api/games/{id}/rulesets` answers it.
@@ -456,9 +572,18 @@ mod tests {
         assert_eq!(
             view.comments,
             [
-                CommentView { number: 0, text: "Before".into() },
-                CommentView { number: 1, text: "Tengen".into() },
-                CommentView { number: 3, text: "Again ] black".into() },
+                CommentView {
+                    number: 0,
+                    text: "Before".into()
+                },
+                CommentView {
+                    number: 1,
+                    text: "Tengen".into()
+                },
+                CommentView {
+                    number: 3,
+                    text: "Again ] black".into()
+                },
             ]
         );
         // White's G3 is marked dead in Black's territory: the count is the rules' with it removed.
@@ -479,12 +604,69 @@ mod tests {
     }
 
     #[test]
+    fn variations_leave_their_parent_line_where_the_record_branches() {
+        // Main line E5 C7 G3; at move 1 a branch D6 (with its own branch after it, F4 or G7), and at move 1
+        // a third branch, J1, with a comment.
+        let sgf = "(;SZ[9];B[ee](;W[cc];B[gg])(;W[dd]C[a variation](;B[ff];W[aa])(;B[gc]))(;W[ii]C[corner]))";
+        let view = of_sgf(sgf.as_bytes()).unwrap();
+        assert_eq!(view.moves, ["E5", "C7", "G3"]);
+        let shown: Vec<(usize, usize, Vec<&str>)> = view
+            .variations
+            .iter()
+            .map(|v| (v.parent, v.at, v.moves.iter().map(String::as_str).collect()))
+            .collect();
+        assert_eq!(
+            shown,
+            [
+                (0, 1, vec!["D6", "F4", "A9"]),
+                (0, 1, vec!["J1"]),
+                (1, 2, vec!["G7"]),
+            ]
+        );
+        assert_eq!(view.variations[0].colors, ["white", "black", "white"]);
+        assert_eq!(
+            view.variations[0].comments,
+            [CommentView {
+                number: 2,
+                text: "a variation".into()
+            }]
+        );
+        assert_eq!(
+            view.variations[1].comments,
+            [CommentView {
+                number: 2,
+                text: "corner".into()
+            }]
+        );
+        assert_eq!(view.variations_left_out, 0);
+        // A variation with an illegal move is left out, and counted as such; the main line stands.
+        let view = of_sgf(b"(;SZ[9];B[ee](;W[cc])(;W[ee]))").unwrap();
+        assert_eq!((view.variations.len(), view.variations_left_out), (0, 1));
+        // A record of many variations gives at most MAX_VARIATIONS of them.
+        let many: String = (0..150)
+            .map(|k| {
+                format!(
+                    "(;W[{}{}])",
+                    (b'a' + (k % 9) as u8) as char,
+                    (b'a' + (k / 9 % 9) as u8) as char
+                )
+            })
+            .collect();
+        let view = of_sgf(format!("(;SZ[9];B[ii]{many})").as_bytes()).unwrap();
+        assert_eq!(view.variations.len() + view.variations_left_out, 149);
+        assert!(view.variations.len() <= MAX_VARIATIONS);
+    }
+
+    #[test]
     fn a_record_still_in_play_has_no_count_and_long_texts_are_cut() {
         let long = "x".repeat(10_000);
         let sgf = format!("(;SZ[9]EV[{long}]C[{long}];B[ee])");
         let view = of_sgf(sgf.as_bytes()).unwrap();
         assert_eq!(view.count, None);
-        assert_eq!(view.info.event.as_ref().map(|e| e.chars().count()), Some(INFO_CHARS));
+        assert_eq!(
+            view.info.event.as_ref().map(|e| e.chars().count()),
+            Some(INFO_CHARS)
+        );
         assert_eq!(view.comments[0].text.chars().count(), COMMENT_CHARS);
     }
 

@@ -9,6 +9,7 @@ import { positions } from "./positions.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { boot, el, scrollWithin, showError } from "./page.js";
 import { summarizeSpec } from "./spec.js";
+import { branches, lines } from "./variations.js";
 
 const MAX_SGF_BYTES = 1024 * 1024; // the server's limit for /api/replay
 
@@ -19,6 +20,8 @@ await boot();
 
 const board = new Board($("board"));
 let replay = null; // the server's answer
+let all = []; // its lines: the main line, then each variation made whole (variations.js)
+let line = 0; // the line shown
 let current = 0; // the number of moves shown
 
 function moveLabel(move) {
@@ -27,18 +30,20 @@ function moveLabel(move) {
 
 function show(k) {
   if (!replay) return;
-  const last = replay.boards.length - 1;
+  const shown = all[line];
+  const last = shown.boards.length - 1;
   current = Math.max(0, Math.min(last, k));
-  const move = current > 0 ? replay.moves[current - 1] : null;
-  // The count of a game that ended by passes: its dead stones marked on the last position.
-  const counted = current === last && replay.count ? replay.count : null;
+  const move = current > 0 ? shown.moves[current - 1] : null;
+  // The count of a game that ended by passes (on its main line): its dead stones marked on the last position.
+  const counted = line === 0 && current === last && replay.count ? replay.count : null;
   board.render({
-    rows: replay.boards[current],
+    rows: shown.boards[current],
     lastMove: move && parsePoint(move, replay.width, replay.height) ? move : null,
     dead: new Set(counted?.dead ?? []),
   });
   renderCount(counted);
   renderComment();
+  renderBranches();
   const slider = $("slider");
   slider.max = String(last);
   slider.value = String(current);
@@ -63,10 +68,39 @@ function show(k) {
 /** The record's comments written after the move shown. */
 function renderComment() {
   const box = $("comment");
-  const texts = (replay.comments ?? []).filter((c) => c.move === current).map((c) => c.text);
+  const texts = all[line].comments.filter((c) => c.move === current).map((c) => c.text);
   box.hidden = texts.length === 0;
   box.replaceChildren(...texts.map((text) => el("p", {}, text)));
   box.dataset.move = String(current);
+}
+
+/** Where the record branches after the move shown: a button per way on, the one shown pressed. */
+function renderBranches() {
+  const ways = branches(all, line, current);
+  const box = $("branches");
+  box.hidden = ways.length < 2;
+  box.dataset.move = String(current);
+  $("branch-buttons").replaceChildren(
+    ...(ways.length < 2 ? [] : ways).map((way) =>
+      el(
+        "button",
+        {
+          type: "button",
+          class: way.line === line ? "small" : "small secondary",
+          "aria-pressed": String(way.line === line),
+          "data-line": way.line,
+          onclick: () => {
+            line = way.line;
+            renderMoves();
+            show(current + 1);
+          },
+        },
+        way.owner === 0
+          ? t("replay.main-line", { move: moveLabel(way.move) })
+          : t("replay.variation", { k: way.owner, move: moveLabel(way.move) }),
+      ),
+    ),
+  );
 }
 
 function renderCount(count) {
@@ -131,11 +165,17 @@ function renderInfo() {
   $("info-komi").textContent =
     typeof info.komi === "number" ? halfPoints(info.komi) : info.komi ? String(info.komi) : t("replay.unknown");
   $("info-result").textContent = info.result ? `${formatResult(info.result, t)} (${info.result})` : t("replay.unknown");
-  const colors = moveColors(replay);
-  // Where an uploaded record was read generously: the move concerned says how.
-  const notes = new Map((replay.notes ?? []).map((n) => [n.move, n.kind]));
+  renderMoves();
+}
+
+/** The moves of the line shown. */
+function renderMoves() {
+  const shown = all[line];
+  const colors = line === 0 ? moveColors(replay) : shown.colors;
+  // Where an uploaded record was read generously (its main line): the move concerned says how.
+  const notes = new Map(line === 0 ? (replay.notes ?? []).map((n) => [n.move, n.kind]) : []);
   $("moves").replaceChildren(
-    ...replay.moves.map((move, i) => {
+    ...shown.moves.map((move, i) => {
       const note = notes.get(i + 1);
       return el(
         "li",
@@ -147,7 +187,8 @@ function renderInfo() {
       );
     }),
   );
-  $("moves-card").hidden = replay.moves.length === 0;
+  $("moves-card").hidden = shown.moves.length === 0;
+  $("moves").dataset.line = String(line);
 }
 
 function load(answer, start = 0) {
@@ -157,6 +198,11 @@ function load(answer, start = 0) {
   }
   replay = { ...answer, moves: answer.moves ?? [] };
   replay.boards = positions(replay);
+  const { width, height } = replay;
+  all = lines(replay, (start, part) =>
+    positions({ width, height, start, moves: part.moves ?? [], colors: part.colors ?? [], removed: part.removed ?? [] }),
+  );
+  line = 0;
   showError($("message"), null);
   board.setSize(replay.width, replay.height);
   $("controls").hidden = false;

@@ -5,6 +5,7 @@ import { test } from "node:test";
 
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
+import { branches, lines } from "../js/variations.js";
 import { colorOf, formatResult, halfPoints, moveCount, parseResult } from "../js/format.js";
 import { interpolate, pickLanguage } from "../js/i18n.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
@@ -205,4 +206,38 @@ test("an event's state takes the page's moves, and its action when it adds one",
   assert.equal(eventState([], action, { version: 4, move_count: 2 }), null);
   assert.equal(eventState(undefined, action, { version: 3, move_count: 2 }), null);
   assert.equal(eventState(known, action, { version: 3 }), null);
+});
+
+test("a record's variations become whole lines that share their parent's moves", () => {
+  // Boards as strings of the moves played, so that sharing is easy to see.
+  const boardsOf = (start, part) => [start, ...(part.moves ?? []).map((_, j) => `${start}+${part.moves.slice(0, j + 1).join(",")}`)];
+  const replay = {
+    start: "s",
+    moves: ["E5", "C7", "G3"],
+    colors: ["black", "white", "black"],
+    comments: [{ move: 1, text: "one" }, { move: 3, text: "three" }],
+    variations: [
+      { parent: 0, at: 1, moves: ["D6", "F4"], colors: ["white", "black"], comments: [{ move: 2, text: "v" }] },
+      { parent: 1, at: 2, moves: ["G7"], colors: ["black"], comments: [] },
+      { parent: 9, at: 0, moves: ["A1"], colors: ["black"], comments: [] },
+    ],
+  };
+  const all = lines(replay, boardsOf);
+  assert.equal(all.length, 4);
+  assert.equal(all[3], null); // an unknown parent
+  assert.deepEqual(all[1].moves, ["E5", "D6", "F4"]);
+  assert.deepEqual(all[1].owner, [0, 1, 1]);
+  assert.deepEqual(all[1].comments.map((c) => c.text), ["one", "v"]);
+  assert.deepEqual(all[2].moves, ["E5", "D6", "G7"]);
+  assert.deepEqual(all[2].owner, [0, 1, 2]);
+  assert.equal(all[2].boards.length, 4);
+  assert.equal(all[2].boards[1], all[0].boards[1]); // the shared position
+  assert.equal(all[2].boards[3], "s+E5+D6+G7");
+  // After move 1 the main line and variation 1 part; after move 2 of variation 1, variations 1 and 2.
+  assert.deepEqual(branches(all, 0, 1).map((b) => [b.line, b.move]), [[0, "C7"], [1, "D6"]]);
+  assert.deepEqual(branches(all, 1, 1).map((b) => [b.line, b.move]), [[1, "D6"], [0, "C7"]]);
+  assert.deepEqual(branches(all, 1, 2).map((b) => [b.line, b.move]), [[1, "F4"], [2, "G7"]]);
+  assert.deepEqual(branches(all, 0, 2).map((b) => b.line), [0]); // no choice
+  assert.deepEqual(branches(all, 0, 3), []); // the end
+  assert.deepEqual(branches(all, 3, 0), []);
 });
