@@ -1,9 +1,9 @@
 //! A game's clock on the server: crates/clock's model driven by the server's monotonic time, rebuilt at start from
 //! the time each stored turn took (so a clock, like a position, is never stored, only replayed).
 //!
-//! When the clock runs (docs/API.md says the same to players): a player's turn runs from the moment the game
-//! starts or the opponent's turn is accepted until the player's turn is accepted; the marking phase has no
-//! clock, and a dispute starts the turn of the player to move. A turn's time is the time between those two
+//! When the clock runs (docs/API.md says the same to players): not before the game's first move, which takes no
+//! time; then a player's turn runs from the moment the opponent's turn is accepted until the player's turn is
+//! accepted; the marking phase has no clock, and a dispute starts the turn of the player to move. A turn's time is the time between those two
 //! moments as the server saw them, less the lag the client reports (capped, lichess-style). While the server is
 //! down no clock runs: after a restart the turn in progress starts again from the time it had at its start.
 

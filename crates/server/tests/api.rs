@@ -728,7 +728,8 @@ async fn restart_continues_every_game_where_it_was() {
     let white2 = white.at(&base(&running)).unwrap();
     let (status, after) = black2.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(status, 200);
-    assert_eq!(after, before);
+    // (`absent` starts again at a restart.)
+    assert_eq!(settled(&after), settled(&before));
     assert_eq!(
         black2
             .get(&format!("/api/games/{other_id}"))
@@ -1975,7 +1976,8 @@ async fn timed(black: &Client, white: &Client, rules: &str, time: &str) -> (i64,
         .await
         .unwrap();
     assert_eq!(status, 200, "{state}");
-    assert_eq!(state["clock"]["running"], "black");
+    // Nor before the first move (`no_clock_runs_before_the_first_move`).
+    assert_eq!(state["clock"]["running"], Value::Null);
     (id, state)
 }
 
@@ -2013,61 +2015,142 @@ async fn clocks_are_exact_across_reconnects_and_restarts() {
     let black = guest(&running, "black").await;
     let white = guest(&running, "white").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:1m+10s").await;
-    // Black thinks 4 s and reports 50 ms of lag: 60 - 3.95 + 10 s of increment.
+    // Black's first move takes no time (`no_clock_runs_before_the_first_move`); White's clock starts.
+    let (status, state) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["clock"]["running"], "white");
+    // White thinks 4 s and reports 50 ms of lag: 60 - 3.95 + 10 s of increment.
     time.advance(4_000);
-    let (status, state) = black
+    let (status, state) = white
         .post(
             &format!("/api/games/{id}/moves"),
-            json!({"move": "E5", "lag_ms": 50}),
+            json!({"move": "D5", "lag_ms": 50}),
         )
         .await
         .unwrap();
     assert_eq!(status, 200, "{state}");
-    assert_eq!(state["clock"]["running"], "white");
-    assert_eq!(main_ms(&state, "black"), 66_050);
-    assert_eq!(main_ms(&state, "white"), 60_000);
-    assert_eq!(state["clock"]["black"]["overtime"], "sudden-death");
+    assert_eq!(state["clock"]["running"], "black");
+    assert_eq!(main_ms(&state, "white"), 66_050);
+    assert_eq!(main_ms(&state, "black"), 60_000);
+    assert_eq!(state["clock"]["white"]["overtime"], "sudden-death");
 
-    // White's clock runs 7 s; a new socket and a fresh GET both see exactly that.
+    // Black's clock runs 7 s; a new socket and a fresh GET both see exactly that.
     time.advance(7_000);
-    let mut ws = white.game_socket(id).await.unwrap();
+    let mut ws = black.game_socket(id).await.unwrap();
     let first = ws.next_json().await.unwrap();
     assert_eq!(first["type"], "state");
-    let (_, got) = white.get(&format!("/api/games/{id}")).await.unwrap();
+    let (_, got) = black.get(&format!("/api/games/{id}")).await.unwrap();
     for s in [&first, &got] {
         assert_eq!(
-            (main_ms(s, "black"), main_ms(s, "white")),
+            (main_ms(s, "white"), main_ms(s, "black")),
             (66_050, 53_000),
             "{s}"
         );
-        assert_eq!(s["clock"]["running"], "white");
+        assert_eq!(s["clock"]["running"], "black");
     }
     ws.close().await.unwrap();
     drop(ws);
-    let mut again = white.game_socket(id).await.unwrap();
+    let mut again = black.game_socket(id).await.unwrap();
     time.advance(1_000);
     again.resync().await.unwrap();
     let first = again.next_json().await.unwrap();
     let resynced = again.next_matching(|m| m["type"] == "state").await.unwrap();
-    assert_eq!(main_ms(&first, "white"), 53_000);
-    assert_eq!(main_ms(&resynced, "white"), 52_000);
+    assert_eq!(main_ms(&first, "black"), 53_000);
+    assert_eq!(main_ms(&resynced, "black"), 52_000);
     drop(again);
     running.stop().await.unwrap();
 
-    // After a restart the clocks are rebuilt from the stored turn times: Black's exactly; White's turn starts
+    // After a restart the clocks are rebuilt from the stored turn times: White's exactly; Black's turn starts
     // again from where it began (no time runs while the server is down), and then runs on.
     time.advance(500_000);
     let running = server_at(dir.path(), &time).await;
     let c = anonymous(&running);
     let (_, after) = c.get(&format!("/api/games/{id}")).await.unwrap();
-    assert_eq!(after["clock"]["running"], "white");
+    assert_eq!(after["clock"]["running"], "black");
     assert_eq!(
-        (main_ms(&after, "black"), main_ms(&after, "white")),
+        (main_ms(&after, "white"), main_ms(&after, "black")),
         (66_050, 60_000)
     );
     time.advance(2_500);
     let (_, after) = c.get(&format!("/api/games/{id}")).await.unwrap();
-    assert_eq!(main_ms(&after, "white"), 57_500);
+    assert_eq!(main_ms(&after, "black"), 57_500);
+    running.stop().await.unwrap();
+}
+
+/// No clock runs before the game's first move: the player who moves first is not charged for the time between
+/// the join and their first move (however long: an unplayed game is aborted, never lost on time), and it takes
+/// no time of theirs; from it on the clocks run as usual.
+#[tokio::test]
+async fn no_clock_runs_before_the_first_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, state) = timed(&black, &white, "chinese:size=9", "fischer:1m+10s").await;
+    assert_eq!(
+        (main_ms(&state, "black"), main_ms(&state, "white")),
+        (60_000, 60_000)
+    );
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+    // An hour after the join: Black's time is whole, nothing runs, no flag.
+    time.advance(3_600_000);
+    let (_, state) = white.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["clock"]["running"], Value::Null, "{state}");
+    assert_eq!(main_ms(&state, "black"), 60_000, "{state}");
+    assert_eq!(state["clock"]["black"]["flagged"], false, "{state}");
+    assert_eq!(state["result"], Value::Null, "{state}");
+    // Black's first move is a move, not a loss on time (had the clock run, it would come an hour late), and
+    // costs nothing; White's clock runs from it.
+    let (status, state) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], Value::Null, "{state}");
+    assert_eq!(state["moves"][0]["move"], "E5", "{state}");
+    assert_eq!(main_ms(&state, "black"), 60_000, "{state}");
+    assert_eq!(state["clock"]["running"], "white");
+    // The only action was the move: no timeout before it (presence events aside: both players are away).
+    let m = ws.next_matching(|m| m["type"] != "presence").await.unwrap();
+    assert_eq!(
+        (m["type"].as_str(), m["version"].as_u64()),
+        (Some("move"), Some(2)),
+        "{m}"
+    );
+    time.advance(5_000);
+    let (_, state) = white.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(main_ms(&state, "white"), 55_000, "{state}");
+    let (_, state) = white.play(id, "D5").await.unwrap();
+    assert_eq!(main_ms(&state, "white"), 65_000, "{state}");
+    // Black's clock runs from White's answer on, and falls as usual: 60 s and the 1 s lag allowance.
+    time.advance(3_000);
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(
+        (state["clock"]["running"].as_str(), main_ms(&state, "black")),
+        (Some("black"), 57_000),
+        "{state}"
+    );
+    time.advance(58_001);
+    let m = ws.next_matching(|m| m["type"] == "timeout").await.unwrap();
+    assert_eq!(
+        (m["action"]["color"].as_str(), m["state"]["result"].as_str()),
+        (Some("black"), Some("W+T"))
+    );
+    // A restart replays the free first move the same.
+    running.stop().await.unwrap();
+    let running = server_at(dir.path(), &time).await;
+    let (_, state) = anonymous(&running)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .unwrap();
+    assert_eq!(state["result"], "W+T");
+    assert_eq!(
+        (
+            main_ms(&state, "white"),
+            state["clock"]["black"]["flagged"].as_bool()
+        ),
+        (65_000, Some(true)),
+        "{state}"
+    );
     running.stop().await.unwrap();
 }
 
@@ -2079,8 +2162,10 @@ async fn a_player_whose_flag_falls_loses_on_time() {
     let black = guest(&running, "slow").await;
     let white = guest(&running, "quick").await;
 
-    // Black does not move: 1 s, plus the 1 s lag allowance.
+    // After the first moves (the first takes no time), Black does not move: 1 s, plus the 1 s lag allowance.
     let (b_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    assert_eq!(black.play(b_lost, "E5").await.unwrap().0, 200);
+    assert_eq!(white.play(b_lost, "D5").await.unwrap().0, 200);
     let mut ws = anonymous(&running).game_socket(b_lost).await.unwrap();
     assert_eq!(ws.next_json().await.unwrap()["type"], "state");
     // Up to 1 s + 1 s, a move is on time (the lag allowance is the server's to credit): no flag yet.
@@ -2096,27 +2181,30 @@ async fn a_player_whose_flag_falls_loses_on_time() {
     assert_eq!(m["state"]["clock"]["black"]["flagged"], true, "{m}");
     assert_eq!(m["state"]["clock"]["running"], Value::Null);
 
-    // White loses: Black moves in time, White runs out.
+    // White loses: White moves in time once, then runs out.
     let (w_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
     let mut ws = anonymous(&running).game_socket(w_lost).await.unwrap();
+    assert_eq!(black.play(w_lost, "E5").await.unwrap().0, 200);
     time.advance(900);
-    let (status, state) = black.play(w_lost, "E5").await.unwrap();
+    let (status, state) = white.play(w_lost, "D5").await.unwrap();
     assert_eq!(status, 200, "{state}");
-    assert_eq!(main_ms(&state, "black"), 100);
-    time.advance(2_001);
+    assert_eq!(main_ms(&state, "white"), 100);
+    assert_eq!(black.play(w_lost, "E4").await.unwrap().0, 200);
+    time.advance(1_101);
     let m = ws.next_matching(|m| m["type"] == "timeout").await.unwrap();
     assert_eq!(
         (m["action"]["color"].as_str(), m["state"]["result"].as_str()),
         (Some("white"), Some("B+T"))
     );
     // A move after the flag fell is refused: the game is over.
-    let (status, body) = white.play(w_lost, "D5").await.unwrap();
+    let (status, body) = white.play(w_lost, "D4").await.unwrap();
     assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
 
     // A move that comes 1 s late with 1 s of reported lag is on time, at the last millisecond.
     let (just, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
     let (status, _) = black.play(just, "E5").await.unwrap();
     assert_eq!(status, 200);
+    // (Black's first move started White's clock.)
     time.advance(2_000);
     let (status, state) = white
         .post(
@@ -2155,25 +2243,31 @@ async fn a_late_move_and_the_flag_timer_lose_the_game_on_time_once() {
     let running = server_at(dir.path(), &time).await;
     let black = guest(&running, "late").await;
     let white = guest(&running, "waits").await;
-    let only_the_timeout = json!([{"number": 1, "color": "black", "move": "timeout"}]);
+    // Black's first move takes no time; White's is the late one.
+    let only_the_timeout = json!([
+        {"number": 1, "color": "black", "move": "E5"},
+        {"number": 2, "color": "white", "move": "timeout"},
+    ]);
     // A move with no lag reported is late after 1 s; the flag timer fires after 1 s plus the 1 s lag
     // allowance. A late move that comes before the timer is the time-out; the timer, waking after it, finds
     // the game over and adds nothing.
     let (id, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
     time.advance(2_000);
-    let (status, state) = black.play(id, "E5").await.unwrap();
+    let (status, state) = white.play(id, "D5").await.unwrap();
     assert_eq!(status, 200, "{state}");
-    assert_eq!(state["result"], "W+T");
+    assert_eq!(state["result"], "B+T");
     time.advance(1);
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["moves"], only_the_timeout, "{state}");
-    assert_eq!(state["board"][4], ".........");
+    assert_eq!(state["board"][4], "....X....");
     // The timer first: the move that follows is refused, the game over.
     let (id, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
     time.advance(2_001);
-    state_until(&black, id, "the time-out", |s| s["result"] == "W+T").await;
-    let (status, body) = black.play(id, "E5").await.unwrap();
+    state_until(&black, id, "the time-out", |s| s["result"] == "B+T").await;
+    let (status, body) = white.play(id, "D5").await.unwrap();
     assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
     let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["moves"], only_the_timeout, "{state}");
@@ -2762,12 +2856,14 @@ async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
     let black = guest(&running, "black").await;
     let white = guest(&running, "white").await;
     let (id, _) = timed(&black, &white, "chinese:size=9", "byoyomi:10s+3x5s").await;
-    // Black: 4 s of 10 in main time. White: all 10 s of main time and 2 s of a period (the period stays whole).
-    // Black: the last 6 s of main time and 11 s more: two periods used up, the third whole again.
+    // Black's first move: no time (no clock runs before it). White: 4 s of 10 in main time. Black: all 10 s of
+    // main time and 2 s of a period (the period stays whole). White: the last 6 s of main time and 11 s more:
+    // two periods used up, the third whole again.
     for (player, wait, mv) in [
         (&black, 4_000, "E5"),
-        (&white, 12_000, "D5"),
-        (&black, 17_000, "E4"),
+        (&white, 4_000, "D5"),
+        (&black, 12_000, "E4"),
+        (&white, 17_000, "D4"),
     ] {
         time.advance(wait);
         let (status, state) = player.play(id, mv).await.unwrap();
@@ -2781,9 +2877,10 @@ async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
     for part in [
         "TM[10]",
         "OT[3x5 byo-yomi]",
-        ";B[ee]BL[6]",
-        ";W[de]WL[5]OW[3]",
-        ";B[ef]BL[5]OB[1]",
+        ";B[ee]BL[10]",
+        ";W[de]WL[6]",
+        ";B[ef]BL[5]OB[3]",
+        ";W[df]WL[5]OW[1]",
     ] {
         assert!(sgf.contains(part), "{part} in {sgf}");
     }

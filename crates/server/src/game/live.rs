@@ -115,12 +115,15 @@ impl LiveGame {
 
 impl LiveGame {
     /// Moves the clock after an action that was applied: the next turn starts when play goes on, the clock
-    /// stops for good when the game is over. The marking phase runs no clock.
+    /// stops for good when the game is over. The marking phase runs no clock, and no clock runs before the
+    /// game's first move: the player who moves first is not charged for the time it takes to come to a game
+    /// that started at a join (an unplayed game is aborted, never lost on time or claimed).
     pub(super) fn clock_after(&mut self) {
         let Some(clock) = self.clock.as_mut() else {
             return;
         };
         match self.game.phase() {
+            Phase::Playing if self.game.log().is_empty() => {}
             Phase::Playing => {
                 let _ = clock.start(self.game.to_move());
             }
@@ -130,14 +133,25 @@ impl LiveGame {
     }
 
     /// Ends the running turn of `color` for a turn action (a play or a pass): the time it took, and whether it
-    /// came in time. `replayed` is the stored time when replaying.
+    /// came in time. `replayed` is the stored time when replaying. The game's first move ends no turn (see
+    /// [`LiveGame::clock_after`]): `None`, it takes no time.
     pub(super) fn clock_turn(
         &mut self,
         color: Color,
         lag_ms: u64,
         replayed: Option<u64>,
     ) -> Option<(TurnTime, bool)> {
+        let first = self.game.log().is_empty();
         let clock = self.clock.as_mut()?;
+        if first {
+            match replayed {
+                // A game stored when the clock ran from the join: its first turn is charged as it was.
+                Some(_) => {
+                    let _ = clock.start(color);
+                }
+                None => return None,
+            }
+        }
         let (time, on_time) = clock.end(color, lag_ms, replayed);
         Some((time, on_time.is_ok()))
     }

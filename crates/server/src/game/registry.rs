@@ -658,7 +658,7 @@ impl Games {
         live.seats.joined = true;
         live.players[color] = Some(Player::User(user.clone()));
         live.version += 1;
-        // The game starts now, and with it the first player's clock and both grace periods.
+        // The game starts now, and with it both grace periods; the clock waits for the first move.
         live.clock_after();
         live.seen(Color::Black);
         live.seen(Color::White);
