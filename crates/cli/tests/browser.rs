@@ -816,6 +816,20 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         b.wait_for(&format!("#moves li[data-number=\"{first}\"]"))
             .await?;
     }
+    // It is the server's, not the player's who passed last: said so, with no colour's dot.
+    let server = cat
+        .text(&format!(
+            "#moves li.event[data-by=\"server\"][data-number=\"{first}\"]"
+        ))
+        .await?
+        .unwrap_or_default();
+    if !server.starts_with("The server's estimate proposes")
+        || cat
+            .exists(&format!("#moves li[data-number=\"{first}\"] .dot"))
+            .await?
+    {
+        return Err(format!("the first proposal reads {server:?}"));
+    }
     same(
         "living stones proposed dead",
         ann.exists(&format!(
@@ -1279,6 +1293,69 @@ async fn replay_shows_the_record(cat: &Browser, id: u64, shots: Option<&Path>) -
     Ok(())
 }
 
+/// Ann makes an invite-only table: its page shows the link, and again once the page has forgotten it (the server
+/// gives the token back to her alone; Bob, without the link, sees none). Then she cancels the table, and Bob's
+/// page says so.
+async fn invite_and_cancel(ann: &Browser, bob: &Browser) -> Res<()> {
+    ann.goto("/").await?;
+    ann.wait_for("#lobby-status[data-status=\"open\"]").await?;
+    ann.choose("#opponent", "invite").await?;
+    ann.click("#create-submit").await?;
+    // The lobby shows the link at once, and a way to the table's page.
+    let path = ann
+        .wait_js(
+            "the lobby's invite box",
+            "const b = document.getElementById('invite-box');
+             return !b.hidden && new URL(document.getElementById('invite-go').href).pathname;",
+            json!([]),
+        )
+        .await?;
+    let path = path.as_str().unwrap_or_default().to_owned();
+    ann.goto(&path).await?;
+    ann.game_ready().await?;
+    let link = "const b = document.getElementById('invite-box');
+                return !b.hidden && document.getElementById('invite-link').value;";
+    let first = ann.wait_js("the invite link", link, json!([])).await?;
+    if !first
+        .as_str()
+        .is_some_and(|l| l.contains(&format!("{path}?invite=")))
+    {
+        return Err(format!("the invite link is {first}"));
+    }
+    ann.js("sessionStorage.clear(); return true;", json!([]))
+        .await?;
+    ann.goto(&path).await?;
+    ann.game_ready().await?;
+    same(
+        "the invite link after the page forgot it",
+        ann.wait_js("the invite link again", link, json!([]))
+            .await?,
+        first,
+    )?;
+    bob.goto(&path).await?;
+    bob.game_ready().await?;
+    same(
+        "the link on another player's page",
+        bob.exists("#invite-box[hidden]").await?,
+        true,
+    )?;
+    ann.click("#cancel-table").await?;
+    ann.post("/alert/accept", json!({})).await?;
+    ann.wait_path("^/$").await?;
+    let notice = bob
+        .wait_js(
+            "the cancelled notice",
+            "const m = document.getElementById('message');
+             return !m.hidden && m.textContent;",
+            json!([]),
+        )
+        .await?;
+    if !notice.as_str().is_some_and(|t| t.contains("cancelled")) {
+        return Err(format!("Bob's page after the cancel says {notice}"));
+    }
+    Ok(())
+}
+
 /// Ann creates a `blitz` table in the lobby form as White, Bob joins it from the game page as Black; both pages
 /// show the clocks.
 async fn timed_table(ann: &Browser, bob: &Browser) -> Res<u64> {
@@ -1474,6 +1551,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
         std::fs::create_dir_all(dir).unwrap();
     }
     let mut outcome = scenario(&browsers[0], &browsers[1], &browsers[2], shots.as_deref()).await;
+    if outcome.is_ok() {
+        outcome = invite_and_cancel(&browsers[0], &browsers[1]).await;
+    }
     if outcome.is_ok() {
         outcome = timed_games(&browsers[0], &browsers[1], &time).await;
     }

@@ -111,6 +111,8 @@ function moveText(m) {
   if (["pass", "resign", "accept", "dispute", "claim", "timeout"].includes(text)) return t(`move.${text}`);
   if (text === "mark" || text.startsWith("mark ")) {
     const points = text.slice(4).trim();
+    // The first proposal, made by the server's estimate when play ended: nobody's mark.
+    if (m.by === "server") return points ? t("move.server-mark", { points }) : t("move.server-mark-none");
     return points ? t("move.mark", { points }) : t("move.mark-none");
   }
   return text;
@@ -307,9 +309,10 @@ function renderButtons() {
   $("unsure-note").hidden = unsure.length === 0;
   $("unsure-note").textContent = unsure.length ? t("game.unsure", { count: unsure.length }) : "";
 
-  let token = null;
+  // The server gives the token back to the table's creator; a page that made the table also kept it.
+  let token = game.invite ?? null;
   try {
-    token = sessionStorage.getItem(`tesuji.invite.${game.id}`);
+    token ??= sessionStorage.getItem(`tesuji.invite.${game.id}`);
   } catch {
     token = null;
   }
@@ -337,9 +340,11 @@ function renderMoves() {
           "data-number": m.number,
           "data-color": m.color,
           "data-move": m.move,
+          "data-by": m.by ?? null,
         },
-        el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }),
-        el("span", { class: "visually-hidden" }, `${t(`color.${m.color}`)} `),
+        // The server's proposal is no player's: no colour's dot before it.
+        m.by === "server" ? null : el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }),
+        m.by === "server" ? null : el("span", { class: "visually-hidden" }, `${t(`color.${m.color}`)} `),
         moveText(m),
       );
     }),
