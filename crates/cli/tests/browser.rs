@@ -1411,13 +1411,31 @@ async fn shown_result(b: &Browser) -> Res<Value> {
 
 /// Timed games on the server's manual time: a loss on time, and a claim against a player who left.
 async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()> {
-    // Blitz (3 min + 10 s): Bob, Black, never makes his first move; his clock runs from the start of the game
-    // and his flag falls after 3 min and the 1 s lag allowance.
-    timed_table(ann, bob).await?;
+    // Blitz (3 min + 10 s): no clock runs before the game's first move, so ten minutes pass and nothing falls.
+    // Then Bob, Black, plays, and Ann, White, never answers: her flag falls after 3 min and the 1 s lag
+    // allowance.
+    let id = timed_table(ann, bob).await?;
+    time.advance(10 * 60_000);
+    let running = bob
+        .js(
+            "return fetch(`/api/games/${arguments[0]}`).then((r) => r.json())
+               .then((s) => [s.clock.running, s.clock.black.main_ms, s.result]);",
+            json!([id]),
+        )
+        .await?;
+    same(
+        "the clocks ten minutes before the first move (running, Black's time left, result)",
+        running,
+        json!([null, 3 * 60_000, null]),
+    )?;
+    bob.click("#board rect[data-point=\"E5\"]").await?;
+    for b in [ann, bob] {
+        b.wait_move(1, "black", "E5").await?;
+    }
     time.advance(3 * 60_000 + 1_000);
     same(
-        "Bob's clock at 3 min and the lag allowance",
-        bob.exists("#moves li[data-move=\"timeout\"]").await?,
+        "Ann's clock at 3 min and the lag allowance",
+        ann.exists("#moves li[data-move=\"timeout\"]").await?,
         false,
     )?;
     time.advance(1);
@@ -1425,11 +1443,11 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()>
         same(
             &format!("{}'s result", b.name),
             shown_result(b).await?,
-            json!("W+T"),
+            json!("B+T"),
         )?;
-        b.wait_for("#moves li[data-move=\"timeout\"][data-color=\"black\"]")
+        b.wait_for("#moves li[data-move=\"timeout\"][data-color=\"white\"]")
             .await?;
-        b.wait_for("#board-notice:not([hidden])[data-move=\"timeout\"][data-color=\"black\"]")
+        b.wait_for("#board-notice:not([hidden])[data-move=\"timeout\"][data-color=\"white\"]")
             .await?;
     }
 
