@@ -72,3 +72,16 @@ export function moveCount(moves) {
   const n = Number(moves);
   return Number.isFinite(n) ? n : 0;
 }
+
+/** A duration in milliseconds as a clock shows it: `m:ss`, `h:mm:ss`; from a day up (an untimed game's long
+ * absence), whole days and hours through `t("time.days", {days, hours})`. */
+export function formatDuration(ms, t) {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  if (total >= 86400) {
+    return t("time.days", { days: Math.floor(total / 86400), hours: Math.floor((total % 86400) / 3600) });
+  }
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const sec = String(total % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+}

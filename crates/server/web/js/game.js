@@ -5,7 +5,7 @@ import { ApiError, get, post, socketUrl } from "./api.js";
 import { Board } from "./board.js";
 import { parsePoint } from "./coords.js";
 import { eventState } from "./events.js";
-import { colorOf, formatResult, halfPoints } from "./format.js";
+import { colorOf, formatDuration, formatResult, halfPoints } from "./format.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { boot, el, loginHref, playerName, playerNode, scrollWithin, showError } from "./page.js";
 import { idFromPath, inviteUrl } from "./paths.js";
@@ -141,11 +141,7 @@ let clockTaken = 0;
 let clockTimer = null;
 
 function formatMs(ms) {
-  const total = Math.max(0, Math.ceil(ms / 1000));
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const sec = String(total % 60).padStart(2, "0");
-  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
+  return formatDuration(ms, t);
 }
 
 function clockText(side, elapsed) {

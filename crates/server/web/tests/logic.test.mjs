@@ -6,7 +6,7 @@ import { test } from "node:test";
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
-import { colorOf, formatResult, halfPoints, moveCount, parseResult } from "../js/format.js";
+import { colorOf, formatDuration, formatResult, halfPoints, moveCount, parseResult } from "../js/format.js";
 import { interpolate, pickLanguage } from "../js/i18n.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
 import { positions } from "../js/positions.js";
@@ -240,4 +240,16 @@ test("a record's variations become whole lines that share their parent's moves",
   assert.deepEqual(branches(all, 0, 2).map((b) => b.line), [0]); // no choice
   assert.deepEqual(branches(all, 0, 3), []); // the end
   assert.deepEqual(branches(all, 3, 0), []);
+});
+
+test("durations read as a clock's, and in days and hours from a day up", () => {
+  const t = (key, v) => `${key}:${v.days}d${v.hours}h`;
+  assert.equal(formatDuration(0, t), "0:00");
+  assert.equal(formatDuration(59_001, t), "1:00"); // rounded up, as a clock counts down
+  assert.equal(formatDuration(3_599_000, t), "59:59");
+  assert.equal(formatDuration(3_600_000, t), "1:00:00");
+  assert.equal(formatDuration(86_399_000, t), "23:59:59");
+  assert.equal(formatDuration(86_400_000, t), "time.days:1d0h");
+  assert.equal(formatDuration(7 * 86_400_000 - 1_000, t), "time.days:6d23h");
+  assert.equal(formatDuration(-5, t), "0:00");
 });
