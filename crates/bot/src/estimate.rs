@@ -17,7 +17,7 @@
 use rand::SeedableRng;
 use rand_pcg::Pcg32;
 use tesuji_rules::score::{benson, seki};
-use tesuji_rules::{Board, Color, Game, Point, Size, SuicideRule};
+use tesuji_rules::{Board, Color, Game, Grid, Point, Size, SuicideRule};
 
 use crate::policy::{self, PASS, Scorer};
 
@@ -88,35 +88,7 @@ pub fn estimate_board(
     let size = board.size();
     let grid = board.to_grid();
     let cells: Vec<usize> = size.points().map(|p| board.idx(p)).collect();
-    let mut sums = vec![0i32; cells.len()];
-    let mut rng = Pcg32::seed_from_u64(seed);
-    let mut scorer = Scorer::new(board);
-    let mut b = board.clone();
-    let (mut scratch, mut moves) = (policy::Scratch::without_ladders(), Vec::new());
-    for k in 0..playouts {
-        b.clone_from(board);
-        moves.clear();
-        let first = if k % 2 == 0 {
-            to_move
-        } else {
-            to_move.opponent()
-        };
-        policy::run(
-            &mut b,
-            first,
-            PASS,
-            &mut rng,
-            &mut scratch,
-            &mut moves,
-            3 * size.area() + 20,
-        );
-        scorer.area(&b);
-        for (s, &i) in sums.iter_mut().zip(&cells) {
-            *s += scorer.owner_at(&b, i) as i32;
-        }
-    }
-    let n = playouts.max(1) as f32;
-    let mut ownership: Vec<f32> = sums.iter().map(|&s| s as f32 / n).collect();
+    let mut ownership = playout_ownership(board, to_move, playouts, seed);
     let proof = benson(&grid, suicide);
     let mut proven = vec![false; cells.len()];
     for (k, o) in proof.owner.iter().enumerate() {
@@ -159,6 +131,22 @@ pub fn estimate_board(
             status[j] = Some(s);
         }
         chains.push((chain, c, mean));
+    }
+    settle_invaders(
+        board,
+        &grid,
+        (to_move, playouts, seed),
+        &proven,
+        &mut ownership,
+        &mut status,
+    );
+    for (chain, c, mean) in chains.iter_mut() {
+        let sign = if *c == Color::Black { 1.0 } else { -1.0 };
+        *mean = chain
+            .iter()
+            .map(|&q| sign * ownership[size.index(q)])
+            .sum::<f32>()
+            / chain.len() as f32;
     }
     // A chain next to an unsure enemy chain (touching it or sharing a liberty) may be in a race with it: the
     // playouts' verdict on the one hangs on the other, so unless it is firmly alive it is unsure too. Not with
@@ -211,6 +199,166 @@ pub fn estimate_board(
         proven,
         stones: grid.cells().to_vec(),
         playouts,
+    }
+}
+
+/// Per point in row-major order: Black's share of `playouts` policy playouts' ends minus White's, half of them
+/// with each colour first.
+fn playout_ownership(board: &Board, to_move: Color, playouts: u32, seed: u64) -> Vec<f32> {
+    let size = board.size();
+    let cells: Vec<usize> = size.points().map(|p| board.idx(p)).collect();
+    let mut sums = vec![0i32; cells.len()];
+    let mut rng = Pcg32::seed_from_u64(seed);
+    let mut scorer = Scorer::new(board);
+    let mut b = board.clone();
+    let (mut scratch, mut moves) = (policy::Scratch::without_ladders(), Vec::new());
+    for k in 0..playouts {
+        b.clone_from(board);
+        moves.clear();
+        let first = if k % 2 == 0 {
+            to_move
+        } else {
+            to_move.opponent()
+        };
+        policy::run(
+            &mut b,
+            first,
+            PASS,
+            &mut rng,
+            &mut scratch,
+            &mut moves,
+            3 * size.area() + 20,
+        );
+        scorer.area(&b);
+        for (s, &i) in sums.iter_mut().zip(&cells) {
+            *s += scorer.owner_at(&b, i) as i32;
+        }
+    }
+    let n = playouts.max(1) as f32;
+    sums.iter().map(|&s| s as f32 / n).collect()
+}
+
+/// An unsure invader that leans dead (mean ownership from its side at most 0), alone with its colour in a
+/// region that the other colour encloses, of at most half the board, filling at most a quarter of it, with enclosing chains that have more
+/// liberties than any invading chain: the playouts let such a stone live now and then (their random defender does not answer it), and
+/// its doubt spreads to the wall around it. It is dead when the playouts without it give the region and every
+/// enclosing chain to the encloser with confidence: its region's and the walls' ownership become those.
+fn settle_invaders(
+    board: &Board,
+    grid: &Grid,
+    (to_move, playouts, seed): (Color, u32, u64),
+    proven: &[bool],
+    ownership: &mut [f32],
+    status: &mut [Option<Status>],
+) {
+    let size = board.size();
+    let sign = |c: Color| if c == Color::Black { 1.0 } else { -1.0 };
+    let mean = |points: &[Point], c: Color, own: &[f32]| {
+        points
+            .iter()
+            .map(|&q| sign(c) * own[size.index(q)])
+            .sum::<f32>()
+            / points.len().max(1) as f32
+    };
+    struct Invader {
+        region: Vec<Point>,
+        stones: Vec<Point>,
+        encloser: Color,
+        walls: Vec<Vec<Point>>,
+    }
+    let mut taken = vec![false; size.area()];
+    let mut invaders = Vec::new();
+    for p in size.points() {
+        let k = size.index(p);
+        let Some(c) = grid.get(p) else { continue };
+        if taken[k] || status[k] != Some(Status::Unsure) {
+            continue;
+        }
+        let enemy = c.opponent();
+        let region = grid.region(p, |x| x != Some(enemy));
+        for &q in &region {
+            taken[size.index(q)] = true;
+        }
+        let stones: Vec<Point> = region
+            .iter()
+            .copied()
+            .filter(|&q| grid.get(q) == Some(c))
+            .collect();
+        let doubtful = stones
+            .iter()
+            .all(|&q| matches!(status[size.index(q)], Some(Status::Unsure | Status::Dead)));
+        // An area of more than half the board is no enclosure but open play (an early pass).
+        let enclosed = region.len() * 2 <= size.area();
+        if !doubtful
+            || !enclosed
+            || stones.len() * 4 > region.len()
+            || mean(&stones, c, ownership) > 0.0
+        {
+            continue;
+        }
+        let mut walls: Vec<Vec<Point>> = Vec::new();
+        for q in region.iter().flat_map(|&q| size.neighbors(q)) {
+            if grid.get(q) == Some(enemy) && !walls.iter().any(|w| w.contains(&q)) {
+                walls.push(grid.chain(q));
+            }
+        }
+        // A wall with more liberties than every invading chain wins any race with it.
+        let most = stones
+            .iter()
+            .map(|&q| board.liberties(q))
+            .max()
+            .unwrap_or(0);
+        let sound = |w: &Vec<Point>| {
+            status[size.index(w[0])] != Some(Status::Dead) && board.liberties(w[0]) > most
+        };
+        if walls.is_empty() || !walls.iter().all(sound) {
+            continue;
+        }
+        invaders.push(Invader {
+            region,
+            stones,
+            encloser: enemy,
+            walls,
+        });
+    }
+    if invaders.is_empty() {
+        return;
+    }
+    let mut without = grid.clone();
+    for q in invaders.iter().flat_map(|v| &v.stones) {
+        without.set(*q, None);
+    }
+    // Removing stones only adds liberties, so the board is valid; refuse quietly all the same.
+    let Ok(board_without) = Board::from_grid(&without) else {
+        return;
+    };
+    let second = playout_ownership(
+        &board_without,
+        to_move,
+        playouts,
+        seed ^ 0x9E37_79B9_7F4A_7C15,
+    );
+    for v in invaders {
+        let settled = mean(&v.region, v.encloser, &second) >= SURE
+            && v.walls.iter().all(|w| mean(w, v.encloser, &second) >= SURE);
+        if !settled {
+            continue;
+        }
+        for q in v.region.iter().chain(v.walls.iter().flatten()) {
+            let k = size.index(*q);
+            if !proven[k] {
+                ownership[k] = second[k];
+            }
+        }
+        for q in &v.stones {
+            status[size.index(*q)] = Some(Status::Dead);
+        }
+        for q in v.walls.iter().flatten() {
+            let k = size.index(*q);
+            if status[k] == Some(Status::Unsure) {
+                status[k] = Some(Status::Alive);
+            }
+        }
     }
 }
 

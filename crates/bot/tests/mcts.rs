@@ -382,6 +382,33 @@ fn estimator_keeps_a_roomy_wall_alive_beside_an_unsure_chain() {
 }
 
 #[test]
+fn estimator_finds_a_lone_invader_dead_and_its_wall_alive() {
+    // The playouts let White's B6 live inside now and then, which left it and Black's wall unsure (the wall at
+    // 0.56); without it the wall and its area are Black's beyond doubt, so it is dead and the wall alive. The
+    // same on 5×5, where the wall has only four liberties.
+    let small = "
+        . . X O .
+        . . X O .
+        . O X O .
+        . . X O .
+        . . X O .";
+    for (diagram, invader, wall) in [
+        (WALLS_WITH_INVADERS, Point::new(1, 1), Point::new(3, 0)),
+        (small, Point::new(1, 2), Point::new(2, 0)),
+    ] {
+        for to_move in [Color::Black, Color::White] {
+            let g = game(diagram, to_move, "japanese");
+            for seed in 0..4 {
+                let est = estimate::estimate(&g, estimate::default_playouts(g.rules().size), seed);
+                assert_eq!(est.unsure(), vec![], "seed {seed}:\n{diagram}");
+                assert_eq!(est.status(invader), Some(Status::Dead), "seed {seed}");
+                assert_eq!(est.status(wall), Some(Status::Alive), "seed {seed}");
+            }
+        }
+    }
+}
+
+#[test]
 fn estimator_reports_a_contested_group_as_unsure() {
     // Black's corner group has a straight three of eye space (A7-C7): whoever plays B7 first decides it.
     let diagram = "
