@@ -180,6 +180,12 @@ impl Net {
             .await
             .unwrap_or_else(|e| panic!("GET game {id}: {e}"));
         assert_eq!(status, 200, "GET game {id}: {state}");
+        // Who is away from the board is not stored: it starts again at every restart (docs/API.md), and an
+        // untimed game lists the player it waits for.
+        let mut state = state;
+        if let Some(o) = state.as_object_mut() {
+            o.remove("absent");
+        }
         state
     }
 
@@ -557,6 +563,8 @@ async fn ws_act(
                 m["action"]["color"].as_str().expect("a colour").to_owned(),
                 m["action"]["move"].as_str().expect("a move").to_owned(),
             )),
+            // Someone came to the board or left it: no action.
+            Some("presence") => {}
             _ => panic!("game {}: unexpected message {m}", table.id),
         }
     }
