@@ -3432,3 +3432,23 @@ async fn games_that_ended_before_summaries_get_them_at_start() {
     assert_eq!(running.resident().live, 0);
     running.stop().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_game_with_days_on_its_clock_leaves_memory_when_it_ends() {
+    // The flag watch of a correspondence clock sleeps for days: it must not keep a game that ended meanwhile.
+    let dir = tempfile::tempdir().unwrap();
+    let running = server_without_cache(dir.path()).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:3d+1d").await;
+    let (status, body) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["clock"]["running"], "white", "{body}");
+    let (status, ended) = white
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, ended["result"].as_str()), (200, Some("B+R")));
+    resident_until(&running, |r| r.live == 0 && r.finished == 0).await;
+    running.stop().await.unwrap();
+}

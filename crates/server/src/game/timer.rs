@@ -66,15 +66,17 @@ impl Games {
     }
 
     /// Waits for the running clock of game `id` to run out, then records the loss on time. Every action starts
-    /// a new watch; an older one sees the version move and ends.
+    /// a new watch; an older one sees the version move and ends. Like the grace watch it does not hold the game
+    /// while it sleeps (a correspondence clock's deadline is days away): a game that ends meanwhile leaves
+    /// memory, and the watch finds it gone.
     pub fn watch_clock(self: &Arc<Self>, id: i64) {
         let games = Arc::clone(self);
         tokio::spawn(async move {
             loop {
-                let Some(entry) = games.live_entry(id) else {
-                    return;
-                };
                 let (deadline, version) = {
+                    let Some(entry) = games.live_entry(id) else {
+                        return;
+                    };
                     let live = entry.lock().await;
                     if live.game.phase() != Phase::Playing || !live.started() {
                         return;
@@ -88,6 +90,9 @@ impl Games {
                 };
                 games.time.sleep_until(deadline).await;
                 let color = {
+                    let Some(entry) = games.live_entry(id) else {
+                        return;
+                    };
                     let live = entry.lock().await;
                     if live.version != version {
                         return;
