@@ -256,7 +256,7 @@ impl MctsBot {
     ///   gain. But not into a count that loses: when the count with the estimate's dead stones and our unsure
     ///   chains dead is a loss while the search expects a win (the pass's or the best other move's value at
     ///   least one half), or while it is a win with our unsure chains alive (playing can settle them), play the
-    ///   best other move instead ([`pass_loses`]).
+    ///   most visited other move at a point that nobody surely owns instead ([`pass_loses`]).
     /// - In cleanup mode, before passing, capture opponent stones that are dead in our area.
     pub fn choose(&self, game: &Game, rules: &Rules, cleanup: bool) -> Decision {
         if game.phase() != Phase::Playing {
@@ -322,8 +322,16 @@ impl MctsBot {
             if cleanup && let Some(m) = cleanup_move(game, e) {
                 return Decision::Play(m);
             }
-            if let Some(other) = other
-                && pass_loses(game, rules, me, cleanup, e, &analysis, &other)
+            // Playing on must be able to change the count: a stone in an area surely ours or theirs changes no
+            // dead stones, and under territory scoring costs a point each time, which a search counted by area
+            // does not see; so the most visited move where the estimate owns nothing, if any.
+            let telling = analysis.moves.iter().find(|s| {
+                s.mv != Move::Pass
+                    && game.is_legal(me, s.mv)
+                    && matches!(s.mv, Move::Play(p) if e.owner(p).is_none())
+            });
+            if let Some(other) = telling
+                && pass_loses(game, rules, me, cleanup, e, &analysis, other)
             {
                 return Decision::Play(other.mv);
             }
