@@ -10,7 +10,9 @@
 //! agree on is reported as such, never guessed. [`DEAD`] is lower than `SURE` because the playouts err one way:
 //! they let dead chains escape far more often than they kill living ones. An alive chain below [`FIRM`] with at
 //! most [`RACE_LIBERTIES`] liberties that touches an unsure enemy chain or shares a liberty with it is unsure
-//! too: the two may be in a race that the playouts cannot call. Alive chains that the territory count's seki test ([`tesuji_rules::score::seki`])
+//! too: the two may be in a race that the playouts cannot call. A lone unsure invader that leans dead inside an
+//! area the other colour encloses is estimated again without it, and is dead when the area and its walls are
+//! then surely the encloser's (the playouts' random defender lets such a stone live now and then). Alive chains that the territory count's seki test ([`tesuji_rules::score::seki`])
 //! finds in seki both with the dead chains removed and with the unsure ones removed too are *seki*. Empty points
 //! are owned at `±SURE` or beyond, nobody's (dame) within ±[`DAME`], and unsure in between.
 
