@@ -48,6 +48,20 @@ fn serve_refuses_a_grace_period_out_of_range() {
 }
 
 #[test]
+fn serve_refuses_an_untimed_claim_absence_out_of_range() {
+    for bad in ["0", "366", "-1", "a week"] {
+        let flag = format!("--untimed-claim-days={bad}");
+        let o = tesuji(&["serve", &flag, "--address", "127.0.0.1:0"]);
+        assert_eq!(o.status.code(), Some(2), "--untimed-claim-days {bad}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("--untimed-claim-days"),
+            "--untimed-claim-days {bad}: {err}"
+        );
+    }
+}
+
+#[test]
 fn bad_input_is_one_clear_line_and_exit_1() {
     for (args, needle) in [
         (
