@@ -1242,6 +1242,11 @@ async fn spectate(
             if seen.is_some() {
                 ctx.stats.resyncs.fetch_add(1, Ordering::Relaxed);
             }
+        } else if m.kind == "presence" {
+            // Who is at the board changed (a player's socket, an absence): no action, the same version.
+            if seen.is_some_and(|v| m.version != v) {
+                ctx.stats.version_gaps.fetch_add(1, Ordering::Relaxed);
+            }
         } else {
             ctx.stats.spectator_events.fetch_add(1, Ordering::Relaxed);
             let sent = *sent_at.lock().unwrap_or_else(|e| e.into_inner());
