@@ -418,6 +418,16 @@ fn variations_of(tree: &Tree, rules: Rules, main: Vec<NodeId>) -> (Vec<Variation
                     continue;
                 }
                 let line = line_through(tree, branch);
+                // A line longer than the main line may be is left out before it costs a replay.
+                let turns = line
+                    .iter()
+                    .filter_map(|&id| tree.node(id))
+                    .filter(|n| n.get("B").is_some() || n.get("W").is_some())
+                    .count();
+                if turns > MAX_UPLOAD_TURNS {
+                    left_out += 1;
+                    continue;
+                }
                 let Ok(replayed) = replay(&tree_of(tree, &line), rules) else {
                     left_out += 1;
                     continue;
@@ -641,6 +651,12 @@ mod tests {
         assert_eq!(view.variations_left_out, 0);
         // A variation with an illegal move is left out, and counted as such; the main line stands.
         let view = of_sgf(b"(;SZ[9];B[ee](;W[cc])(;W[ee]))").unwrap();
+        assert_eq!((view.variations.len(), view.variations_left_out), (0, 1));
+        // A variation longer than a main line may be is left out, unreplayed.
+        let long: String = (0..MAX_UPLOAD_TURNS)
+            .map(|k| if k % 2 == 0 { ";W[]" } else { ";B[]" })
+            .collect();
+        let view = of_sgf(format!("(;SZ[9];B[ee](;W[cc])(;W[dd]{long}))").as_bytes()).unwrap();
         assert_eq!((view.variations.len(), view.variations_left_out), (0, 1));
         // A record of many variations gives at most MAX_VARIATIONS of them.
         let many: String = (0..150)
