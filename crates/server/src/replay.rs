@@ -40,8 +40,9 @@ pub struct ReplayView {
     /// count; an uploaded record's, with the dead stones its last node marks with `TB`/`TW`).
     pub count: Option<CountView>,
     /// An uploaded record's variations: every other branch of its tree, each followed along its first
-    /// children, in the order of the file (a variation's parent comes before it). At most
-    /// [`MAX_VARIATIONS`]; one with an illegal move is left out.
+    /// children: the main line's branches first, then each variation's, in the order they are found (a
+    /// variation's parent comes before it). At most [`MAX_VARIATIONS`]; one with an illegal move, or setup
+    /// stones of its own, is left out.
     pub variations: Vec<VariationView>,
     /// How many variations the record has beyond those given.
     pub variations_left_out: usize,
@@ -51,6 +52,9 @@ pub struct ReplayView {
 /// replayed from the start): an upload costs bounded work whatever its tree.
 pub const MAX_VARIATIONS: usize = 100;
 const MAX_VARIATION_TURNS: usize = 50_000;
+/// The most nodes of all variations' lines (each from the root), so that a record of many branches deep in a
+/// long line of empty nodes costs bounded work too.
+const MAX_VARIATION_NODES: usize = 200_000;
 
 /// A branch of a record: it leaves line `parent` (0 the main line, k the k-th variation, 1-based) after that
 /// line's first `at` moves, and goes on with `moves` (its `colors`, `removed` and `comments` as the main line's;
@@ -62,6 +66,8 @@ pub struct VariationView {
     pub moves: Vec<String>,
     pub colors: Vec<&'static str>,
     pub removed: Vec<Vec<String>>,
+    /// How many of the parent line's comments (the first ones) belong to the moves shared with it.
+    pub shared_comments: usize,
     pub comments: Vec<CommentView>,
 }
 
@@ -403,36 +409,52 @@ fn tree_of(tree: &Tree, path: &[NodeId]) -> Tree {
 /// `rules`, each keeping only what follows the point where it leaves its parent line; and how many were left
 /// out by the caps.
 fn variations_of(tree: &Tree, rules: Rules, main: Vec<NodeId>) -> (Vec<VariationView>, usize) {
+    let depth = depths(tree);
+    let is_move = |id: &NodeId| {
+        tree.node(*id)
+            .is_some_and(|n| n.get("B").is_some() || n.get("W").is_some())
+    };
+    let is_setup = |id: &NodeId| {
+        tree.node(*id)
+            .is_some_and(|n| ["AB", "AW", "AE"].iter().any(|i| n.get(i).is_some()))
+    };
     // Lines to look at: the line's nodes from the root, where its own nodes start (those before are its
     // parent's, whose branches are found with the parent), and its index among the lines (0: the main line).
     let mut lines: std::collections::VecDeque<(Vec<NodeId>, usize, usize)> = [(main, 0, 0)].into();
     let mut variations = Vec::new();
     let mut left_out = 0;
-    let mut turns_spent = 0;
+    let (mut turns_spent, mut nodes_spent) = (0, 0);
     while let Some((path, own, index)) = lines.pop_front() {
         for (k, &id) in path.iter().enumerate().skip(own) {
             let Some(node) = tree.node(id) else { continue };
             for &branch in node.children.iter().skip(1) {
-                if variations.len() >= MAX_VARIATIONS || turns_spent >= MAX_VARIATION_TURNS {
+                // Each line is built and replayed from the root: its nodes and moves count against the caps
+                // before they cost anything (a deep branch point is refused on its depth alone).
+                let prefix = depth.get(branch.0).copied().unwrap_or(usize::MAX);
+                if variations.len() >= MAX_VARIATIONS
+                    || prefix >= MAX_VARIATION_NODES.saturating_sub(nodes_spent)
+                {
                     left_out += 1;
                     continue;
                 }
                 let line = line_through(tree, branch);
-                // A line longer than the main line may be is left out before it costs a replay.
-                let turns = line
-                    .iter()
-                    .filter_map(|&id| tree.node(id))
-                    .filter(|n| n.get("B").is_some() || n.get("W").is_some())
-                    .count();
-                if turns > MAX_UPLOAD_TURNS {
+                nodes_spent += line.len();
+                let turns = line.iter().filter(|id| is_move(id)).count();
+                // Setup stones of its own would need a board of its own: such a branch (a problem
+                // collection's) is left out, as is one over the caps.
+                if nodes_spent > MAX_VARIATION_NODES
+                    || turns > MAX_UPLOAD_TURNS
+                    || turns_spent + turns > MAX_VARIATION_TURNS
+                    || line.iter().skip(k + 1).any(is_setup)
+                {
                     left_out += 1;
                     continue;
                 }
+                turns_spent += turns;
                 let Ok(replayed) = replay(&tree_of(tree, &line), rules) else {
                     left_out += 1;
                     continue;
                 };
-                turns_spent += replayed.node_turns.last().copied().unwrap_or(0);
                 let at = replayed.node_turns.get(k).copied().unwrap_or(0);
                 let whole = replay_turns(&replayed.game, InfoView::default());
                 variations.push(VariationView {
@@ -441,6 +463,7 @@ fn variations_of(tree: &Tree, rules: Rules, main: Vec<NodeId>) -> (Vec<Variation
                     moves: whole.moves.into_iter().skip(at).collect(),
                     colors: whole.colors.into_iter().skip(at).collect(),
                     removed: whole.removed.into_iter().skip(at).collect(),
+                    shared_comments: comments_of(tree, &line[..=k], &replayed.node_turns, 0).len(),
                     comments: comments_of(tree, &line, &replayed.node_turns, k + 1),
                 });
                 let given = variations.len();
@@ -449,6 +472,19 @@ fn variations_of(tree: &Tree, rules: Rules, main: Vec<NodeId>) -> (Vec<Variation
         }
     }
     (variations, left_out)
+}
+
+/// Each node's depth (the root's is 0). Nodes come in document order, a parent before its children.
+fn depths(tree: &Tree) -> Vec<usize> {
+    let mut depth = vec![0; tree.len()];
+    for (k, node) in tree.nodes().iter().enumerate() {
+        if let Some(parent) = node.parent {
+            depth[k] = depth
+                .get(parent.0)
+                .map_or(usize::MAX, |d| d.saturating_add(1));
+        }
+    }
+    depth
 }
 
 /// One ruleset's count of a game, as `GET /api/games/{id}/rulesets` answers it.
@@ -652,6 +688,25 @@ mod tests {
         // A variation with an illegal move is left out, and counted as such; the main line stands.
         let view = of_sgf(b"(;SZ[9];B[ee](;W[cc])(;W[ee]))").unwrap();
         assert_eq!((view.variations.len(), view.variations_left_out), (0, 1));
+        // A comment on the parent's line after the branch point is not the variation's; one before it is.
+        let view = of_sgf(b"(;SZ[9]C[root];B[ee](;C[later];W[cc])(;W[dd]))").unwrap();
+        assert_eq!(
+            (
+                view.variations[0].shared_comments,
+                view.variations[0].comments.len()
+            ),
+            (1, 0)
+        );
+        // A variation with setup stones of its own is left out.
+        let view = of_sgf(b"(;SZ[9](;AB[cc];W[dd])(;AB[ee];W[ff]))").unwrap();
+        assert_eq!((view.variations.len(), view.variations_left_out), (0, 1));
+        // Many branches deep in a long line of empty nodes are refused on their depth.
+        let deep = format!("(;SZ[19]{}{})", ";".repeat(150_000), "(;B[aa])".repeat(101));
+        let started = std::time::Instant::now();
+        let view = of_sgf(deep.as_bytes()).unwrap();
+        assert_eq!(view.variations.len() + view.variations_left_out, 100);
+        assert!(view.variations.len() <= 1, "{}", view.variations.len());
+        eprintln!("deep branches: {:?}", started.elapsed());
         // A variation longer than a main line may be is left out, unreplayed.
         let long: String = (0..MAX_UPLOAD_TURNS)
             .map(|k| if k % 2 == 0 { ";W[]" } else { ";B[]" })

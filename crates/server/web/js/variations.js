@@ -28,7 +28,7 @@ export function lines(replay, boardsOf) {
     all.push({
       moves: parent.moves.slice(0, v.at).concat(v.moves ?? []),
       colors: parent.colors.slice(0, v.at).concat(v.colors ?? []),
-      comments: parent.comments.filter((c) => c.move <= v.at).concat(v.comments ?? []),
+      comments: parent.comments.slice(0, v.shared_comments ?? 0).concat(v.comments ?? []),
       owner: parent.owner.slice(0, v.at).concat((v.moves ?? []).map(() => i + 1)),
       boards: parent.boards.slice(0, v.at + 1).concat(own.slice(1)),
     });

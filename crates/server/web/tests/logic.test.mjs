@@ -217,8 +217,8 @@ test("a record's variations become whole lines that share their parent's moves",
     colors: ["black", "white", "black"],
     comments: [{ move: 1, text: "one" }, { move: 3, text: "three" }],
     variations: [
-      { parent: 0, at: 1, moves: ["D6", "F4"], colors: ["white", "black"], comments: [{ move: 2, text: "v" }] },
-      { parent: 1, at: 2, moves: ["G7"], colors: ["black"], comments: [] },
+      { parent: 0, at: 1, moves: ["D6", "F4"], colors: ["white", "black"], shared_comments: 1, comments: [{ move: 2, text: "v" }] },
+      { parent: 1, at: 2, moves: ["G7"], colors: ["black"], shared_comments: 2, comments: [] },
       { parent: 9, at: 0, moves: ["A1"], colors: ["black"], comments: [] },
     ],
   };
@@ -228,6 +228,7 @@ test("a record's variations become whole lines that share their parent's moves",
   assert.deepEqual(all[1].moves, ["E5", "D6", "F4"]);
   assert.deepEqual(all[1].owner, [0, 1, 1]);
   assert.deepEqual(all[1].comments.map((c) => c.text), ["one", "v"]);
+  assert.deepEqual(all[2].comments.map((c) => c.text), ["one", "v"]);
   assert.deepEqual(all[2].moves, ["E5", "D6", "G7"]);
   assert.deepEqual(all[2].owner, [0, 1, 2]);
   assert.equal(all[2].boards.length, 4);
