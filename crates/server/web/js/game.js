@@ -36,6 +36,8 @@ const pending = new Map(); // ref → {type, fields, version, timer}
 // first needed and again once the game has moved past it, and the number of moves shown (null: the live board).
 let review = null;
 let viewing = null;
+let reviewAsked = 0; // the latest step asked for: an older one whose fetch answers late is dropped
+let reviewFetch = null; // the replay being fetched, shared by the steps that wait for it
 
 const board = new Board($("board"), { onPoint: clickPoint, onHover: hoverPoint });
 
@@ -361,6 +363,7 @@ function turnCount() {
 /** Shows the position after `k` plays and passes; the last one (or beyond) is the live board. */
 async function viewTurn(k) {
   if (!game) return;
+  const asked = ++reviewAsked;
   const turns = turnCount();
   const target = Math.max(0, Math.min(turns, Math.round(k)));
   if (target >= turns) {
@@ -369,14 +372,22 @@ async function viewTurn(k) {
     return;
   }
   if (!review || review.moves.length < target) {
+    reviewFetch ??= get(`/api/games/${gameId}/replay`)
+      .then((answer) => {
+        review = { ...answer, moves: answer.moves ?? [] };
+        review.boards = positions(review);
+      })
+      .finally(() => {
+        reviewFetch = null;
+      });
     try {
-      const answer = await get(`/api/games/${gameId}/replay`);
-      review = { ...answer, moves: answer.moves ?? [] };
-      review.boards = positions(review);
+      await reviewFetch;
     } catch (e) {
-      refusal(e);
+      if (asked === reviewAsked) refusal(e);
       return;
     }
+    // Another step was asked for meanwhile (back to live, another move): it decides what is shown.
+    if (asked !== reviewAsked) return;
   }
   viewing = Math.min(target, review.moves.length);
   tapped = null;
@@ -689,9 +700,12 @@ $("moves").addEventListener("click", (event) => {
   if (li) viewTurn(Number(li.dataset.turn));
 });
 document.addEventListener("keydown", (event) => {
-  if (!game || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (!game || event.altKey || event.ctrlKey || event.metaKey || turnCount() === 0) return;
   const tag = event.target?.tagName;
   if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return; // the slider and the move box have their own keys
+  if (document.querySelector("dialog[open]")) return; // a question is open: the keys are its own
+  // On the live board there is nothing ahead: the keys forward keep their usual meaning (End scrolls).
+  if (viewing === null && (event.key === "ArrowRight" || event.key === "End")) return;
   const shown = viewing ?? turnCount();
   const to = { ArrowLeft: shown - 1, ArrowRight: shown + 1, Home: 0, End: Infinity }[event.key];
   if (to === undefined) return;
@@ -794,7 +808,8 @@ function onSocketMessage(m) {
     return;
   }
   if (m.type === "state") {
-    take(m);
+    // A resync's answer, or the first state: unless a newer one (an HTTP answer) is already shown.
+    if (!game || m.version >= game.version) take(m);
     return;
   }
   if (m.type === "ack") {

@@ -19,7 +19,6 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** A seat's occupant as text: a user (guests marked), the computer, or an empty seat. */
 /** Scrolls `list` (a scrolling box) just enough to show `item`, and nothing else: `scrollIntoView` would also
  * scroll the page, taking the board off a phone's screen at every step through a game. */
 export function scrollWithin(list, item) {
@@ -29,6 +28,7 @@ export function scrollWithin(list, item) {
   else if (at.bottom > box.bottom) list.scrollTop += at.bottom - box.bottom;
 }
 
+/** A seat's occupant as text: a user (guests marked), the computer, or an empty seat. */
 export function playerName(p) {
   if (!p) return t("player.empty");
   if (p.bot) return t("player.bot", { name: p.bot });
