@@ -63,28 +63,35 @@ pub(super) async fn game_replay(
 pub(super) async fn game_rulesets(
     State(app): State<AppState>,
     PathId(id): PathId,
-    _work: RecordWork,
+    work: RecordWork,
 ) -> Result<Response, ApiError> {
     let entry = app.games.get(id).await?;
     let game = entry.lock().await.game.clone();
     if game.phase() != tesuji_rules::Phase::Over {
         return Err(ApiError::NotOver);
     }
-    // Eleven replays of the game: CPU work, off the async threads.
-    let counts = tokio::task::spawn_blocking(move || replay::rulesets(&game))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    // Eleven replays of the game: CPU work, off the async threads. The work holds its permit until it is done,
+    // also when the client goes away meanwhile (the request's future is dropped, the thread goes on).
+    let counts = tokio::task::spawn_blocking(move || {
+        let _work = work;
+        replay::rulesets(&game)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))?;
     Ok(Json(json!({ "counts": counts })).into_response())
 }
 
 pub(super) async fn sgf_replay(
-    _work: RecordWork,
+    work: RecordWork,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Response, ApiError> {
     let bytes = body_bytes(body)?;
-    // Reading a large record is CPU work: keep it off the async threads.
-    let view = tokio::task::spawn_blocking(move || replay::of_sgf(&bytes))
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))??;
+    // Reading a large record is CPU work: keep it off the async threads, holding the permit until it is done.
+    let view = tokio::task::spawn_blocking(move || {
+        let _work = work;
+        replay::of_sgf(&bytes)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))??;
     Ok(Json(view).into_response())
 }
