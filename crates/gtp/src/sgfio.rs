@@ -27,10 +27,9 @@ pub fn load(bytes: &[u8], move_number: Option<usize>, rules: &Rules) -> Result<P
         .ok_or_else(|| load_error("the file holds no game"))?;
     let mut rules = record_rules(tree, Some(*rules), *rules).map_err(load_error)?;
     let main: Vec<_> = tree.main_line().collect();
-    let is_move = |n: &tesuji_sgf::Node| n.get("B").is_some() || n.get("W").is_some();
     let first_move = main
         .iter()
-        .position(|&id| tree.node(id).is_some_and(is_move))
+        .position(|&id| tree.node(id).is_some_and(tesuji_sgf::Node::has_move))
         .unwrap_or(main.len());
     // The setup alone: the nodes up to the first move, without their moves.
     let mut setup = Tree::new();

@@ -288,7 +288,7 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     let turns = tree
         .main_line()
         .filter_map(|id| tree.node(id))
-        .filter(|node| node.get("B").is_some() || node.get("W").is_some())
+        .filter(|node| node.has_move())
         .count();
     if turns > MAX_UPLOAD_TURNS {
         return Err(ApiError::RecordTooLong {
@@ -410,10 +410,7 @@ fn tree_of(tree: &Tree, path: &[NodeId]) -> Tree {
 /// out by the caps.
 fn variations_of(tree: &Tree, rules: Rules, main: Vec<NodeId>) -> (Vec<VariationView>, usize) {
     let depth = depths(tree);
-    let is_move = |id: &NodeId| {
-        tree.node(*id)
-            .is_some_and(|n| n.get("B").is_some() || n.get("W").is_some())
-    };
+    let is_move = |id: &NodeId| tree.node(*id).is_some_and(tesuji_sgf::Node::has_move);
     let is_setup = |id: &NodeId| {
         tree.node(*id)
             .is_some_and(|n| ["AB", "AW", "AE"].iter().any(|i| n.get(i).is_some()))

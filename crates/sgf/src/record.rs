@@ -12,7 +12,7 @@ use tesuji_rules::{
 };
 
 use crate::parse::{parse_point, point_list};
-use crate::tree::{NodeId, Tree, unescape};
+use crate::tree::{Node, NodeId, Tree, unescape};
 
 /// Why a record cannot be read as a game.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -335,10 +335,7 @@ pub fn replay(tree: &Tree, rules: Rules) -> Result<Replay, RecordError> {
             rules.end = tesuji_rules::EndRule::Agree;
         }
     }
-    let is_move = |id: NodeId| {
-        tree.node(id)
-            .is_some_and(|n| n.get("B").is_some() || n.get("W").is_some())
-    };
+    let is_move = |id: NodeId| tree.node(id).is_some_and(Node::has_move);
     // Setup stones of the root and of the nodes before the first move (some servers put the handicap stones
     // in the node after the root) make the starting position.
     let first_move = main

@@ -92,6 +92,11 @@ impl Node {
             .and_then(|p| p.values.first())
             .map(String::as_str)
     }
+
+    /// Whether the node holds a move (`B` or `W`; a pass included).
+    pub fn has_move(&self) -> bool {
+        self.get("B").is_some() || self.get("W").is_some()
+    }
 }
 
 /// One game tree: an arena of nodes, the root at index 0.

@@ -154,10 +154,7 @@ fn replays_the_katago_records() {
             let r = replay(t, rules).unwrap_or_else(|e| panic!("{f}: {e}"));
             let main_moves = t
                 .main_line()
-                .filter(|&id| {
-                    let n = t.node(id).unwrap();
-                    n.get("B").is_some() || n.get("W").is_some()
-                })
+                .filter(|&id| t.node(id).unwrap().has_move())
                 .count();
             assert_eq!(r.turns, main_moves, "{f}");
         }
