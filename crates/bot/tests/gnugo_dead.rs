@@ -319,31 +319,7 @@ fn dead_stones_agree_with_gnugo() {
         t.summary(GAMES),
         start.elapsed().as_secs_f64()
     );
-    assert!(
-        t.finished >= 100,
-        "only {} of {GAMES} games finished",
-        t.finished
-    );
-    assert!(
-        t.agreed * 100 >= t.finished * 95,
-        "only {} of {} games agree with GNU Go:\n{}",
-        t.agreed,
-        t.finished,
-        t.report
-    );
-    // Unsure must mean that the playouts disagree: on finished games it is rare.
-    assert!(
-        t.unsure * 100 <= t.finished * MAX_UNSURE_CENTISTONES,
-        "{} unsure stones in {} finished games, more than {MAX_UNSURE_CENTISTONES}/100 a game",
-        t.unsure,
-        t.finished
-    );
-    assert!(
-        t.wrong <= MAX_WRONG,
-        "{} stones judged wrong:\n{}",
-        t.wrong,
-        t.report
-    );
+    t.check(100, 95, MAX_UNSURE_CENTISTONES, MAX_WRONG);
 }
 
 /// The figures over many games.
@@ -356,6 +332,44 @@ struct Totals {
     with_unsure: usize,
     wrong: usize,
     report: String,
+}
+
+impl Totals {
+    /// The bounds a set of games must keep: games finished, the share whose proposal GNU Go agrees with, unsure
+    /// stones a game (in hundredths), stones judged wrong. Unsure must mean that the playouts disagree: on
+    /// finished games it is rare.
+    fn check(
+        &self,
+        min_finished: usize,
+        min_agreed_percent: usize,
+        max_unsure_centistones: usize,
+        max_wrong: usize,
+    ) {
+        assert!(
+            self.finished >= min_finished,
+            "only {} games finished",
+            self.finished
+        );
+        assert!(
+            self.agreed * 100 >= self.finished * min_agreed_percent,
+            "only {} of {} games agree with GNU Go:\n{}",
+            self.agreed,
+            self.finished,
+            self.report
+        );
+        assert!(
+            self.unsure * 100 <= self.finished * max_unsure_centistones,
+            "{} unsure stones in {} finished games, more than {max_unsure_centistones}/100 a game",
+            self.unsure,
+            self.finished
+        );
+        assert!(
+            self.wrong <= max_wrong,
+            "{} stones judged wrong:\n{}",
+            self.wrong,
+            self.report
+        );
+    }
 }
 
 fn totals(judged: &[&Judged]) -> Totals {
@@ -477,28 +491,10 @@ fn dead_stones_of_own_games_agree_with_gnugo() {
         t.summary(GAMES),
         start.elapsed().as_secs_f64()
     );
-    assert!(
-        t.finished >= 30,
-        "only {} of {GAMES} games finished",
-        t.finished
-    );
-    assert!(
-        t.agreed * 100 >= t.finished * OWN_MIN_AGREED_PERCENT,
-        "only {} of {} games agree with GNU Go:\n{}",
-        t.agreed,
-        t.finished,
-        t.report
-    );
-    assert!(
-        t.unsure * 100 <= t.finished * OWN_MAX_UNSURE_CENTISTONES,
-        "{} unsure stones in {} finished games, more than {OWN_MAX_UNSURE_CENTISTONES}/100 a game",
-        t.unsure,
-        t.finished
-    );
-    assert!(
-        t.wrong <= OWN_MAX_WRONG,
-        "{} stones judged wrong:\n{}",
-        t.wrong,
-        t.report
+    t.check(
+        30,
+        OWN_MIN_AGREED_PERCENT,
+        OWN_MAX_UNSURE_CENTISTONES,
+        OWN_MAX_WRONG,
     );
 }
