@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::ApiError;
 use crate::names::{self, Name};
-use crate::store::sqlite::now;
+use crate::store::now;
 use crate::store::{NewUser, Store, StoreError, StoredSession};
 
 /// The session cookie's name.

@@ -3,8 +3,133 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::{SystemTime, UNIX_EPOCH};
 
+/// A game row's columns, as `stored_game` reads them. (Macros, so that queries stay static text.)
+macro_rules! game_columns {
+    () => {
+        "id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, joined, \
+         time_control"
+    };
+}
+
+/// A listing row's columns and joins (`g` the game, `b` and `w` its seated users), as `game_row` reads
+/// them.
+macro_rules! listing {
+    () => {
+        "SELECT g.id, g.rules, g.created, g.state, g.black_user, g.white_user, g.bot, g.bot_color, \
+         g.opponent, g.invite, g.joined, g.time_control, g.move_count, g.result, g.ended, \
+         b.name AS b_name, b.password_hash IS NULL AS b_guest, b.created AS b_created, \
+         w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created \
+         FROM games g LEFT JOIN users b ON b.id = g.black_user LEFT JOIN users w ON w.id = g.white_user"
+    };
+}
+
+/// The functions that read stored values from a database's rows (`$row`, a sqlx row type): each store module
+/// invokes it once, so that both read their rows alike.
+macro_rules! row_decoders {
+    ($row:ty) => {
+        fn user_row(r: &$row, with_hash: bool) -> Result<StoredUser, StoreError> {
+            Ok(StoredUser {
+                id: r.try_get("id")?,
+                name: r.try_get("name")?,
+                password_hash: if with_hash {
+                    r.try_get("password_hash")?
+                } else {
+                    None
+                },
+                guest: r.try_get("guest")?,
+                created: r.try_get("created")?,
+            })
+        }
+
+        fn seats(r: &$row) -> Result<Seats, StoreError> {
+            let bot: Option<String> = r.try_get("bot")?;
+            let bot_color: Option<String> = r.try_get("bot_color")?;
+            Ok(Seats {
+                black: r.try_get("black_user")?,
+                white: r.try_get("white_user")?,
+                bot: bot.zip(bot_color),
+                opponent: r.try_get("opponent")?,
+                invite: r.try_get("invite")?,
+                joined: r.try_get("joined")?,
+            })
+        }
+
+        fn stored_game(r: &$row) -> Result<StoredGame, StoreError> {
+            Ok(StoredGame {
+                id: r.try_get("id")?,
+                rules: r.try_get("rules")?,
+                created: r.try_get("created")?,
+                state: r.try_get("state")?,
+                seats: seats(r)?,
+                time_control: r.try_get("time_control")?,
+                moves: Vec::new(),
+            })
+        }
+
+        fn stored_move(r: &$row) -> Result<StoredMove, StoreError> {
+            Ok(StoredMove {
+                number: r.try_get("number")?,
+                color: r.try_get("color")?,
+                text: r.try_get("move")?,
+                spent_ms: r.try_get("spent_ms")?,
+                lag_ms: r.try_get("lag_ms")?,
+            })
+        }
+
+        fn game_row(r: &$row) -> Result<GameRow, StoreError> {
+            let seats = seats(r)?;
+            let user = |id: Option<i64>, prefix: &str| -> Result<Option<StoredUser>, StoreError> {
+                let Some(id) = id else {
+                    return Ok(None);
+                };
+                let name: Option<String> = r.try_get(format!("{prefix}_name").as_str())?;
+                Ok(match name {
+                    Some(name) => Some(StoredUser {
+                        id,
+                        name,
+                        password_hash: None,
+                        guest: r.try_get(format!("{prefix}_guest").as_str())?,
+                        created: r.try_get(format!("{prefix}_created").as_str())?,
+                    }),
+                    None => None,
+                })
+            };
+            Ok(GameRow {
+                id: r.try_get("id")?,
+                rules: r.try_get("rules")?,
+                created: r.try_get("created")?,
+                state: r.try_get("state")?,
+                black: user(seats.black, "b")?,
+                white: user(seats.white, "w")?,
+                seats,
+                move_count: r.try_get("move_count")?,
+                result: r.try_get("result")?,
+                ended: r.try_get("ended")?,
+                time_control: r.try_get("time_control")?,
+            })
+        }
+    };
+}
+
+mod appends;
 pub mod sqlite;
+
+/// Seconds since the Unix epoch.
+pub fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The `bot` and `bot_color` columns of a game's seats.
+pub(crate) fn bot_columns(seats: &Seats) -> (Option<&str>, Option<&str>) {
+    match &seats.bot {
+        Some((kind, color)) => (Some(kind.as_str()), Some(color.as_str())),
+        None => (None, None),
+    }
+}
 
 /// Why storage failed.
 #[derive(Debug, thiserror::Error)]

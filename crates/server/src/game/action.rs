@@ -485,7 +485,7 @@ impl Games {
         let phase = phase_name(live.game.phase());
         let ending = (live.game.phase() == Phase::Over).then(|| Ending {
             result: live.game.result().map(|r| r.to_string()),
-            ended: crate::store::sqlite::now(),
+            ended: crate::store::now(),
         });
         if let Err(e) = self
             .store

@@ -549,7 +549,7 @@ impl Games {
             id,
             game,
             seats,
-            crate::store::sqlite::now(),
+            crate::store::now(),
             players,
             self.time.clone(),
             self.absences,

@@ -5,11 +5,10 @@
 //! them in one transaction, commits it (one fsync for all), and only then answers each caller. An acknowledged
 //! move is as durable as before; many games share each fsync instead of queueing for one each.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
 use std::str::FromStr;
-use std::sync::{Arc, Mutex};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::sync::Arc;
 
 use sqlx::error::ErrorKind;
 use sqlx::sqlite::{
@@ -17,21 +16,18 @@ use sqlx::sqlite::{
     SqliteSynchronous,
 };
 use sqlx::{QueryBuilder, Row, Sqlite};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
 
+use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
     Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
-    StoredMove, StoredSession, StoredUser,
+    StoredMove, StoredSession, StoredUser, bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
 pub const DATABASE_FILE: &str = "tesuji.db";
 
-static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 
-/// At most this many appends share a transaction.
-const MAX_BATCH: usize = 512;
 /// Moves per statement of an import (six values each, well under SQLite's 32,766 variables).
 const IMPORT_ROWS: usize = 4_000;
 
@@ -43,99 +39,47 @@ pub struct SqliteStore {
     appends: Arc<Appends>,
 }
 
-/// One queued append and where its answer goes.
-struct Append {
-    game: i64,
-    mv: StoredMove,
-    state: String,
-    ending: Option<Ending>,
-    done: oneshot::Sender<Result<(), StoreError>>,
+/// The batch writer of the group commit, on the one writer connection.
+struct SqliteBatch {
+    writer: SqlitePool,
 }
 
-/// The queue of appends and the task that commits them; both taken by `close`.
-struct Appends {
-    queue: Mutex<Option<mpsc::UnboundedSender<Append>>>,
-    task: Mutex<Option<JoinHandle<()>>>,
-}
-
-impl std::fmt::Debug for Appends {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Appends").finish_non_exhaustive()
-    }
-}
-
-/// The group-commit task: every append queued by now goes into one transaction, then each caller is answered.
-async fn commit_appends(writer: SqlitePool, mut queue: mpsc::UnboundedReceiver<Append>) {
-    let mut batch = Vec::with_capacity(MAX_BATCH);
-    while queue.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        match write_batch(&writer, &batch).await {
-            Ok(results) => {
-                for (append, result) in batch.drain(..).zip(results) {
-                    let _ = append.done.send(result);
-                }
-            }
-            // Nothing of the batch was committed: every caller hears of it.
-            Err(e) => {
-                let text = e.to_string();
-                for append in batch.drain(..) {
-                    let copy = sqlx::Error::Io(std::io::Error::other(text.clone()));
-                    let _ = append.done.send(Err(copy.into()));
-                }
-            }
-        }
+impl WriteBatch for SqliteBatch {
+    fn write<'a>(&'a self, batch: &'a [Append]) -> BatchFuture<'a> {
+        Box::pin(write_batch(&self.writer, batch))
     }
 }
 
 /// Writes a batch in one transaction and commits it: one statement inserts every move, one records the games'
-/// states and action counts, and each ending is one more. A move number already taken (in the database, or earlier in the same batch) fails that append alone;
+/// states and action counts, and each ending is one more. A move number already taken fails that append alone;
 /// so does another constraint (then the moves are inserted one by one: SQLite undoes only the failing
 /// statement and the transaction goes on). Any other error fails the whole batch, and nothing is committed.
 async fn write_batch(
     writer: &SqlitePool,
     batch: &[Append],
 ) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
-    let conflict = |a: &Append| StoreError::Conflict {
-        game: a.game,
-        number: a.mv.number,
-    };
-    let mut keys = HashSet::with_capacity(batch.len());
-    let mut outcomes: Vec<Option<Result<(), StoreError>>> = batch
-        .iter()
-        .map(|a| (!keys.insert((a.game, a.mv.number))).then(|| Err(conflict(a))))
-        .collect();
-    let fresh: Vec<usize> = (0..batch.len())
-        .filter(|&k| outcomes[k].is_none())
-        .collect();
     let mut tx = writer.begin().await?;
-    match insert_moves(&mut tx, batch, &fresh).await {
-        Ok(inserted) => {
-            for &k in &fresh {
-                let a = &batch[k];
-                outcomes[k] = Some(if inserted.contains(&(a.game, a.mv.number)) {
+    let outcomes = match insert_moves(&mut tx, batch).await {
+        Ok(inserted) => batch
+            .iter()
+            .map(|a| {
+                if inserted.contains(&(a.game, a.mv.number)) {
                     Ok(())
                 } else {
-                    Err(conflict(a))
-                });
-            }
-        }
+                    Err(a.conflict())
+                }
+            })
+            .collect(),
         Err(e) if is_constraint(&e) => {
-            for &k in &fresh {
-                outcomes[k] = Some(insert_move(&mut tx, &batch[k]).await?);
+            let mut outcomes = Vec::with_capacity(batch.len());
+            for a in batch {
+                outcomes.push(insert_move(&mut tx, a).await?);
             }
+            outcomes
         }
         Err(e) => return Err(e),
-    }
-    // Each game's state and action count after its last move of the batch.
-    let mut states: HashMap<i64, (&str, i64)> = HashMap::new();
-    let mut endings = Vec::new();
-    for (a, outcome) in batch.iter().zip(&outcomes) {
-        if matches!(outcome, Some(Ok(()))) {
-            states.insert(a.game, (&a.state, a.mv.number));
-            if let Some(ending) = &a.ending {
-                endings.push((a.game, ending));
-            }
-        }
-    }
+    };
+    let Settled { states, endings } = settled(batch, &outcomes);
     if !states.is_empty() {
         // One joined update: each game's row meets its values by id (a CASE per column would compare every
         // row with every game of the batch).
@@ -162,10 +106,7 @@ async fn write_batch(
         write_ending(&mut tx, game, ending).await?;
     }
     tx.commit().await?;
-    Ok(outcomes
-        .into_iter()
-        .map(|o| o.unwrap_or_else(|| Err(sqlx::Error::WorkerCrashed.into())))
-        .collect())
+    Ok(outcomes)
 }
 
 async fn write_ending(
@@ -199,16 +140,14 @@ fn is_constraint(e: &sqlx::Error) -> bool {
 async fn insert_moves(
     tx: &mut SqliteConnection,
     batch: &[Append],
-    rows: &[usize],
 ) -> Result<HashSet<(i64, i64)>, sqlx::Error> {
-    if rows.is_empty() {
+    if batch.is_empty() {
         return Ok(HashSet::new());
     }
     let mut insert = QueryBuilder::<Sqlite>::new(
         "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) ",
     );
-    insert.push_values(rows, |mut row, &k| {
-        let a = &batch[k];
+    insert.push_values(batch, |mut row, a| {
         row.push_bind(a.game)
             .push_bind(a.mv.number)
             .push_bind(a.mv.color.as_str())
@@ -245,10 +184,7 @@ async fn insert_move(
     .execute(&mut *tx)
     .await;
     match inserted {
-        Ok(done) if done.rows_affected() == 0 => Ok(Err(StoreError::Conflict {
-            game: a.game,
-            number: a.mv.number,
-        })),
+        Ok(done) if done.rows_affected() == 0 => Ok(Err(a.conflict())),
         Ok(_) => Ok(Ok(())),
         Err(e) if is_constraint(&e) => Ok(Err(e.into())),
         Err(e) => Err(e),
@@ -298,135 +234,18 @@ impl SqliteStore {
             .max_connections(4)
             .connect_with(options.read_only(true))
             .await?;
-        let (queue, queued) = mpsc::unbounded_channel();
-        let task = tokio::spawn(commit_appends(writer.clone(), queued));
+        let appends = Arc::new(Appends::start(SqliteBatch {
+            writer: writer.clone(),
+        }));
         Ok(SqliteStore {
             writer,
             reader,
-            appends: Arc::new(Appends {
-                queue: Mutex::new(Some(queue)),
-                task: Mutex::new(Some(task)),
-            }),
+            appends,
         })
     }
 }
 
-fn user_row(r: &sqlx::sqlite::SqliteRow, with_hash: bool) -> Result<StoredUser, StoreError> {
-    Ok(StoredUser {
-        id: r.try_get("id")?,
-        name: r.try_get("name")?,
-        password_hash: if with_hash {
-            r.try_get("password_hash")?
-        } else {
-            None
-        },
-        guest: r.try_get("guest")?,
-        created: r.try_get("created")?,
-    })
-}
-
-/// A game row's columns, as [`stored_game`] reads them. (Macros, so that queries stay static text.)
-macro_rules! game_columns {
-    () => {
-        "id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, joined, \
-         time_control"
-    };
-}
-
-/// A listing row's columns and joins (`g` the game, `b` and `w` its seated users), as [`game_row`] reads
-/// them.
-macro_rules! listing {
-    () => {
-        "SELECT g.id, g.rules, g.created, g.state, g.black_user, g.white_user, g.bot, g.bot_color, \
-         g.opponent, g.invite, g.joined, g.time_control, g.move_count, g.result, g.ended, \
-         b.name AS b_name, b.password_hash IS NULL AS b_guest, b.created AS b_created, \
-         w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created \
-         FROM games g LEFT JOIN users b ON b.id = g.black_user LEFT JOIN users w ON w.id = g.white_user"
-    };
-}
-
-/// The `bot` and `bot_color` columns of a game's seats.
-fn bot_columns(seats: &Seats) -> (Option<&str>, Option<&str>) {
-    match &seats.bot {
-        Some((kind, color)) => (Some(kind.as_str()), Some(color.as_str())),
-        None => (None, None),
-    }
-}
-
-fn seats(r: &sqlx::sqlite::SqliteRow) -> Result<Seats, StoreError> {
-    let bot: Option<String> = r.try_get("bot")?;
-    let bot_color: Option<String> = r.try_get("bot_color")?;
-    Ok(Seats {
-        black: r.try_get("black_user")?,
-        white: r.try_get("white_user")?,
-        bot: bot.zip(bot_color),
-        opponent: r.try_get("opponent")?,
-        invite: r.try_get("invite")?,
-        joined: r.try_get("joined")?,
-    })
-}
-
-fn stored_game(r: &sqlx::sqlite::SqliteRow) -> Result<StoredGame, StoreError> {
-    Ok(StoredGame {
-        id: r.try_get("id")?,
-        rules: r.try_get("rules")?,
-        created: r.try_get("created")?,
-        state: r.try_get("state")?,
-        seats: seats(r)?,
-        time_control: r.try_get("time_control")?,
-        moves: Vec::new(),
-    })
-}
-
-fn stored_move(r: &sqlx::sqlite::SqliteRow) -> Result<StoredMove, StoreError> {
-    Ok(StoredMove {
-        number: r.try_get("number")?,
-        color: r.try_get("color")?,
-        text: r.try_get("move")?,
-        spent_ms: r.try_get("spent_ms")?,
-        lag_ms: r.try_get("lag_ms")?,
-    })
-}
-
-fn game_row(r: &sqlx::sqlite::SqliteRow) -> Result<GameRow, StoreError> {
-    let seats = seats(r)?;
-    let user = |id: Option<i64>, prefix: &str| -> Result<Option<StoredUser>, StoreError> {
-        let Some(id) = id else {
-            return Ok(None);
-        };
-        let name: Option<String> = r.try_get(format!("{prefix}_name").as_str())?;
-        Ok(match name {
-            Some(name) => Some(StoredUser {
-                id,
-                name,
-                password_hash: None,
-                guest: r.try_get(format!("{prefix}_guest").as_str())?,
-                created: r.try_get(format!("{prefix}_created").as_str())?,
-            }),
-            None => None,
-        })
-    };
-    Ok(GameRow {
-        id: r.try_get("id")?,
-        rules: r.try_get("rules")?,
-        created: r.try_get("created")?,
-        state: r.try_get("state")?,
-        black: user(seats.black, "b")?,
-        white: user(seats.white, "w")?,
-        seats,
-        move_count: r.try_get("move_count")?,
-        result: r.try_get("result")?,
-        ended: r.try_get("ended")?,
-        time_control: r.try_get("time_control")?,
-    })
-}
-
-/// Seconds since the Unix epoch.
-pub fn now() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
+row_decoders!(sqlx::sqlite::SqliteRow);
 
 impl Store for SqliteStore {
     fn create_game<'a>(
@@ -689,27 +508,7 @@ impl Store for SqliteStore {
         state: &'a str,
         ending: Option<&'a Ending>,
     ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            let (done, answer) = oneshot::channel();
-            let append = Append {
-                game,
-                mv: mv.clone(),
-                state: state.to_owned(),
-                ending: ending.cloned(),
-                done,
-            };
-            let sent = match &*self.appends.queue.lock().unwrap_or_else(|e| e.into_inner()) {
-                Some(queue) => queue.send(append).is_ok(),
-                None => false,
-            };
-            if !sent {
-                return Err(sqlx::Error::PoolClosed.into());
-            }
-            // The answer comes after the commit; a lost answer means the task is gone, and so is the write.
-            answer
-                .await
-                .unwrap_or_else(|_| Err(sqlx::Error::WorkerCrashed.into()))
-        })
+        Box::pin(self.appends.append(game, mv, state, ending))
     }
 
     fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
@@ -892,23 +691,7 @@ impl Store for SqliteStore {
 
     fn close(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
-            // Closing the queue lets the task commit what is queued and end.
-            drop(
-                self.appends
-                    .queue
-                    .lock()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .take(),
-            );
-            let task = self
-                .appends
-                .task
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take();
-            if let Some(task) = task {
-                let _ = task.await;
-            }
+            self.appends.close().await;
             self.reader.close().await;
             self.writer.close().await;
             Ok(())
