@@ -31,9 +31,13 @@ enum Command {
         /// Address to listen on.
         #[arg(long, env = "TESUJI_ADDRESS", default_value = "127.0.0.1:8080")]
         address: std::net::SocketAddr,
-        /// Folder of the database (created if missing).
+        /// Folder of the SQLite database (created if missing); unused with --database.
         #[arg(long, env = "TESUJI_DATA_DIR", default_value = "tesuji-data")]
         data_dir: PathBuf,
+        /// A PostgreSQL database instead of SQLite (`postgres://USER@HOST:PORT/DB`, created if missing and the
+        /// user may): what several nodes serving one site share.
+        #[arg(long, env = "TESUJI_DATABASE", value_parser = tesuji_server::Database::postgres)]
+        database: Option<tesuji_server::Database>,
         /// No first dead-stone proposal from the estimate when play ends: the players mark every dead stone.
         #[arg(long)]
         no_first_proposal: bool,
@@ -280,6 +284,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Serve {
             address,
             data_dir,
+            database,
             no_first_proposal,
             grace,
             untimed_claim_days,
@@ -296,7 +301,7 @@ fn run(cli: Cli) -> Result<()> {
                 .init();
             tesuji_server::run(tesuji_server::ServerConfig {
                 address,
-                data_dir,
+                database: database.unwrap_or(tesuji_server::Database::Sqlite(data_dir)),
                 first_proposal: !no_first_proposal,
                 grace_ms: grace * 1000,
                 untimed_claim_ms: untimed_claim_days * 86_400_000,

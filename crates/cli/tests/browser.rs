@@ -1545,7 +1545,7 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     let time = ManualTime::new();
     let running = start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: data.path().to_path_buf(),
+        database: tesuji_server::Database::Sqlite(data.path().to_path_buf()),
         limits: Limits::default(),
         time: TimeSource::manual(&time),
         ..ServerConfig::default()

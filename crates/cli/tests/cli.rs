@@ -62,6 +62,43 @@ fn serve_refuses_an_untimed_claim_absence_out_of_range() {
 }
 
 #[test]
+fn serve_refuses_a_database_that_is_not_postgresql() {
+    for bad in ["mysql://u@h/db", "tesuji.db", ""] {
+        let o = tesuji(&["serve", "--database", bad, "--address", "127.0.0.1:0"]);
+        assert_eq!(o.status.code(), Some(2), "--database {bad:?}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("--database") && err.contains("postgres://"),
+            "--database {bad:?}: {err}"
+        );
+    }
+}
+
+/// A PostgreSQL server that cannot be reached is one line naming it, without its password, and exit 1.
+#[test]
+fn serve_says_which_database_it_cannot_reach() {
+    // A port nobody listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("postgres://ann:hunter2@127.0.0.1:{port}/tesuji");
+    let o = tesuji(&["serve", "--database", &url, "--address", "127.0.0.1:0"]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err.lines().filter(|l| !l.contains(" INFO ")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(
+        lines[0].contains(&format!(
+            "cannot connect to PostgreSQL at postgres://ann@127.0.0.1:{port}/tesuji"
+        )),
+        "{err}"
+    );
+    assert!(!err.contains("hunter2"), "{err}");
+}
+
+#[test]
 fn bad_input_is_one_clear_line_and_exit_1() {
     for (args, needle) in [
         (

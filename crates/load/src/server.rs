@@ -414,7 +414,7 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
             let running = runtime
                 .block_on(tesuji_server::start(ServerConfig {
                     address: ([127, 0, 0, 1], 0).into(),
-                    data_dir: data.0.clone(),
+                    database: tesuji_server::Database::Sqlite(data.0.clone()),
                     limits: Limits {
                         // Every simulated client is on loopback: no per-client limit applies.
                         auth_per_minute: 1_000_000,

@@ -1,5 +1,5 @@
-//! tesuji-server: games over HTTP and WebSocket, with the rules crate as the judge of every move and SQLite as
-//! the record. Every accepted action is committed before it is answered or broadcast; at start every live game
+//! tesuji-server: games over HTTP and WebSocket, with the rules crate as the judge of every move and a database
+//! (SQLite, or PostgreSQL for several nodes) as the record. Every accepted action is committed before it is answered or broadcast; at start every live game
 //! is rebuilt by replaying its stored actions, and a finished game is read back only when asked for.
 
 pub mod auth;
@@ -27,8 +27,8 @@ pub use clocks::{ManualTime, TimeSource};
 pub use error::{ApiError, ServerError};
 use game::{Games, GamesConfig};
 pub use limit::Limits;
+pub use store::Database;
 use store::Store;
-use store::sqlite::SqliteStore;
 
 /// The default grace period of a player who left a timed game before the opponent may claim it.
 pub const DEFAULT_GRACE_MS: u64 = 60_000;
@@ -43,8 +43,8 @@ pub const DEFAULT_UNTIMED_CLAIM_DAYS: u64 = 7;
 pub struct ServerConfig {
     /// Default `127.0.0.1:8080`; port 0 picks a free port.
     pub address: SocketAddr,
-    /// Holds the database file; created when missing. Default `tesuji-data`.
-    pub data_dir: PathBuf,
+    /// Where the data is kept: by default SQLite in `tesuji-data` (created when missing).
+    pub database: Database,
     pub limits: Limits,
     /// The time of the game clocks and their timers: real by default, manual in tests.
     pub time: TimeSource,
@@ -71,7 +71,7 @@ impl Default for ServerConfig {
     fn default() -> ServerConfig {
         ServerConfig {
             address: SocketAddr::from(([127, 0, 0, 1], 8080)),
-            data_dir: PathBuf::from("tesuji-data"),
+            database: Database::Sqlite(PathBuf::from("tesuji-data")),
             limits: Limits::default(),
             time: TimeSource::real(),
             grace_ms: DEFAULT_GRACE_MS,
@@ -117,11 +117,11 @@ impl Running {
 /// Opens the database (creating or migrating it), rebuilds the games, binds the address and starts serving in
 /// the background.
 pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
-    let store = Arc::new(SqliteStore::open(&config.data_dir).await?);
+    let store = store::open(&config.database).await?;
     start_with_store(config, store).await
 }
 
-/// [`start`] on a store of the caller's (its `data_dir` unused): for tests that put faults between the server
+/// [`start`] on a store of the caller's (its `database` unused): for tests that put faults between the server
 /// and its database.
 pub async fn start_with_store(
     config: ServerConfig,

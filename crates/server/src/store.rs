@@ -1,8 +1,10 @@
-//! Storage behind one interface, so that another database (PostgreSQL) can be added without touching the game
-//! logic. Futures are boxed so that the server can hold an `Arc<dyn Store>` chosen at start.
+//! Storage behind one interface, SQLite (embedded, the default) or PostgreSQL (for several nodes), without the
+//! game logic knowing which. Futures are boxed so that the server can hold an `Arc<dyn Store>` chosen at start.
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A game row's columns, as `stored_game` reads them. (Macros, so that queries stay static text.)
@@ -114,7 +116,53 @@ macro_rules! row_decoders {
 }
 
 mod appends;
+pub mod postgres;
 pub mod sqlite;
+
+/// Where the data is kept.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Database {
+    /// An SQLite file in this folder (created when missing): one node.
+    Sqlite(PathBuf),
+    /// A PostgreSQL database at this URL (`postgres://USER@HOST:PORT/DB`), created when missing and the user
+    /// may: any number of nodes.
+    Postgres(String),
+}
+
+impl Database {
+    /// The database a `--database` value names: a `postgres://` (or `postgresql://`) URL. Anything else is
+    /// refused with a sentence saying what is taken.
+    pub fn postgres(url: &str) -> Result<Database, String> {
+        if postgres::is_postgres_url(url) {
+            Ok(Database::Postgres(url.to_owned()))
+        } else {
+            Err(format!(
+                "{url:?} is not a PostgreSQL URL: give postgres://USER@HOST:PORT/DATABASE, or leave it out to \
+                 keep the data in SQLite in the data directory"
+            ))
+        }
+    }
+}
+
+impl std::fmt::Display for Database {
+    /// The database named for people: the folder, or the URL without its password.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Database::Sqlite(dir) => write!(f, "SQLite in {}", dir.display()),
+            Database::Postgres(url) => {
+                write!(f, "PostgreSQL at {}", postgres::without_password(url))
+            }
+        }
+    }
+}
+
+/// Opens the database (creating it when missing) and brings its schema up to date.
+pub async fn open(database: &Database) -> Result<Arc<dyn Store>, StoreError> {
+    Ok(match database {
+        Database::Sqlite(dir) => Arc::new(sqlite::SqliteStore::open(dir).await?),
+        Database::Postgres(url) => Arc::new(postgres::PgStore::open(url).await?),
+    })
+}
 
 /// Seconds since the Unix epoch.
 pub fn now() -> i64 {
@@ -136,6 +184,14 @@ pub(crate) fn bot_columns(seats: &Seats) -> (Option<&str>, Option<&str>) {
 pub enum StoreError {
     #[error("database: {0}")]
     Database(#[from] sqlx::Error),
+    /// The database server could not be reached, or refused us.
+    #[error("cannot connect to {database}: {reason}")]
+    Connect {
+        /// The database, without its password.
+        database: String,
+        /// What the database or the network said.
+        reason: String,
+    },
     #[error("database migration: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("data directory {path}: {source}")]

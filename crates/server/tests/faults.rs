@@ -13,7 +13,7 @@ use tesuji_server::store::{
     Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
     StoredMove, StoredSession, StoredUser,
 };
-use tesuji_server::{Running, ServerConfig, start, start_with_store};
+use tesuji_server::{Database, Running, ServerConfig, start, start_with_store};
 
 /// The real store, with faults to switch on.
 struct Faulty {
@@ -144,7 +144,7 @@ impl Store for Faulty {
 fn config(dir: &Path) -> ServerConfig {
     ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.to_path_buf(),
+        database: Database::Sqlite(dir.to_path_buf()),
         ..ServerConfig::default()
     }
 }

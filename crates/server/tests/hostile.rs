@@ -9,12 +9,12 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tesuji_client::Client;
 use tesuji_client::reqwest::Method;
-use tesuji_server::{Limits, Running, ServerConfig, start};
+use tesuji_server::{Database, Limits, Running, ServerConfig, start};
 
 async fn server_with(dir: &Path, limits: Limits) -> Running {
     start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.to_path_buf(),
+        database: Database::Sqlite(dir.to_path_buf()),
         limits,
         ..ServerConfig::default()
     })

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use tesuji_client::Client;
 use tesuji_client::reqwest::Method;
-use tesuji_server::{Limits, ServerConfig, start};
+use tesuji_server::{Database, Limits, ServerConfig, start};
 
 /// This process's resident memory, from `/proc/self/status`, in KiB.
 fn rss_kib() -> u64 {
@@ -40,7 +40,7 @@ async fn a_burst_of_large_uploads_gives_its_memory_back() {
     let dir = tempfile::tempdir().unwrap();
     let running = start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.path().to_path_buf(),
+        database: Database::Sqlite(dir.path().to_path_buf()),
         limits: Limits {
             records_per_minute: 6_000,
             ..Limits::default()

@@ -6,7 +6,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 use tesuji_server::store::Store;
 use tesuji_server::store::sqlite::SqliteStore;
-use tesuji_server::{Limits, Running, ServerConfig, start};
+use tesuji_server::{Database, Limits, Running, ServerConfig, start};
 
 const PASSWORD: &str = "correct horse battery";
 
@@ -14,7 +14,7 @@ const PASSWORD: &str = "correct horse battery";
 async fn server(dir: &Path) -> Running {
     start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
-        data_dir: dir.to_path_buf(),
+        database: Database::Sqlite(dir.to_path_buf()),
         limits: Limits {
             auth_per_minute: 1000,
             ..Limits::default()

@@ -1,7 +1,21 @@
-//! The SQLite store on its own: schema, WAL, atomic appends, loading, listings.
+//! The stores on their own, each case on SQLite and on PostgreSQL: atomic appends, loading, listings,
+//! accounts, sessions.
 
+mod support;
+
+use tesuji_server::Database;
 use tesuji_server::store::sqlite::{DATABASE_FILE, SqliteStore};
-use tesuji_server::store::{Ending, Seats, Store, StoreError, StoredMove, StoredSession};
+use tesuji_server::store::{Ending, Seats, Store, StoreError, StoredMove, StoredSession, open};
+
+on_both!(
+    appends_are_unique_and_load_in_order,
+    concurrent_appends_all_land_and_a_duplicate_fails_alone,
+    imported_games_read_back_as_written,
+    checked_users_and_skeletons,
+    cancel_and_abort_only_unplayed_games,
+    listings_come_in_pages,
+    two_writers_store_each_move_once,
+);
 
 fn mv(number: i64, color: &str, text: &str) -> StoredMove {
     StoredMove {
@@ -13,8 +27,9 @@ fn mv(number: i64, color: &str, text: &str) -> StoredMove {
     }
 }
 
+/// SQLite's database is a file in the data folder (made with its parents when missing), in WAL mode.
 #[tokio::test]
-async fn appends_are_unique_and_load_in_order() {
+async fn sqlite_keeps_a_wal_file_in_the_data_folder() {
     let dir = tempfile::tempdir().unwrap();
     let data = dir.path().join("nested/data");
     let store = SqliteStore::open(&data).await.unwrap();
@@ -23,6 +38,11 @@ async fn appends_are_unique_and_load_in_order() {
         data.join(format!("{DATABASE_FILE}-wal")).exists(),
         "WAL mode"
     );
+    store.close().await.unwrap();
+}
+
+async fn appends_are_unique_and_load_in_order(db: &Database) {
+    let store = open(db).await.unwrap();
 
     let ann = store
         .create_user("Ann", Some("ann"), Some("$argon2id$fake"))
@@ -172,7 +192,7 @@ async fn appends_are_unique_and_load_in_order() {
     store.close().await.unwrap();
 
     // Reopening runs the migrations again without harm.
-    let store = SqliteStore::open(&data).await.unwrap();
+    let store = open(db).await.unwrap();
     assert_eq!(store.live_game_ids().await.unwrap().len(), 1);
     assert!(store.load_game(a).await.unwrap().is_some());
     store.close().await.unwrap();
@@ -180,11 +200,9 @@ async fn appends_are_unique_and_load_in_order() {
 
 /// Appends are group-committed: many in one transaction. Every one lands, each game's in order, and a taken
 /// number or a missing game fails that append alone.
-#[tokio::test]
-async fn concurrent_appends_all_land_and_a_duplicate_fails_alone() {
+async fn concurrent_appends_all_land_and_a_duplicate_fails_alone(db: &Database) {
     use std::sync::Arc;
-    let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(SqliteStore::open(dir.path()).await.unwrap());
+    let store = open(db).await.unwrap();
     let ann = store.create_user("ann", None, None).await.unwrap();
     let seats = Seats {
         black: Some(ann),
@@ -278,11 +296,9 @@ async fn concurrent_appends_all_land_and_a_duplicate_fails_alone() {
 }
 
 /// Whole games written at once: their rows, summaries and moves read back as written, in one transaction.
-#[tokio::test]
-async fn imported_games_read_back_as_written() {
+async fn imported_games_read_back_as_written(db: &Database) {
     use tesuji_server::store::ImportedGame;
-    let dir = tempfile::tempdir().unwrap();
-    let store = SqliteStore::open(dir.path()).await.unwrap();
+    let store = open(db).await.unwrap();
     let ann = store.create_user("ann", None, None).await.unwrap();
     let bob = store.create_user("bob", None, None).await.unwrap();
     assert_eq!(store.count_games().await.unwrap(), 0);
@@ -342,4 +358,354 @@ async fn imported_games_read_back_as_written() {
     );
     assert!(store.live_game_ids().await.unwrap().is_empty());
     store.close().await.unwrap();
+}
+
+/// Users made with their checks: an account's name once whatever its case, no name that looks like an
+/// account's, guests' names free to repeat; accounts made by tools get their skeletons later. Made at the
+/// same moment through two stores (two nodes), two look-alikes never both get in.
+async fn checked_users_and_skeletons(db: &Database) {
+    use tesuji_server::store::NewUser;
+    let store = open(db).await.unwrap();
+    let account = |name: &'static str, key: &'static str, skeleton: &'static str| NewUser {
+        name,
+        name_key: key,
+        skeleton,
+        password_hash: Some("$argon2id$fake"),
+    };
+    let guest = |name: &'static str, skeleton: &'static str| NewUser {
+        name,
+        name_key: name,
+        skeleton,
+        password_hash: None,
+    };
+    let ann = store
+        .create_checked_user(&account("Ann", "ann", "ann"))
+        .await
+        .unwrap();
+    let taken = store
+        .create_checked_user(&account("ANN", "ann", "ann"))
+        .await;
+    assert!(matches!(taken, Err(StoreError::NameTaken)), "{taken:?}");
+    let alike = store
+        .create_checked_user(&account("Ann2", "ann2", "ann"))
+        .await;
+    assert!(
+        matches!(&alike, Err(StoreError::LooksLike { name }) if name == "Ann"),
+        "{alike:?}"
+    );
+    let as_guest = store.create_checked_user(&guest("ann", "ann")).await;
+    assert!(
+        matches!(
+            &as_guest,
+            Err(StoreError::LooksLike { .. } | StoreError::NameTaken)
+        ),
+        "{as_guest:?}"
+    );
+    let g1 = store
+        .create_checked_user(&guest("kim", "kim"))
+        .await
+        .unwrap();
+    let g2 = store
+        .create_checked_user(&guest("kim", "kim"))
+        .await
+        .unwrap();
+    assert_ne!(g1, g2, "guests' names repeat");
+    // An account may take a guest's name: guests are never compared with.
+    let kim = store
+        .create_checked_user(&account("Kim", "kim", "kim"))
+        .await
+        .unwrap();
+    assert!(!store.find_user(kim).await.unwrap().unwrap().guest);
+    assert_eq!(store.find_account("kim").await.unwrap().unwrap().id, kim);
+    assert!(store.find_user(g1).await.unwrap().unwrap().guest);
+
+    // Accounts made by tools have no skeleton until one is set; the pages of them go by id.
+    let mut tools = Vec::new();
+    for name in ["t1", "t2", "t3"] {
+        tools.push(
+            store
+                .create_user(name, Some(name), Some("$argon2id$fake"))
+                .await
+                .unwrap(),
+        );
+    }
+    store.create_user("guest", None, None).await.unwrap();
+    let first = store.accounts_without_skeleton(0, 2).await.unwrap();
+    assert_eq!(first, [(tools[0], "t1".into()), (tools[1], "t2".into())]);
+    let rest = store.accounts_without_skeleton(tools[1], 2).await.unwrap();
+    assert_eq!(rest, [(tools[2], "t3".into())]);
+    let skeletons: Vec<(i64, String)> = tools.iter().map(|&id| (id, format!("s{id}"))).collect();
+    store.set_skeletons(&skeletons).await.unwrap();
+    assert!(
+        store
+            .accounts_without_skeleton(0, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let alike = store
+        .create_checked_user(&account("x", "x", &*format!("s{}", tools[0]).leak()))
+        .await;
+    assert!(
+        matches!(&alike, Err(StoreError::LooksLike { name }) if name == "t1"),
+        "{alike:?}"
+    );
+    assert!(ann < kim);
+
+    // Two nodes make look-alike accounts at the same moment, many times: one of each pair gets in.
+    let other = open(db).await.unwrap();
+    for k in 0..20 {
+        let skeleton: &'static str = format!("race{k}").leak();
+        let a: &'static str = format!("race{k}a").leak();
+        let b: &'static str = format!("race{k}b").leak();
+        let (user_a, user_b) = (account(a, a, skeleton), account(b, b, skeleton));
+        let (first, second) = tokio::join!(
+            store.create_checked_user(&user_a),
+            other.create_checked_user(&user_b),
+        );
+        assert_eq!(
+            usize::from(first.is_ok()) + usize::from(second.is_ok()),
+            1,
+            "{first:?} {second:?}"
+        );
+    }
+    other.close().await.unwrap();
+    store.close().await.unwrap();
+}
+
+/// Tables are cancelled and games aborted only while nobody has joined, or moved, respectively.
+async fn cancel_and_abort_only_unplayed_games(db: &Database) {
+    let store = open(db).await.unwrap();
+    let ann = store.create_user("ann", None, None).await.unwrap();
+    let bob = store.create_user("bob", None, None).await.unwrap();
+    let seats = Seats {
+        black: Some(ann),
+        opponent: "anyone".into(),
+        ..Seats::default()
+    };
+    let table = store
+        .create_game("chinese:size=9", "open", &seats, None)
+        .await
+        .unwrap();
+    let joined = store
+        .create_game("chinese:size=9", "open", &seats, None)
+        .await
+        .unwrap();
+    store.join_game(joined, "white", bob).await.unwrap();
+    let started = store.cancel_table(joined).await;
+    assert!(
+        matches!(started, Err(StoreError::Started { game }) if game == joined),
+        "{started:?}"
+    );
+    store.cancel_table(table).await.unwrap();
+    assert_eq!(store.load_game(table).await.unwrap(), None);
+    let again = store.cancel_table(table).await;
+    assert!(
+        matches!(again, Err(StoreError::Started { .. })),
+        "{again:?}"
+    );
+
+    let played = store
+        .create_game("chinese:size=9", "open", &seats, None)
+        .await
+        .unwrap();
+    store.join_game(played, "white", bob).await.unwrap();
+    store
+        .append_move(played, &mv(1, "black", "E5"), "playing", None)
+        .await
+        .unwrap();
+    let moved = store.abort_game(played).await;
+    assert!(matches!(moved, Err(StoreError::Moved { .. })), "{moved:?}");
+    assert!(store.load_game(played).await.unwrap().is_some());
+    let not_joined = store
+        .create_game("chinese:size=9", "open", &seats, None)
+        .await
+        .unwrap();
+    let refused = store.abort_game(not_joined).await;
+    assert!(
+        matches!(refused, Err(StoreError::Moved { .. })),
+        "{refused:?}"
+    );
+    store.abort_game(joined).await.unwrap();
+    assert_eq!(store.load_game(joined).await.unwrap(), None);
+    assert_eq!(store.count_games().await.unwrap(), 2);
+    store.close().await.unwrap();
+}
+
+/// The listings come in keyset pages: a player's games by id, the archive by end time then id, a game ended
+/// without a summary found and summarized.
+async fn listings_come_in_pages(db: &Database) {
+    use tesuji_server::store::ImportedGame;
+    let store = open(db).await.unwrap();
+    let ann = store.create_user("ann", None, None).await.unwrap();
+    let bob = store.create_user("bob", None, None).await.unwrap();
+    let cyd = store.create_user("cyd", None, None).await.unwrap();
+    // Eleven games: Ann plays black in the even ones, white in the odd ones; the end times repeat, so that
+    // ties are broken by id; game 5 has no summary, game 9 goes on.
+    let games: Vec<ImportedGame> = (0..11)
+        .map(|k| {
+            let (black, white) = if k % 2 == 0 { (ann, bob) } else { (cyd, ann) };
+            ImportedGame {
+                rules: "chinese:size=9".into(),
+                created: 10 + k,
+                state: if k == 9 { "playing" } else { "over" }.into(),
+                seats: Seats {
+                    black: Some(black),
+                    white: Some(white),
+                    opponent: "anyone".into(),
+                    joined: true,
+                    ..Seats::default()
+                },
+                time_control: None,
+                moves: vec![mv(1, "black", "resign")],
+                ending: (k != 5 && k != 9).then(|| Ending {
+                    result: Some("W+R".into()),
+                    ended: 1_000 + k / 3,
+                }),
+            }
+        })
+        .collect();
+    let ids = store.import_games(&games).await.unwrap();
+
+    // Ann's games, newest first, three at a time.
+    let mut pages = Vec::new();
+    let mut before = None;
+    loop {
+        let page = store.player_games(ann, before, 3).await.unwrap();
+        if page.is_empty() {
+            break;
+        }
+        before = page.last().map(|r| r.id);
+        pages.push(page.iter().map(|r| r.id).collect::<Vec<_>>());
+    }
+    let newest: Vec<i64> = ids.iter().rev().copied().collect();
+    assert_eq!(pages.concat(), newest);
+    assert!(
+        pages.iter().all(|p| p.len() <= 3) && pages.len() == 4,
+        "{pages:?}"
+    );
+    let cyds = store.player_games(cyd, None, 100).await.unwrap();
+    assert_eq!(cyds.len(), 5);
+
+    // The archive: by end time, latest first, ties by id; the unsummarized and the live game are not in it.
+    let mut expected: Vec<(i64, i64)> = games
+        .iter()
+        .zip(&ids)
+        .filter_map(|(g, &id)| g.ending.as_ref().map(|e| (e.ended, id)))
+        .collect();
+    expected.sort_unstable_by(|a, b| b.cmp(a));
+    let mut seen = Vec::new();
+    let mut before = None;
+    loop {
+        let page = store.finished_games(before, 4).await.unwrap();
+        if page.is_empty() {
+            break;
+        }
+        before = page.last().map(|r| r.id);
+        seen.extend(page.iter().map(|r| (r.ended.unwrap(), r.id)));
+    }
+    assert_eq!(seen, expected);
+    assert!(
+        store
+            .finished_games(Some(ids[9]), 4)
+            .await
+            .unwrap()
+            .is_empty(),
+        "a live game"
+    );
+    assert!(
+        store
+            .finished_games(Some(999_999), 4)
+            .await
+            .unwrap()
+            .is_empty(),
+        "no such game"
+    );
+
+    // The game without a summary is found and gets one; then it is listed.
+    assert_eq!(store.unsummarized_games(10).await.unwrap(), [ids[5]]);
+    let ending = Ending {
+        result: Some("B+R".into()),
+        ended: 5_000,
+    };
+    store.set_ending(ids[5], &ending).await.unwrap();
+    assert!(store.unsummarized_games(10).await.unwrap().is_empty());
+    let first = &store.finished_games(None, 1).await.unwrap()[0];
+    assert_eq!((first.id, first.result.as_deref()), (ids[5], Some("B+R")));
+    assert_eq!(store.live_game_ids().await.unwrap(), [ids[9]]);
+    store.close().await.unwrap();
+}
+
+/// Two stores on one database (two nodes) append to the same games at once: each move number is stored once,
+/// by whichever came first; the other hears `Conflict`; every game's row keeps the count of its moves.
+async fn two_writers_store_each_move_once(db: &Database) {
+    use std::sync::Arc;
+    let one = open(db).await.unwrap();
+    let two = open(db).await.unwrap();
+    let ann = one.create_user("ann", None, None).await.unwrap();
+    let seats = Seats {
+        black: Some(ann),
+        opponent: "anyone".into(),
+        ..Seats::default()
+    };
+    let mut games = Vec::new();
+    for _ in 0..8 {
+        games.push(
+            one.create_game("chinese:size=9", "playing", &seats, None)
+                .await
+                .unwrap(),
+        );
+    }
+    let color = |n: i64| if n % 2 == 1 { "black" } else { "white" };
+    // Both write moves 1..=30 of every game, in opposite game orders, each its own text.
+    let write =
+        |store: Arc<dyn tesuji_server::store::Store>, order: Vec<i64>, tag: &'static str| {
+            tokio::spawn(async move {
+                let mut won = Vec::new();
+                for n in 1..=30 {
+                    let appends = order.iter().map(|&g| {
+                        let store = Arc::clone(&store);
+                        async move {
+                            let m = mv(n, color(n), &format!("{tag}{n}"));
+                            (g, n, store.append_move(g, &m, "playing", None).await)
+                        }
+                    });
+                    for (g, n, result) in futures_util::future::join_all(appends).await {
+                        match result {
+                            Ok(()) => won.push((g, n, tag)),
+                            Err(StoreError::Conflict { game, number }) => {
+                                assert_eq!((game, number), (g, n))
+                            }
+                            Err(e) => panic!("game {g} move {n}: {e}"),
+                        }
+                    }
+                }
+                won
+            })
+        };
+    let mut reversed = games.clone();
+    reversed.reverse();
+    let (a, b) = tokio::join!(
+        write(Arc::clone(&one), games.clone(), "a"),
+        write(Arc::clone(&two), reversed, "b")
+    );
+    let mut won = a.unwrap();
+    won.extend(b.unwrap());
+    assert_eq!(won.len(), games.len() * 30, "each move stored once");
+    for &g in &games {
+        let game = one.load_game(g).await.unwrap().unwrap();
+        assert_eq!(game.moves.len(), 30);
+        for m in &game.moves {
+            let tag = won
+                .iter()
+                .find(|&&(wg, n, _)| wg == g && n == m.number)
+                .map(|w| w.2)
+                .unwrap();
+            assert_eq!(m.text, format!("{tag}{}", m.number));
+        }
+        let row = &one.player_games(ann, Some(g + 1), 1).await.unwrap()[0];
+        assert_eq!(row.move_count, 30, "game {g}");
+    }
+    two.close().await.unwrap();
+    one.close().await.unwrap();
 }

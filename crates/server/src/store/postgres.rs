@@ -1,0 +1,760 @@
+//! The PostgreSQL store, for a site served by several nodes: every node holds a pool of connections to one
+//! database, which decides between them (a move's `(game, number)` key, a seat taken with a condition, user
+//! names checked under a lock).
+//!
+//! Moves are group-committed as with SQLite ([`super::appends`]): one transaction and one flush for every append
+//! queued meanwhile. A batch's rows are sent as arrays (`UNNEST`), so that its statements are always the same
+//! text, prepared once per connection, whatever the batch's size. Row locks are taken in key order (moves by
+//! `(game, number)`, games by id), so that two nodes' batches touching the same games wait for each other
+//! instead of deadlocking.
+
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgRow};
+use sqlx::{Acquire, Connection, Row};
+
+use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
+use super::{
+    Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
+    StoredMove, StoredSession, StoredUser, bot_columns, now,
+};
+
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+
+/// The advisory lock under which users are created, so that two look-alike names made at the same moment on
+/// two nodes cannot both get in (an arbitrary number of our own: "tesuji users").
+const USERS_LOCK: i64 = 0x7465_7375_6A69_7573;
+
+/// Connections per node: the group commit holds one, reads and the other writes share the rest.
+const POOL_SIZE: u32 = 10;
+
+/// PostgreSQL storage.
+#[derive(Clone, Debug)]
+pub struct PgStore {
+    pool: PgPool,
+    appends: Arc<Appends>,
+}
+
+/// Whether `database` names a PostgreSQL database (a `postgres://` or `postgresql://` URL).
+pub fn is_postgres_url(database: &str) -> bool {
+    database.starts_with("postgres://") || database.starts_with("postgresql://")
+}
+
+/// `url` without its password, to be shown in messages.
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_owned();
+    };
+    match rest.split_once('@') {
+        Some((credentials, host)) => {
+            let user = credentials
+                .split_once(':')
+                .map_or(credentials, |(user, _)| user);
+            format!("{scheme}://{user}@{host}")
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// PostgreSQL's codes for a database that does not exist, and for one that does.
+const NO_SUCH_DATABASE: &str = "3D000";
+const DATABASE_EXISTS: &str = "42P04";
+
+fn has_code(e: &sqlx::Error, code: &str) -> bool {
+    e.as_database_error()
+        .and_then(|d| d.code())
+        .is_some_and(|c| c == code)
+}
+
+impl PgStore {
+    /// Connects to the database at `url` (`postgres://USER@HOST:PORT/DB`), creating it when it does not exist
+    /// (if the user may), and brings its schema up to date (several nodes starting at once migrate it once:
+    /// the migrator holds a lock meanwhile).
+    pub async fn open(url: &str) -> Result<PgStore, StoreError> {
+        let options = PgConnectOptions::from_str(url)?.application_name("tesuji");
+        let unreachable = |e: sqlx::Error| StoreError::Connect {
+            database: format!("PostgreSQL at {}", without_password(url)),
+            // The server's own sentence, without the position in its source that sqlx adds.
+            reason: e
+                .as_database_error()
+                .map_or_else(|| e.to_string(), |d| d.message().to_owned()),
+        };
+        // One connection first: its error says why (a pool's says only that it timed out).
+        let first = match PgConnection::connect_with(&options).await {
+            Err(e) if has_code(&e, NO_SUCH_DATABASE) => {
+                use sqlx::migrate::MigrateDatabase;
+                match sqlx::Postgres::create_database(url).await {
+                    // Another node made it meanwhile.
+                    Err(e) if has_code(&e, DATABASE_EXISTS) => {}
+                    other => other.map_err(unreachable)?,
+                }
+                PgConnection::connect_with(&options).await
+            }
+            connected => connected,
+        };
+        first.map_err(unreachable)?.close().await?;
+        let pool = PgPoolOptions::new()
+            .max_connections(POOL_SIZE)
+            .min_connections(1)
+            .acquire_timeout(Duration::from_secs(5))
+            .connect_with(options)
+            .await
+            .map_err(unreachable)?;
+        MIGRATOR.run(&pool).await?;
+        let appends = Arc::new(Appends::start(PgBatch { pool: pool.clone() }));
+        Ok(PgStore { pool, appends })
+    }
+
+    /// The connection pool, for tests and tools that look at the database directly.
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Deletes game `game` if nobody has moved in it and its `joined` flag is `joined`; `refused` otherwise.
+    fn delete_unplayed(&self, game: i64, joined: bool, refused: StoreError) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let done =
+                sqlx::query("DELETE FROM games WHERE id = $1 AND joined = $2 AND move_count = 0")
+                    .bind(game)
+                    .bind(joined)
+                    .execute(&self.pool)
+                    .await?;
+            if done.rows_affected() == 1 {
+                Ok(())
+            } else {
+                Err(refused)
+            }
+        })
+    }
+}
+
+/// The batch writer of the group commit.
+struct PgBatch {
+    pool: PgPool,
+}
+
+impl WriteBatch for PgBatch {
+    fn write<'a>(&'a self, batch: &'a [Append]) -> BatchFuture<'a> {
+        Box::pin(write_batch(&self.pool, batch))
+    }
+}
+
+/// The moves' columns as arrays, one element per append of `rows`.
+struct MoveArrays<'a> {
+    game: Vec<i64>,
+    number: Vec<i64>,
+    color: Vec<&'a str>,
+    text: Vec<&'a str>,
+    spent_ms: Vec<Option<i64>>,
+    lag_ms: Vec<Option<i64>>,
+}
+
+impl<'a> MoveArrays<'a> {
+    fn of(game: impl Fn(usize) -> i64, moves: &[&'a StoredMove]) -> MoveArrays<'a> {
+        MoveArrays {
+            game: (0..moves.len()).map(game).collect(),
+            number: moves.iter().map(|m| m.number).collect(),
+            color: moves.iter().map(|m| m.color.as_str()).collect(),
+            text: moves.iter().map(|m| m.text.as_str()).collect(),
+            spent_ms: moves.iter().map(|m| m.spent_ms).collect(),
+            lag_ms: moves.iter().map(|m| m.lag_ms).collect(),
+        }
+    }
+
+    /// Inserts the rows, skipping keys already taken; answers the keys inserted.
+    async fn insert(&self, tx: &mut PgConnection) -> Result<Vec<(i64, i64)>, sqlx::Error> {
+        let rows = sqlx::query(
+            "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) \
+             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[], $6::BIGINT[]) \
+             ON CONFLICT DO NOTHING RETURNING game_id, number",
+        )
+        .bind(&self.game)
+        .bind(&self.number)
+        .bind(&self.color)
+        .bind(&self.text)
+        .bind(&self.spent_ms)
+        .bind(&self.lag_ms)
+        .fetch_all(&mut *tx)
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+            .collect()
+    }
+}
+
+/// Writes a batch in one transaction and commits it: one statement inserts every move (a key already taken is
+/// skipped, and fails its append), one records the games' states and action counts, and each ending is one
+/// more. An insert that breaks another constraint (a game that is gone) aborts the transaction; then the batch
+/// is written again with each move in a savepoint of its own, so that it fails alone.
+async fn write_batch(
+    pool: &PgPool,
+    batch: &[Append],
+) -> Result<Vec<Result<(), StoreError>>, sqlx::Error> {
+    // Rows in key order: two batches inserting the same keys lock them in the same order.
+    let mut order: Vec<usize> = (0..batch.len()).collect();
+    order.sort_by_key(|&k| (batch[k].game, batch[k].mv.number));
+    let moves: Vec<&StoredMove> = order.iter().map(|&k| &batch[k].mv).collect();
+    let arrays = MoveArrays::of(|i| batch[order[i]].game, &moves);
+    let mut tx = pool.begin().await?;
+    let outcomes: Vec<Result<(), StoreError>> = match arrays.insert(&mut tx).await {
+        Ok(inserted) => {
+            let inserted: std::collections::HashSet<(i64, i64)> = inserted.into_iter().collect();
+            batch
+                .iter()
+                .map(|a| {
+                    if inserted.contains(&(a.game, a.mv.number)) {
+                        Ok(())
+                    } else {
+                        Err(a.conflict())
+                    }
+                })
+                .collect()
+        }
+        Err(e) if is_constraint(&e) => {
+            tx.rollback().await?;
+            tx = pool.begin().await?;
+            let mut outcomes: Vec<Option<Result<(), StoreError>>> =
+                (0..batch.len()).map(|_| None).collect();
+            for &k in &order {
+                outcomes[k] = Some(insert_alone(&mut tx, &batch[k]).await?);
+            }
+            outcomes
+                .into_iter()
+                .map(|o| o.unwrap_or_else(|| Err(sqlx::Error::WorkerCrashed.into())))
+                .collect()
+        }
+        Err(e) => return Err(e),
+    };
+    let Settled { states, endings } = settled(batch, &outcomes);
+    if !states.is_empty() {
+        let mut states: Vec<(i64, &str, i64)> = states
+            .into_iter()
+            .map(|(game, (state, count))| (game, state, count))
+            .collect();
+        states.sort_unstable_by_key(|&(game, _, _)| game);
+        let ids: Vec<i64> = states.iter().map(|s| s.0).collect();
+        let texts: Vec<&str> = states.iter().map(|s| s.1).collect();
+        let counts: Vec<i64> = states.iter().map(|s| s.2).collect();
+        // The rows locked in id order first, then updated; a count never goes back (another node's batch may
+        // have stored a later move of the game meanwhile).
+        sqlx::query("SELECT id FROM games WHERE id = ANY($1) ORDER BY id FOR NO KEY UPDATE")
+            .bind(&ids)
+            .fetch_all(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE games SET state = v.state, move_count = v.count \
+             FROM UNNEST($1::BIGINT[], $2::TEXT[], $3::BIGINT[]) AS v(id, state, count) \
+             WHERE games.id = v.id AND games.move_count < v.count",
+        )
+        .bind(&ids)
+        .bind(&texts)
+        .bind(&counts)
+        .execute(&mut *tx)
+        .await?;
+    }
+    // Games end rarely: one statement each.
+    for (game, ending) in endings {
+        write_ending(&mut tx, game, ending).await?;
+    }
+    tx.commit().await?;
+    Ok(outcomes)
+}
+
+/// Inserts one move in a savepoint: its outcome, or an error of the whole batch.
+async fn insert_alone(
+    tx: &mut PgConnection,
+    a: &Append,
+) -> Result<Result<(), StoreError>, sqlx::Error> {
+    let mut savepoint = Acquire::begin(&mut *tx).await?;
+    let inserted = MoveArrays::of(|_| a.game, &[&a.mv])
+        .insert(&mut savepoint)
+        .await;
+    match inserted {
+        Ok(keys) if keys.is_empty() => {
+            savepoint.rollback().await?;
+            Ok(Err(a.conflict()))
+        }
+        Ok(_) => {
+            savepoint.commit().await?;
+            Ok(Ok(()))
+        }
+        Err(e) if is_constraint(&e) => {
+            savepoint.rollback().await?;
+            Ok(Err(e.into()))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+async fn write_ending(
+    tx: &mut PgConnection,
+    game: i64,
+    ending: &Ending,
+) -> Result<(), sqlx::Error> {
+    sqlx::query("UPDATE games SET result = $1, ended = $2 WHERE id = $3")
+        .bind(&ending.result)
+        .bind(ending.ended)
+        .bind(game)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+fn is_constraint(e: &sqlx::Error) -> bool {
+    use sqlx::error::ErrorKind;
+    e.as_database_error().is_some_and(|d| {
+        matches!(
+            d.kind(),
+            ErrorKind::UniqueViolation
+                | ErrorKind::ForeignKeyViolation
+                | ErrorKind::NotNullViolation
+                | ErrorKind::CheckViolation
+        )
+    })
+}
+
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    e.as_database_error()
+        .is_some_and(|d| d.is_unique_violation())
+}
+
+fn limit_of(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+row_decoders!(PgRow);
+
+impl Store for PgStore {
+    fn create_game<'a>(
+        &'a self,
+        rules: &'a str,
+        state: &'a str,
+        seats: &'a Seats,
+        time_control: Option<&'a str>,
+    ) -> StoreFuture<'a, i64> {
+        Box::pin(async move {
+            let (bot, bot_color) = bot_columns(seats);
+            let row = sqlx::query(
+                "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
+                 invite, joined, time_control) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+            )
+            .bind(rules)
+            .bind(now())
+            .bind(state)
+            .bind(seats.black)
+            .bind(seats.white)
+            .bind(bot)
+            .bind(bot_color)
+            .bind(&seats.opponent)
+            .bind(&seats.invite)
+            .bind(seats.joined)
+            .bind(time_control)
+            .fetch_one(&self.pool)
+            .await?;
+            Ok(row.try_get::<i64, _>(0)?)
+        })
+    }
+
+    fn join_game<'a>(&'a self, game: i64, color: &'a str, user: i64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            // The column name comes from a fixed pair, never from the request.
+            let sql = match color {
+                "black" => {
+                    "UPDATE games SET black_user = $1, joined = true WHERE id = $2 AND black_user IS NULL"
+                }
+                _ => {
+                    "UPDATE games SET white_user = $1, joined = true WHERE id = $2 AND white_user IS NULL"
+                }
+            };
+            let done = sqlx::query(sql)
+                .bind(user)
+                .bind(game)
+                .execute(&self.pool)
+                .await?;
+            if done.rows_affected() == 1 {
+                Ok(())
+            } else {
+                Err(StoreError::SeatTaken { game })
+            }
+        })
+    }
+
+    fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()> {
+        // An open table has no actions; the condition keeps a joined game from going.
+        self.delete_unplayed(game, false, StoreError::Started { game })
+    }
+
+    fn abort_game(&self, game: i64) -> StoreFuture<'_, ()> {
+        self.delete_unplayed(game, true, StoreError::Moved { game })
+    }
+
+    fn create_user<'a>(
+        &'a self,
+        name: &'a str,
+        name_key: Option<&'a str>,
+        password_hash: Option<&'a str>,
+    ) -> StoreFuture<'a, i64> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "INSERT INTO users (name, name_key, password_hash, created) VALUES ($1, $2, $3, $4) RETURNING id",
+            )
+            .bind(name)
+            .bind(name_key)
+            .bind(password_hash)
+            .bind(now())
+            .fetch_one(&self.pool)
+            .await;
+            match row {
+                Ok(row) => Ok(row.try_get::<i64, _>(0)?),
+                Err(e) if is_unique_violation(&e) => Err(StoreError::NameTaken),
+                Err(e) => Err(e.into()),
+            }
+        })
+    }
+
+    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await?;
+            // Every node's user creation waits here, so that the checks and the insert are one step.
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(USERS_LOCK)
+                .execute(&mut *tx)
+                .await?;
+            let taken = sqlx::query("SELECT 1 FROM users WHERE name_key = $1")
+                .bind(user.name_key)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if taken.is_some() {
+                return Err(StoreError::NameTaken);
+            }
+            let alike = sqlx::query(
+                "SELECT name FROM users WHERE name_skeleton = $1 AND name_key IS NOT NULL ORDER BY id LIMIT 1",
+            )
+            .bind(user.skeleton)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(row) = alike {
+                return Err(StoreError::LooksLike {
+                    name: row.try_get(0)?,
+                });
+            }
+            let account = user.password_hash.is_some();
+            let row = sqlx::query(
+                "INSERT INTO users (name, name_key, name_skeleton, password_hash, created) \
+                 VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            )
+            .bind(user.name)
+            .bind(account.then_some(user.name_key))
+            .bind(user.skeleton)
+            .bind(user.password_hash)
+            .bind(now())
+            .fetch_one(&mut *tx)
+            .await;
+            let id: i64 = match row {
+                Ok(row) => row.try_get(0)?,
+                Err(e) if is_unique_violation(&e) => return Err(StoreError::NameTaken),
+                Err(e) => return Err(e.into()),
+            };
+            tx.commit().await?;
+            Ok(id)
+        })
+    }
+
+    fn accounts_without_skeleton(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(i64, String)>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id, name FROM users WHERE name_key IS NOT NULL AND name_skeleton IS NULL AND id > $1 \
+                 ORDER BY id LIMIT $2",
+            )
+            .bind(after)
+            .bind(limit_of(limit))
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+                .collect()
+        })
+    }
+
+    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let ids: Vec<i64> = skeletons.iter().map(|s| s.0).collect();
+            let names: Vec<&str> = skeletons.iter().map(|s| s.1.as_str()).collect();
+            sqlx::query(
+                "UPDATE users SET name_skeleton = v.skeleton \
+                 FROM UNNEST($1::BIGINT[], $2::TEXT[]) AS v(id, skeleton) WHERE users.id = v.id",
+            )
+            .bind(&ids)
+            .bind(&names)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT id, name, password_hash, password_hash IS NULL AS guest, created FROM users \
+                 WHERE name_key = $1",
+            )
+            .bind(name_key)
+            .fetch_optional(&self.pool)
+            .await?;
+            row.map(|r| user_row(&r, true)).transpose()
+        })
+    }
+
+    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT id, name, password_hash IS NULL AS guest, created FROM users WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
+            row.map(|r| user_row(&r, false)).transpose()
+        })
+    }
+
+    fn create_session<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        session: &'a StoredSession,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            // Expired sessions are swept whenever a new one is made, so the table does not grow forever.
+            sqlx::query("DELETE FROM sessions WHERE expires < $1")
+                .bind(now())
+                .execute(&self.pool)
+                .await?;
+            sqlx::query(
+                "INSERT INTO sessions (token_hash, user_id, csrf, expires) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(token_hash)
+            .bind(session.user_id)
+            .bind(&session.csrf)
+            .bind(session.expires)
+            .execute(&self.pool)
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>> {
+        Box::pin(async move {
+            let row =
+                sqlx::query("SELECT user_id, csrf, expires FROM sessions WHERE token_hash = $1")
+                    .bind(token_hash)
+                    .fetch_optional(&self.pool)
+                    .await?;
+            match row {
+                Some(r) => Ok(Some(StoredSession {
+                    user_id: r.try_get("user_id")?,
+                    csrf: r.try_get("csrf")?,
+                    expires: r.try_get("expires")?,
+                })),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
+                .bind(token_hash)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn append_move<'a>(
+        &'a self,
+        game: i64,
+        mv: &'a StoredMove,
+        state: &'a str,
+        ending: Option<&'a Ending>,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(self.appends.append(game, mv, state, ending))
+    }
+
+    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            let rows = sqlx::query("SELECT id FROM games WHERE state <> 'over' ORDER BY id")
+                .fetch_all(&self.pool)
+                .await?;
+            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+        })
+    }
+
+    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        Box::pin(async move {
+            // Both reads see one snapshot: a move appended between them cannot be half seen.
+            let mut tx = self.pool.begin().await?;
+            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                .execute(&mut *tx)
+                .await?;
+            let row = sqlx::query(concat!(
+                "SELECT ",
+                game_columns!(),
+                " FROM games WHERE id = $1"
+            ))
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(row) = row else {
+                return Ok(None);
+            };
+            let mut game = stored_game(&row)?;
+            let rows = sqlx::query(
+                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = $1 ORDER BY number",
+            )
+            .bind(id)
+            .fetch_all(&mut *tx)
+            .await?;
+            game.moves = rows.iter().map(stored_move).collect::<Result<_, _>>()?;
+            tx.commit().await?;
+            Ok(Some(game))
+        })
+    }
+
+    fn player_games(
+        &self,
+        user: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<GameRow>> {
+        Box::pin(async move {
+            // Each seat's index gives its newest games; the page is the newest of both.
+            let sql = concat!(
+                listing!(),
+                " WHERE g.id IN ( \
+                 (SELECT id FROM games WHERE black_user = $1 AND id < $2 ORDER BY id DESC LIMIT $3) \
+                 UNION ALL \
+                 (SELECT id FROM games WHERE white_user = $1 AND id < $2 ORDER BY id DESC LIMIT $3)) \
+                 ORDER BY g.id DESC LIMIT $3"
+            );
+            let rows = sqlx::query(sql)
+                .bind(user)
+                .bind(before.unwrap_or(i64::MAX))
+                .bind(limit_of(limit))
+                .fetch_all(&self.pool)
+                .await?;
+            rows.iter().map(game_row).collect()
+        })
+    }
+
+    fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>> {
+        Box::pin(async move {
+            let limit = limit_of(limit);
+            let rows = match before {
+                None => {
+                    let sql = concat!(
+                        listing!(),
+                        " WHERE g.state = 'over' AND g.ended IS NOT NULL \
+                         ORDER BY g.ended DESC, g.id DESC LIMIT $1"
+                    );
+                    sqlx::query(sql).bind(limit).fetch_all(&self.pool).await?
+                }
+                Some(before) => {
+                    // The page goes on after `before` in (ended, id) order, read from its row; no such
+                    // finished game: NULL, and an empty page.
+                    let sql = concat!(
+                        listing!(),
+                        " WHERE g.state = 'over' AND g.ended IS NOT NULL \
+                         AND (g.ended, g.id) < (SELECT ended, id FROM games WHERE id = $1 AND state = 'over') \
+                         ORDER BY g.ended DESC, g.id DESC LIMIT $2"
+                    );
+                    sqlx::query(sql)
+                        .bind(before)
+                        .bind(limit)
+                        .fetch_all(&self.pool)
+                        .await?
+                }
+            };
+            rows.iter().map(game_row).collect()
+        })
+    }
+
+    fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id FROM games WHERE state = 'over' AND ended IS NULL ORDER BY id LIMIT $1",
+            )
+            .bind(limit_of(limit))
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+        })
+    }
+
+    fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await?;
+            write_ending(&mut tx, game, ending).await?;
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    fn import_games<'a>(&'a self, games: &'a [ImportedGame]) -> StoreFuture<'a, Vec<i64>> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await?;
+            let mut ids = Vec::with_capacity(games.len());
+            for g in games {
+                let (bot, bot_color) = bot_columns(&g.seats);
+                let row = sqlx::query(
+                    "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
+                     invite, joined, time_control, move_count, result, ended) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
+                )
+                .bind(&g.rules)
+                .bind(g.created)
+                .bind(&g.state)
+                .bind(g.seats.black)
+                .bind(g.seats.white)
+                .bind(bot)
+                .bind(bot_color)
+                .bind(&g.seats.opponent)
+                .bind(&g.seats.invite)
+                .bind(g.seats.joined)
+                .bind(&g.time_control)
+                .bind(i64::try_from(g.moves.len()).unwrap_or(i64::MAX))
+                .bind(g.ending.as_ref().and_then(|e| e.result.as_deref()))
+                .bind(g.ending.as_ref().map(|e| e.ended))
+                .fetch_one(&mut *tx)
+                .await?;
+                let id: i64 = row.try_get(0)?;
+                let moves: Vec<&StoredMove> = g.moves.iter().collect();
+                MoveArrays::of(|_| id, &moves).insert(&mut tx).await?;
+                ids.push(id);
+            }
+            tx.commit().await?;
+            Ok(ids)
+        })
+    }
+
+    fn count_games(&self) -> StoreFuture<'_, i64> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT COUNT(*) FROM games")
+                .fetch_one(&self.pool)
+                .await?;
+            Ok(row.try_get(0)?)
+        })
+    }
+
+    fn close(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            self.appends.close().await;
+            self.pool.close().await;
+            Ok(())
+        })
+    }
+}

@@ -1,0 +1,3454 @@
+//! The server over real sockets: a server bound to port 0 on a fresh database per test, of the kind the
+//! including test target names (`crate::BACKEND`).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tesuji_client::reqwest::Method;
+use tesuji_client::{Client, SocketOptions};
+use tesuji_rules::{Color, Game, Move, Point, Rules};
+use tesuji_server::{Limits, ManualTime, Running, ServerConfig, TimeSource, start};
+
+/// A server on port 0 keeping its data in `dir`, otherwise as by default.
+fn config(dir: &Path) -> ServerConfig {
+    ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        database: crate::BACKEND.database(dir),
+        ..ServerConfig::default()
+    }
+}
+
+async fn server(dir: &Path) -> Running {
+    server_with(dir, Limits::default()).await
+}
+
+async fn server_with(dir: &Path, limits: Limits) -> Running {
+    start(ServerConfig {
+        limits,
+        ..config(dir)
+    })
+    .await
+    .expect("server starts")
+}
+
+/// A server whose clocks and timers run on `time` only (the default grace period of 60 s).
+async fn server_at(dir: &Path, time: &ManualTime) -> Running {
+    start(ServerConfig {
+        time: TimeSource::manual(time),
+        ..config(dir)
+    })
+    .await
+    .expect("server starts")
+}
+
+/// The server's base URL.
+fn base(running: &Running) -> String {
+    format!("http://{}", running.address)
+}
+
+/// A new browser without a session: its own cookie jar.
+fn anonymous(running: &Running) -> Client {
+    Client::new(&base(running)).unwrap()
+}
+
+/// A new browser signed in as a guest; the session cookie is HttpOnly and SameSite=Lax.
+async fn guest(running: &Running, name: &str) -> Client {
+    let mut c = anonymous(running);
+    let session = c.guest(name).await.unwrap();
+    let set = session.set_cookie.unwrap();
+    assert!(
+        set.contains("HttpOnly") && set.contains("SameSite=Lax"),
+        "{set}"
+    );
+    c
+}
+
+/// Creates a table with this client in `color`.
+async fn table(c: &Client, rules: &str, color: &str, opponent: &str) -> Value {
+    let (status, body) = c
+        .create_game(json!({ "rules": rules, "color": color, "opponent": opponent }))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+    body
+}
+
+/// A started game: Black created it, White joined.
+async fn seated(running: &Running, rules: &str) -> (i64, Client, Client) {
+    let black = guest(running, "black").await;
+    let white = guest(running, "white").await;
+    let id = table(&black, rules, "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["status"], "playing");
+    (id, black, white)
+}
+
+/// A state without `absent`, whose times run on with the real clock (an untimed game lists the player it waits
+/// for as away until they open a socket: see `an_untimed_game_is_claimed_after_days_of_absence`).
+fn settled(state: &Value) -> Value {
+    let mut state = state.clone();
+    if let Some(o) = state.as_object_mut() {
+        o.remove("absent");
+    }
+    state
+}
+
+/// The player of a colour.
+fn by<'a>(color: &str, black: &'a Client, white: &'a Client) -> &'a Client {
+    if color == "black" { black } else { white }
+}
+
+/// A ko on 9×9: after these, Black E4 captures D4 and White may not retake at once.
+/// The boards after each move of a replay, rebuilt as the page does: each move's stone placed, the stones the
+/// server says it removed lifted.
+fn boards_of(view: &Value) -> Vec<Vec<String>> {
+    let (w, h) = (
+        view["width"].as_u64().unwrap() as u8,
+        view["height"].as_u64().unwrap() as u8,
+    );
+    let size = tesuji_rules::Size::new(w, h).unwrap();
+    let mut cells: Vec<Vec<char>> = view["start"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row.as_str().unwrap().chars().collect())
+        .collect();
+    let mut boards = vec![
+        cells
+            .iter()
+            .map(|r| r.iter().collect())
+            .collect::<Vec<String>>(),
+    ];
+    for (k, mv) in view["moves"].as_array().unwrap().iter().enumerate() {
+        if let Some(p) = Point::from_gtp(mv.as_str().unwrap(), size) {
+            let stone = if view["colors"][k] == "black" {
+                'X'
+            } else {
+                'O'
+            };
+            cells[p.y as usize][p.x as usize] = stone;
+        }
+        for name in view["removed"][k].as_array().unwrap() {
+            let p = Point::from_gtp(name.as_str().unwrap(), size).unwrap();
+            cells[p.y as usize][p.x as usize] = '.';
+        }
+        boards.push(cells.iter().map(|r| r.iter().collect()).collect());
+    }
+    boards
+}
+
+const KO_SETUP: [(&str, &str); 8] = [
+    ("black", "C4"),
+    ("white", "D4"),
+    ("black", "D5"),
+    ("white", "E5"),
+    ("black", "D3"),
+    ("white", "E3"),
+    ("black", "A1"),
+    ("white", "F4"),
+];
+
+#[tokio::test]
+async fn create_play_refuse_resign_and_download() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "Japanese : size = 9").await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    let canonical = state["rules"].as_str().unwrap().to_owned();
+    assert_eq!(canonical.parse::<Rules>().unwrap().to_string(), canonical);
+    assert_eq!(state["players"]["black"]["name"], "black");
+    assert_eq!(state["players"]["white"]["guest"], true);
+    // The join was an event of its own.
+    assert_eq!(state["version"], 1);
+
+    for (k, (color, mv)) in KO_SETUP.iter().enumerate() {
+        let (status, state) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{state}");
+        assert_eq!(state["version"], k as u64 + 2);
+    }
+    let (status, state) = black.play(id, "E4").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["captures"]["black"], 1);
+    assert_eq!(state["to_move"], "white");
+    assert_eq!(state["last_move"], "E4");
+    // Row 4 from the bottom of 9 is the sixth row from the top; E is the fifth column.
+    assert_eq!(&state["board"][5].as_str().unwrap()[..6], "..X.XO");
+
+    // Refusals name their reason, and change nothing.
+    for (player, mv, reason) in [
+        (&white, "D4", "ko"),
+        (&white, "C4", "occupied"),
+        (&black, "G7", "not_your_turn"),
+    ] {
+        let (status, body) = player.play(id, mv).await.unwrap();
+        assert_eq!(status, 422, "{body}");
+        assert_eq!(body["reason"], reason, "{body}");
+        assert!(body["error"].as_str().unwrap().len() > 3);
+    }
+    // A spectator, a stranger without a session, and a player claiming the other colour may not act.
+    let spectator = guest(&running, "watcher").await;
+    let (status, body) = spectator.play(id, "G7").await.unwrap();
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    let stranger = anonymous(&running);
+    let (status, body) = stranger.play(id, "G7").await.unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (401, Some("not_signed_in"))
+    );
+    let (status, body) = black
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"color": "white", "move": "G7"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    let (status, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(state["version"], 10);
+    assert_eq!(state["moves"].as_array().unwrap().len(), 9);
+
+    // A stale version is refused.
+    let (status, body) = white
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"move": "pass", "version": 3}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(body["reason"], "stale_version");
+
+    let (status, state) = white
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"move": "pass", "version": 10}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["last_move"], Value::Null);
+    let (status, state) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["phase"], "over");
+    assert_eq!(state["status"], "over");
+    assert_eq!(state["result"], "W+R");
+    let (status, body) = white.play(id, "G7").await.unwrap();
+    assert_eq!(status, 422);
+    assert_eq!(body["reason"], "game_over");
+
+    // The SGF replays to the same position as the same moves played here, and names the players.
+    let r = black
+        .request(Method::GET, &format!("/api/games/{id}/sgf"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(
+        r.headers()[reqwest::header::CONTENT_TYPE]
+            .to_str()
+            .unwrap()
+            .starts_with("application/x-go-sgf")
+    );
+    // Named after the players and the day: black-white-YYYY-MM-DD.sgf.
+    let disposition = r.headers()[reqwest::header::CONTENT_DISPOSITION]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let date = disposition
+        .split("filename=\"black-white-")
+        .nth(1)
+        .and_then(|rest| rest.split(".sgf\"").next())
+        .unwrap_or_else(|| panic!("{disposition}"))
+        .to_owned();
+    let digits = |s: &str| s.chars().all(|c| c.is_ascii_digit());
+    let parts: Vec<&str> = date.split('-').collect();
+    assert!(
+        parts.len() == 3 && parts.iter().all(|p| digits(p)) && parts[0].len() == 4,
+        "{disposition}"
+    );
+    let bytes = r.bytes().await.unwrap();
+    let read = tesuji_sgf::read(&bytes).unwrap();
+    let tree = &read.collection.trees[0];
+    let rules = tesuji_sgf::record::record_rules(tree, None, Rules::default()).unwrap();
+    let replay = tesuji_sgf::record::replay(tree, rules).unwrap();
+
+    let mut expected = Game::new(canonical.parse().unwrap()).unwrap();
+    let size = expected.rules().size;
+    for (color, mv) in KO_SETUP.iter().copied().chain([("black", "E4")]) {
+        let color = if color == "black" {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let p = Point::from_gtp(mv, size).unwrap();
+        expected.play(color, Move::Play(p)).unwrap();
+    }
+    expected.play(Color::White, Move::Pass).unwrap();
+    assert_eq!(replay.game.grid(), expected.grid());
+    assert_eq!(replay.turns, 10);
+    assert_eq!(tree.root().value("RE"), Some("W+R"));
+    // Guests by their names, said to be guests in GC; the day the game was made in DT, as in the file name.
+    assert_eq!(tree.root().value("PB"), Some("black"));
+    assert_eq!(tree.root().value("PW"), Some("white"));
+    assert_eq!(
+        tree.root()
+            .get("GC")
+            .and_then(|p| p.text_value())
+            .as_deref(),
+        Some("Black and White played as guests.")
+    );
+    assert_eq!(tree.root().value("DT"), Some(date.as_str()));
+    assert_eq!(tree.root().value("PC"), Some("tesuji"));
+
+    // The replay shows the board after every turn.
+    let (status, view) = spectator
+        .get(&format!("/api/games/{id}/replay"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{view}");
+    assert_eq!(view["moves"].as_array().unwrap().len(), 10);
+    let boards = boards_of(&view);
+    assert_eq!(boards.len(), 11);
+    assert_eq!(json!(boards[10]), state["board"]);
+    assert_eq!(view["info"]["result"], "W+R");
+
+    // The same file uploaded replays the same way.
+    let (status, uploaded) = spectator
+        .send(
+            spectator
+                .request(Method::POST, "/api/replay")
+                .body(bytes.to_vec()),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    for part in ["start", "moves", "colors", "removed"] {
+        assert_eq!(uploaded[part], view[part], "{part}");
+    }
+    assert_eq!(uploaded["info"]["black"], "black");
+    let (status, refused) = spectator
+        .send(
+            spectator
+                .request(Method::POST, "/api/replay")
+                .body("(;SZ[9];B[ee];W[ee])"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 422);
+    assert_eq!(refused["reason"], "bad_sgf");
+
+    // Records that real files hold: two moves of one colour in a row (the other's pass inserted), and play after
+    // two passes under Tromp-Taylor (read as resumed play). Both replay, and say where.
+    for (text, moves, notes) in [
+        (
+            "(;SZ[9];B[ee];B[cc];W[gg])",
+            json!(["E5", "pass", "C7", "G3"]),
+            json!([{"kind": "pass_inserted", "move": 2, "node": 2}]),
+        ),
+        (
+            "(;SZ[5]RU[tromp-taylor];B[cc];W[];B[];W[bb])",
+            json!(["C3", "pass", "pass", "B4"]),
+            json!([{"kind": "play_after_end", "move": 4, "node": 4}]),
+        ),
+    ] {
+        let (status, view) = spectator
+            .send(spectator.request(Method::POST, "/api/replay").body(text))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(view["moves"], moves, "{text}");
+        assert_eq!(view["notes"], notes, "{text}");
+    }
+    // Rules the record does not name, or that we do not know, are said to be so beside the ones counted under.
+    for (text, note, ru) in [
+        ("(;SZ[9]RU[Japanese];B[ee])", Value::Null, Value::Null),
+        ("(;SZ[9];B[ee])", json!("absent"), Value::Null),
+        (
+            "(;SZ[9]RU[Klingon];B[ee])",
+            json!("unknown"),
+            json!("Klingon"),
+        ),
+    ] {
+        let (status, view) = spectator
+            .send(spectator.request(Method::POST, "/api/replay").body(text))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(view["info"]["rules_note"], note, "{text}: {view}");
+        assert_eq!(view["info"]["record_rules"], ru, "{text}: {view}");
+    }
+    assert_eq!(
+        view["info"]["rules_note"],
+        Value::Null,
+        "a stored game knows its rules"
+    );
+
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn session_cookies_are_secure_when_asked() {
+    for secure in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let running = start(ServerConfig {
+            secure_cookies: secure,
+            ..config(dir.path())
+        })
+        .await
+        .expect("server starts");
+        let mut c = anonymous(&running);
+        let session = c.guest("ann").await.unwrap();
+        let set = session.set_cookie.unwrap();
+        assert_eq!(set.contains("; Secure"), secure, "{set}");
+        let cookie = set.split(';').next().unwrap().to_owned();
+        // Signing out clears the cookie with the same attributes, so the browser replaces it. (The cookie by
+        // hand: whether a jar keeps a Secure cookie over plain HTTP is the jar's business.)
+        let r = c
+            .http()
+            .post(c.url("/api/logout"))
+            .header("cookie", &cookie)
+            .header("x-csrf-token", &session.csrf)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        let cleared = r.headers()["set-cookie"].to_str().unwrap();
+        assert!(cleared.contains("Max-Age=0"), "{cleared}");
+        assert_eq!(cleared.contains("; Secure"), secure, "{cleared}");
+        running.stop().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn bad_requests_are_clear_json_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, c, _white) = seated(&running, "tromp-taylor:size=9").await;
+
+    let send = |path: String, body: Vec<u8>| {
+        c.send(
+            c.request(Method::POST, &path)
+                .header("content-type", "application/json")
+                .body(body),
+        )
+    };
+    let (status, body) = send(format!("/api/games/{id}/moves"), b"{\"move\": ".to_vec())
+        .await
+        .unwrap();
+    assert_eq!(status, 400);
+    assert!(body["error"].as_str().unwrap().contains("malformed JSON"));
+    let (status, body) = send(format!("/api/games/{id}/moves"), vec![b' '; 100_000])
+        .await
+        .unwrap();
+    assert_eq!(status, 413, "{body}");
+    let (status, body) = c
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"color": "purple", "move": "D4"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    let (status, body) = c.play(id, "Z99").await.unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    let (status, body) = c
+        .post("/api/games", json!({"rules": "no-such-rules"}))
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (400, Some("bad_rules")));
+    assert!(body["error"].as_str().unwrap().contains("no-such-rules"));
+    let (status, body) = c
+        .post(
+            "/api/games",
+            json!({"rules": "chinese", "opponent": "martian"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    let (status, _) = c.get("/api/games/12345").await.unwrap();
+    assert_eq!(status, 404);
+    let (status, _) = c.get("/api/games/x").await.unwrap();
+    assert_eq!(status, 400);
+    let (status, body) = c.get("/api/nothing-here").await.unwrap();
+    assert_eq!((status, body["reason"].as_str()), (404, Some("not_found")));
+
+    let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["version"], 1);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn websocket_sees_moves_with_increasing_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    let first = ws.next_json().await.unwrap();
+    assert_eq!(first["type"], "state");
+    assert_eq!(first["status"], "open");
+    assert_eq!(first["version"], 0);
+    // Before the second player sits down nobody may move.
+    let (status, body) = black.play(id, "E5").await.unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("not_started"))
+    );
+
+    assert_eq!(
+        white
+            .post(&format!("/api/games/{id}/join"), json!({}))
+            .await
+            .unwrap()
+            .0,
+        200
+    );
+    let joined = ws.next_json().await.unwrap();
+    assert_eq!(
+        (joined["type"].as_str(), joined["version"].as_u64()),
+        (Some("join"), Some(1))
+    );
+    assert_eq!(joined["state"]["players"]["white"]["name"], "white");
+    assert_eq!(
+        (&joined["state"]["move_count"], joined["state"].get("moves")),
+        (&json!(0), None),
+        "a join adds no action"
+    );
+
+    let moves = [
+        ("black", "E5"),
+        ("white", "C3"),
+        ("black", "G7"),
+        ("white", "pass"),
+    ];
+    for (color, mv) in moves {
+        let (status, _) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200);
+    }
+    // A refused move broadcasts nothing.
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 422);
+    for (k, (color, mv)) in moves.iter().enumerate() {
+        let event = ws.next_json().await.unwrap();
+        assert_eq!(event["type"], "move");
+        assert_eq!(event["version"], k as u64 + 2);
+        assert_eq!(event["action"]["color"], *color);
+        assert_eq!(event["action"]["move"], *mv);
+        assert_eq!(event["state"]["version"], k as u64 + 2);
+        // The event's state leaves the move list out (its size must not grow with the game): the watcher adds
+        // the action to the list it has, whose length is `move_count`.
+        assert_eq!(event["action"]["number"], k as u64 + 1);
+        assert_eq!(event["state"]["move_count"], k as u64 + 1);
+        assert_eq!(event["state"].get("moves"), None, "{event}");
+    }
+
+    // A watcher without a session cannot act over the socket; bad messages get an error and change nothing.
+    ws.send_text("not json").await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "error");
+    ws.send_text(r#"{"type":"play","move":"A1","ref":7}"#)
+        .await
+        .unwrap();
+    let refused = ws.next_json().await.unwrap();
+    assert_eq!(
+        (refused["type"].as_str(), refused["reason"].as_str()),
+        (Some("error"), Some("not_signed_in"))
+    );
+    assert_eq!(refused["ref"], 7);
+    ws.resync().await.unwrap();
+    let state = ws.next_json().await.unwrap();
+    assert_eq!(state["type"], "state");
+    assert_eq!(state["version"], 5);
+    assert_eq!(state["moves"].as_array().unwrap().len(), 4);
+
+    // Black plays over its own socket: an ack with the new version, and the event reaches every watcher.
+    let mut black_ws = black.game_socket(id).await.unwrap();
+    assert_eq!(black_ws.next_json().await.unwrap()["version"], 5);
+    black_ws
+        .send_text(r#"{"type":"play","move":"D4","version":5,"ref":"a"}"#)
+        .await
+        .unwrap();
+    let mut acked = false;
+    let mut seen = false;
+    while !(acked && seen) {
+        let m = black_ws.next_json().await.unwrap();
+        match m["type"].as_str() {
+            Some("ack") => {
+                assert_eq!(
+                    (m["ref"].as_str(), m["version"].as_u64()),
+                    (Some("a"), Some(6))
+                );
+                acked = true;
+            }
+            Some("move") => {
+                assert_eq!(m["version"], 6);
+                seen = true;
+            }
+            // Black, whom the untimed game waited for, came to the board.
+            Some("presence") => assert_eq!(m["version"], 5),
+            other => panic!("unexpected {other:?}: {m}"),
+        }
+    }
+    // (after the presence event of Black's socket)
+    let event = ws.next_matching(|m| m["type"] == "move").await.unwrap();
+    assert_eq!(
+        (event["action"]["move"].as_str(), event["version"].as_u64()),
+        (Some("D4"), Some(6))
+    );
+    // Not Black's turn now: refused over the socket with the rules' reason.
+    black_ws
+        .send_text(r#"{"type":"play","move":"A1","ref":2}"#)
+        .await
+        .unwrap();
+    let refused = black_ws.next_json().await.unwrap();
+    assert_eq!(refused["reason"], "not_your_turn");
+    // Messages that are no action are refused with their ref and a sentence naming what is wrong.
+    for (message, names) in [
+        (json!({"type": "nuke", "ref": 3}), "nuke"),
+        (json!({"type": "play", "mov": "A1", "ref": 3}), "mov"),
+        (json!({"resync": true, "ref": 3}), "type"),
+    ] {
+        black_ws.send_json(&message).await.unwrap();
+        let refused = black_ws.next_json().await.unwrap();
+        let error = refused["error"].as_str().unwrap_or_default();
+        assert_eq!(
+            (refused["reason"].as_str(), &refused["ref"]),
+            (Some("bad_request"), &json!(3)),
+            "{message}: {refused}"
+        );
+        assert!(
+            error.contains(names) && !error.contains("Some("),
+            "{message}: {error}"
+        );
+    }
+
+    // Over HTTP the same message plays, at the version it was decided at.
+    let (status, state) = white
+        .post(
+            &format!("/api/games/{id}/actions"),
+            json!({"type": "play", "move": "J9", "version": 6}),
+        )
+        .await
+        .unwrap();
+    assert_eq!((status, state["version"].as_u64()), (200, Some(7)));
+    let event = ws.next_json().await.unwrap();
+    assert_eq!(
+        (event["type"].as_str(), event["action"]["move"].as_str()),
+        (Some("move"), Some("J9"))
+    );
+    let (status, body) = white
+        .post(
+            &format!("/api/games/{id}/actions"),
+            json!({"type": "play", "move": "J8", "version": 6}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("stale_version"))
+    );
+    let (status, body) = black
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"type": "resign", "move": "J8"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/resign"), json!({"point": "J8"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    assert!(body["error"].as_str().unwrap().contains("point"), "{body}");
+
+    white
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    let event = ws.next_json().await.unwrap();
+    assert_eq!(
+        (event["type"].as_str(), event["version"].as_u64()),
+        (Some("resign"), Some(8))
+    );
+    // A socket opened from another site is refused before the upgrade.
+    let foreign = SocketOptions {
+        origin: Some("http://elsewhere.example".to_owned()),
+        ..SocketOptions::default()
+    };
+    let path = format!("/api/games/{id}/ws");
+    assert!(anonymous(&running).socket(&path, &foreign).await.is_err());
+    ws.close().await.unwrap();
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn restart_continues_every_game_where_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=9").await;
+    for (color, mv) in KO_SETUP.iter().copied().chain([("black", "E4")]) {
+        assert_eq!(by(color, &black, &white).play(id, mv).await.unwrap().0, 200);
+    }
+    let other = table(&black, "aga:size=13", "white", "invite").await;
+    let other_id = other["id"].as_i64().unwrap();
+    let invite = other["invite"].as_str().unwrap().to_owned();
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    let (_, before_other) = black.get(&format!("/api/games/{other_id}")).await.unwrap();
+    running.stop().await.unwrap();
+
+    let running = server(dir.path()).await;
+    let black2 = black.at(&base(&running)).unwrap();
+    let white2 = white.at(&base(&running)).unwrap();
+    let (status, after) = black2.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(status, 200);
+    // (`absent` starts again at a restart.)
+    assert_eq!(settled(&after), settled(&before));
+    assert_eq!(
+        black2
+            .get(&format!("/api/games/{other_id}"))
+            .await
+            .unwrap()
+            .1,
+        before_other
+    );
+    // Sessions survive too, and the ko is still a ko: the rebuilt game has its history, not only its position.
+    let (status, body) = white2.play(id, "D4").await.unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("ko")),
+        "{body}"
+    );
+    let (status, state) = white2.play(id, "G7").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["version"], 11);
+    // The invitation still holds: without the token no seat, with it the game starts.
+    let (status, body) = white2
+        .post(&format!("/api/games/{other_id}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (403, Some("bad_invite")));
+    let (status, body) = white2
+        .post(
+            &format!("/api/games/{other_id}/join"),
+            json!({"invite": invite}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["status"].as_str()),
+        (200, Some("playing")),
+        "{body}"
+    );
+    assert_eq!(body["players"]["black"]["name"], "white");
+    // New games get fresh ids.
+    let third = table(&black2, "japanese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert!(third > other_id);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn concurrent_moves_at_one_version_accept_exactly_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, _white) = seated(&running, "japanese:size=9").await;
+    let black = std::sync::Arc::new(black);
+    let mut tasks = Vec::new();
+    for mv in ["A1", "B2", "C3", "D4", "E5", "F6", "G7", "H8", "J9", "pass"] {
+        let c = black.clone();
+        tasks.push(tokio::spawn(async move {
+            c.post(
+                &format!("/api/games/{id}/moves"),
+                json!({"move": mv, "version": 1}),
+            )
+            .await
+            .unwrap()
+            .0
+        }));
+    }
+    let mut statuses = Vec::new();
+    for t in tasks {
+        statuses.push(t.await.unwrap());
+    }
+    assert_eq!(
+        statuses.iter().filter(|&&s| s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|&s| s == 200 || s == 409),
+        "{statuses:?}"
+    );
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["version"], 2);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn accounts_sessions_and_csrf() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    let (status, body) = c.get("/api/session").await.unwrap();
+    assert_eq!((status, &body["user"]), (200, &Value::Null));
+
+    for (name, password, reason) in [
+        ("", "long enough", "bad_name"),
+        ("has space", "long enough", "bad_name"),
+        ("x".repeat(33).as_str(), "long enough", "bad_name"),
+        ("ann", "short", "bad_password"),
+    ] {
+        let (status, body) = c
+            .post("/api/signup", json!({"name": name, "password": password}))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (400, Some(reason)),
+            "{name}: {body}"
+        );
+    }
+    let (status, body) = c
+        .post(
+            "/api/signup",
+            json!({"name": "Ann", "password": "correct horse"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["user"]["name"], "Ann");
+    assert_eq!(body["user"]["guest"], false);
+    let csrf = body["csrf"].as_str().unwrap().to_owned();
+    let (_, me) = c.get("/api/session").await.unwrap();
+    assert_eq!(
+        (me["user"]["name"].as_str(), me["csrf"].as_str()),
+        (Some("Ann"), Some(csrf.as_str()))
+    );
+
+    // Names are unique without regard to case; a name in another script is a name.
+    let other = anonymous(&running);
+    let (status, body) = other
+        .post(
+            "/api/signup",
+            json!({"name": "ANN", "password": "another one"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (409, Some("name_taken")));
+    let (status, body) = other
+        .post(
+            "/api/signup",
+            json!({"name": "棋手", "password": "another one"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+
+    // A state-changing request without the CSRF header is refused, with it accepted.
+    // The same browser (its cookie jar), with no token.
+    let mut no_csrf = c.clone();
+    no_csrf.set_csrf(None);
+    let (status, body) = no_csrf
+        .post("/api/games", json!({"rules": "chinese:size=9"}))
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (403, Some("csrf")));
+    no_csrf.set_csrf(Some("0".repeat(csrf.len())));
+    assert_eq!(
+        no_csrf
+            .post("/api/games", json!({"rules": "chinese"}))
+            .await
+            .unwrap()
+            .0,
+        403
+    );
+    let mut ann = no_csrf;
+    ann.set_csrf(Some(csrf));
+    assert_eq!(
+        ann.post("/api/games", json!({"rules": "chinese:size=9"}))
+            .await
+            .unwrap()
+            .0,
+        201
+    );
+
+    // Log out, then log in again: a wrong password and an unknown name get the same answer.
+    assert_eq!(ann.post("/api/logout", json!({})).await.unwrap().0, 200);
+    assert_eq!(
+        ann.get("/api/session").await.unwrap().1["user"],
+        Value::Null
+    );
+    assert_eq!(
+        ann.post("/api/games", json!({"rules": "chinese"}))
+            .await
+            .unwrap()
+            .0,
+        401
+    );
+    for (name, password) in [("ann", "wrong password"), ("nobody", "correct horse")] {
+        let (status, body) = ann
+            .post("/api/login", json!({"name": name, "password": password}))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (401, Some("wrong_login"))
+        );
+        assert_eq!(body["error"], "wrong name or password");
+    }
+    let (status, body) = ann
+        .post(
+            "/api/login",
+            json!({"name": "aNN", "password": "correct horse"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["user"]["name"], "Ann");
+
+    // Sign-in requests from another site are refused.
+    let r = c
+        .http()
+        .post(c.url("/api/guest"))
+        .header("origin", "http://elsewhere.example")
+        .json(&json!({"name": "mallory"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 403);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn sign_in_attempts_are_rate_limited() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        auth_per_minute: 3,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let c = anonymous(&running);
+    for k in 0..3 {
+        let (status, body) = c
+            .post("/api/guest", json!({"name": format!("g{k}")}))
+            .await
+            .unwrap();
+        assert_eq!(status, 201, "{body}");
+    }
+    let r = c
+        .request(Method::POST, "/api/login")
+        .json(&json!({"name": "g0", "password": "whatever it is"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 429);
+    let wait: u64 = r.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((1..=60).contains(&wait), "{wait}");
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(body["reason"], "rate_limited");
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn behind_a_proxy_limits_count_per_forwarded_address() {
+    for behind_proxy in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            auth_per_minute: 2,
+            behind_proxy,
+            ..Limits::default()
+        };
+        let running = server_with(dir.path(), limits).await;
+        let c = anonymous(&running);
+        let guest = |k: u32, forwarded: &'static str| {
+            c.request(Method::POST, "/api/guest")
+                .header("x-forwarded-for", forwarded)
+                .json(&json!({"name": format!("g{k}")}))
+                .send()
+        };
+        // Two attempts from one client (the proxy adds the last address; an earlier one is the client's word).
+        for k in 0..2 {
+            let r = guest(k, "10.9.9.9, 203.0.113.1").await.unwrap();
+            assert_eq!(r.status().as_u16(), 201);
+        }
+        let r = guest(2, "203.0.113.1").await.unwrap();
+        assert_eq!(r.status().as_u16(), 429);
+        // Another client through the same proxy: its own budget behind a proxy, the proxy's spent one otherwise.
+        let r = guest(3, "10.9.9.9, 203.0.113.2").await.unwrap();
+        let expected = if behind_proxy { 201 } else { 429 };
+        assert_eq!(r.status().as_u16(), expected, "behind_proxy {behind_proxy}");
+        // The same client written with its port is still that client.
+        let r = guest(4, "203.0.113.2:5678").await.unwrap();
+        assert_eq!(r.status().as_u16(), expected, "behind_proxy {behind_proxy}");
+        let r = guest(5, "[2001:db8::1]:443").await.unwrap();
+        assert_eq!(r.status().as_u16(), expected, "behind_proxy {behind_proxy}");
+        running.stop().await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn seats_lobby_and_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = guest(&running, "ann").await;
+    let bob = guest(&running, "bob").await;
+    let cy = guest(&running, "cy").await;
+    let open = table(
+        &ann,
+        "bga:size=9,counting=japanese,komi=normal,aga=on",
+        "random",
+        "anyone",
+    )
+    .await;
+    let open_id = open["id"].as_i64().unwrap();
+    assert_eq!(open["invite"], Value::Null);
+    let seated_colour = if open["state"]["players"]["black"].is_null() {
+        "white"
+    } else {
+        "black"
+    };
+    assert_eq!(open["state"]["players"][seated_colour]["name"], "ann");
+    let private = table(&ann, "ideal:handicap=3", "white", "invite").await;
+    let private_id = private["id"].as_i64().unwrap();
+    assert_eq!(private["invite"].as_str().unwrap().len(), 32);
+
+    let (_, lobby) = cy.get("/api/lobby").await.unwrap();
+    let open_ids: Vec<i64> = lobby["open"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(open_ids, vec![open_id], "invite-only tables are not listed");
+    assert_eq!(lobby["playing"].as_array().unwrap().len(), 0);
+
+    // Joining: the creator may not take the other seat; the first joiner gets it; the next finds it taken.
+    let (status, body) = ann
+        .post(&format!("/api/games/{open_id}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("already_seated"))
+    );
+    let (status, _) = bob
+        .post(&format!("/api/games/{open_id}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let (status, body) = cy
+        .post(&format!("/api/games/{open_id}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (409, Some("seat_taken")));
+    let (status, body) = cy
+        .post(
+            &format!("/api/games/{private_id}/join"),
+            json!({"invite": "guess"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (403, Some("bad_invite")));
+
+    let (_, lobby) = cy.get("/api/lobby").await.unwrap();
+    assert_eq!(lobby["open"].as_array().unwrap().len(), 0);
+    assert_eq!(lobby["playing"][0]["id"], open_id);
+    assert_eq!(lobby["playing"][0]["status"], "playing");
+
+    let (status, history) = cy
+        .get(&format!("/api/users/{}/games", ann.user_id().unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(history["user"]["name"], "ann");
+    let ids: Vec<i64> = history["games"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, vec![private_id, open_id]);
+    let (_, history) = cy
+        .get(&format!("/api/users/{}/games", bob.user_id().unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(history["games"].as_array().unwrap().len(), 1);
+    assert_eq!(cy.get("/api/users/999/games").await.unwrap().0, 404);
+    running.stop().await.unwrap();
+}
+
+/// The creator of an invite-only table gets its token back in every state it asks for while the table waits
+/// (so that the page can show the link again); nobody else ever sees it, no event carries it, and once the table
+/// is full nobody sees it any more.
+#[tokio::test]
+async fn only_the_creator_of_an_open_table_sees_its_invite() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = guest(&running, "ann").await;
+    let bob = guest(&running, "bob").await;
+    let cy = guest(&running, "cy").await;
+    let nobody = anonymous(&running);
+    let created = table(&ann, "chinese:size=9", "black", "invite").await;
+    let id = created["id"].as_i64().unwrap();
+    let invite = created["invite"].as_str().unwrap().to_owned();
+    assert_eq!(created["state"]["invite"], invite.as_str(), "{created}");
+    let url = format!("/api/games/{id}");
+    let (_, state) = ann.get(&url).await.unwrap();
+    assert_eq!(state["invite"], invite.as_str(), "{state}");
+    for (who, c) in [("bob", &bob), ("cy", &cy), ("anonymous", &nobody)] {
+        let (status, state) = c.get(&url).await.unwrap();
+        assert_eq!(status, 200, "{who}");
+        assert!(state.get("invite").is_none(), "{who}: {state}");
+        assert!(!state.to_string().contains(&invite), "{who}: {state}");
+    }
+    // Over the socket: the creator's first state has it, a spectator's and an anonymous watcher's do not.
+    let mut ann_ws = ann.game_socket(id).await.unwrap();
+    let first = ann_ws.next_json().await.unwrap();
+    assert_eq!(
+        (first["type"].as_str(), first["invite"].as_str()),
+        (Some("state"), Some(invite.as_str()))
+    );
+    let mut cy_ws = cy.game_socket(id).await.unwrap();
+    let mut nobody_ws = nobody.game_socket(id).await.unwrap();
+    for ws in [&mut cy_ws, &mut nobody_ws] {
+        let first = ws.next_json().await.unwrap();
+        assert_eq!(first["type"], "state");
+        assert!(!first.to_string().contains(&invite), "{first}");
+    }
+    // A resync is the creator's own state again.
+    ann_ws.resync().await.unwrap();
+    let again = ann_ws
+        .next_matching(|m| m["type"] == "state")
+        .await
+        .unwrap();
+    assert_eq!(again["invite"], invite.as_str(), "{again}");
+    // Bob joins with the link: the join event carries no token, and the table is no longer open.
+    let (status, joined) = bob.join(id, Some(&invite)).await.unwrap();
+    assert_eq!(status, 200, "{joined}");
+    assert!(!joined.to_string().contains(&invite), "{joined}");
+    for ws in [&mut ann_ws, &mut cy_ws, &mut nobody_ws] {
+        let m = ws.next_matching(|m| m["type"] == "join").await.unwrap();
+        assert!(!m.to_string().contains(&invite), "{m}");
+    }
+    for c in [&ann, &bob, &cy, &nobody] {
+        let (_, state) = c.get(&url).await.unwrap();
+        assert_eq!(state["status"], "playing");
+        assert!(!state.to_string().contains(&invite), "{state}");
+    }
+    ann_ws.resync().await.unwrap();
+    let after = ann_ws
+        .next_matching(|m| m["type"] == "state")
+        .await
+        .unwrap();
+    assert!(after.get("invite").is_none(), "{after}");
+    // A table open to anyone has no token to show.
+    let open = table(&ann, "chinese:size=9", "black", "anyone").await;
+    let (_, state) = ann
+        .get(&format!("/api/games/{}", open["id"]))
+        .await
+        .unwrap();
+    assert!(state.get("invite").is_none(), "{state}");
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn lobby_socket_sees_tables_appear_and_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = guest(&running, "ann").await;
+    let bob = guest(&running, "bob").await;
+    let mut ws = anonymous(&running).lobby_socket().await.unwrap();
+    let first = ws.next_json().await.unwrap();
+    assert_eq!(first["type"], "lobby");
+    assert_eq!(first["open"].as_array().unwrap().len(), 0);
+    let id = table(&ann, "chinese:size=13", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let listed = ws.next_json().await.unwrap();
+    assert_eq!(listed["open"][0]["id"], id);
+    bob.post(&format!("/api/games/{id}/join"), json!({}))
+        .await
+        .unwrap();
+    let filled = ws.next_json().await.unwrap();
+    assert_eq!(filled["open"].as_array().unwrap().len(), 0);
+    assert_eq!(filled["playing"][0]["players"]["white"]["name"], "bob");
+    running.stop().await.unwrap();
+}
+
+/// Plays a whole 5×5 game to the marking phase: Black walls off the left, White the right, a lone black
+/// stone at E5 in White's area, then both pass.
+async fn to_marking(black: &Client, white: &Client, id: i64) {
+    let moves = [
+        ("black", "B1"),
+        ("white", "D1"),
+        ("black", "B2"),
+        ("white", "D2"),
+        ("black", "B3"),
+        ("white", "D3"),
+        ("black", "B4"),
+        ("white", "D4"),
+        ("black", "B5"),
+        ("white", "D5"),
+        ("black", "E5"),
+        ("white", "pass"),
+        ("black", "pass"),
+    ];
+    for (color, mv) in moves {
+        let (status, state) = by(color, black, white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{color} {mv}: {state}");
+    }
+}
+
+/// The turn that ends play brings the server's first proposal with it: the estimate's dead stones, stored as the
+/// server's `mark` for the player who ended play (`by: "server"`), and its unsure stones beside them. The lone stones at B5 and
+/// H5 are dead: the estimate may call them dead or unsure, never alive.
+#[tokio::test]
+async fn the_estimate_makes_the_first_proposal() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=9,komi=0.5").await;
+    // Black walls off columns A-D, White F-J; White's lone stone at B5 and Black's at H5 are dead.
+    let mut turns = Vec::new();
+    for row in 1..=9 {
+        turns.push(("black", format!("D{row}")));
+        turns.push(("white", format!("F{row}")));
+    }
+    turns.extend([
+        ("black", "H5".to_owned()),
+        ("white", "B5".to_owned()),
+        ("black", "pass".to_owned()),
+    ]);
+    for (color, mv) in &turns {
+        let (status, state) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{color} {mv}: {state}");
+    }
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    let (status, state) = white.play(id, "pass").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["phase"], "marking");
+    let moves = state["moves"].as_array().unwrap();
+    let last = moves.last().unwrap().clone();
+    assert_eq!(
+        (last["color"].as_str(), last["by"].as_str()),
+        (Some("white"), Some("server")),
+        "the proposal is made for the player who ended play, by the server"
+    );
+    // Only the server's proposal says so: the players' own actions have no `by`.
+    assert!(
+        moves[..moves.len() - 1]
+            .iter()
+            .all(|m| m.get("by").is_none()),
+        "{state}"
+    );
+    // Watchers hear it as the server's too.
+    let m = ws.next_matching(|m| m["type"] == "mark").await.unwrap();
+    assert_eq!(m["action"], last, "{m}");
+    let dead: Vec<String> = serde_json::from_value(state["dead"].clone()).unwrap();
+    let unsure: Vec<String> = serde_json::from_value(state["unsure"].clone()).unwrap();
+    let text: Vec<&str> = last["move"].as_str().unwrap().split(' ').collect();
+    assert_eq!(text[0], "mark");
+    assert_eq!(text[1..].to_vec(), dead, "{state}");
+    for stone in ["B5", "H5"] {
+        assert!(
+            dead.iter().chain(&unsure).any(|p| p == stone),
+            "{stone} is neither dead nor unsure: {state}"
+        );
+    }
+    // Never a living stone proposed dead. (Unsure is allowed anywhere: the estimate may doubt what it cannot
+    // settle, and the players decide.)
+    for p in &dead {
+        assert!(p == "B5" || p == "H5", "{p} is alive: {state}");
+    }
+    drop(ws);
+    // A player's own mark is theirs, and a restart still tells the server's from it.
+    let (status, marked) = black
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "D1"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{marked}");
+    let mine = marked["moves"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(mine["color"], "black");
+    assert!(mine.get("by").is_none(), "{mine}");
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let black = black.at(&base(&running)).unwrap();
+    let white = white.at(&base(&running)).unwrap();
+    let (_, replayed) = anonymous(&running)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .unwrap();
+    let replayed = replayed["moves"].as_array().unwrap().clone();
+    assert_eq!(replayed[replayed.len() - 2], last);
+    assert_eq!(replayed[replayed.len() - 1], mine);
+    black
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "D1"}))
+        .await
+        .unwrap();
+    // Accepting it scores it.
+    black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    let (_, state) = white
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(state["status"], "over");
+    assert_eq!(state["unsure"], json!([]));
+    // The proposal replays like any mark.
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    assert_eq!(
+        anonymous(&running)
+            .get(&format!("/api/games/{id}"))
+            .await
+            .unwrap()
+            .1,
+        before
+    );
+    running.stop().await.unwrap();
+}
+
+/// The estimate's unsure stones are part of the marking phase from its first state on, also without the first
+/// proposal, and a restart shows the same ones at once (they were once made in the background, so a restart
+/// could show none for a while, and a watcher never heard of them).
+#[tokio::test]
+async fn unsure_stones_come_with_the_end_of_play_and_survive_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = || ServerConfig {
+        first_proposal: false,
+        ..config(dir.path())
+    };
+    let running = start(config()).await.expect("server starts");
+    let (id, black, white) = seated(&running, "aga:size=9").await;
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    // Four scattered stones: nothing on this board is settled.
+    for (color, mv) in [
+        ("black", "E5"),
+        ("white", "C3"),
+        ("black", "E4"),
+        ("white", "G7"),
+        ("black", "pass"),
+    ] {
+        let (status, state) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{color} {mv}: {state}");
+    }
+    let (status, ended) = white.play(id, "pass").await.unwrap();
+    assert_eq!(status, 200, "{ended}");
+    assert_eq!(ended["phase"], "marking");
+    assert_eq!(ended["dead"], json!([]), "no first proposal: {ended}");
+    let unsure = ended["unsure"].clone();
+    assert!(
+        !unsure.as_array().unwrap().is_empty(),
+        "the turn that ends play shows the unsure stones: {ended}"
+    );
+    let (_, now) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(now["unsure"], unsure, "{now}");
+    // Watchers heard of them with the pass.
+    let m = ws
+        .next_matching(|m| m["state"]["phase"] == "marking")
+        .await
+        .unwrap();
+    assert_eq!(m["type"], "move", "{m}");
+    assert_eq!(m["state"]["unsure"], unsure, "{m}");
+    drop(ws);
+    running.stop().await.unwrap();
+    let running = start(config()).await.expect("server restarts");
+    let (_, after) = anonymous(&running)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .unwrap();
+    assert_eq!(after["phase"], "marking");
+    assert_eq!(
+        after["unsure"], unsure,
+        "the first look after a restart: {after}"
+    );
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn dead_stones_are_marked_accepted_or_disputed() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=5,komi=0.5").await;
+    to_marking(&black, &white, id).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(
+        (state["phase"].as_str(), state["status"].as_str()),
+        (Some("marking"), Some("marking"))
+    );
+
+    // Moves are over; marking is for the seated players only.
+    let (status, body) = black.play(id, "A1").await.unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("not_playing"))
+    );
+    let spectator = guest(&running, "watcher").await;
+    let (status, _) = spectator
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 403);
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "Z9"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+
+    // The end of play brought the estimate's proposal: E5 dead. White toggles it alive and dead again; Black
+    // accepts; then White; the count follows RULES.md §7.
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["dead"], json!(["E5"]), "{state}");
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["dead"], json!([]));
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["dead"], json!(["E5"]));
+    assert_eq!(
+        state["moves"].as_array().unwrap().last().unwrap()["move"],
+        "mark E5"
+    );
+    let (_, state) = black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(state["accepted"], json!({"black": true, "white": false}));
+    // A new proposal clears the acceptances.
+    white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await
+        .unwrap();
+    let (_, state) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await
+        .unwrap();
+    assert_eq!(state["accepted"], json!({"black": false, "white": false}));
+    black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["status"], "over");
+    // Black: A1..A5 = 5 points; White: E1..E4 + E5 = 5 points and one prisoner, komi 0.5: W+1.5.
+    assert_eq!(state["result"], "W+1.5");
+    let score = &state["score"];
+    assert_eq!(score["scoring"], "territory");
+    assert_eq!(score["black"]["territory"], 5);
+    assert_eq!(score["white"]["territory"], 5);
+    assert_eq!(score["white"]["dead"], 1);
+    assert_eq!(score["white"]["komi"], 1);
+    assert_eq!(score["margin"], -3);
+
+    // A dispute resumes play with the right player to move (the opponent of the last passer).
+    let (id2, black2, white2) = seated(&running, "japanese:size=5").await;
+    to_marking(&black2, &white2, id2).await;
+    let (status, state) = black2
+        .post(&format!("/api/games/{id2}/dispute"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["phase"], "playing");
+    assert_eq!(state["to_move"], "white");
+    assert_eq!(
+        white2.play(id2, "D4").await.unwrap().1["reason"],
+        "occupied"
+    );
+    assert_eq!(white2.play(id2, "pass").await.unwrap().0, 200);
+
+    // A restart replays marks, acceptances and disputes.
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    let (_, before2) = black.get(&format!("/api/games/{id2}")).await.unwrap();
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    assert_eq!(
+        settled(&c.get(&format!("/api/games/{id}")).await.unwrap().1),
+        settled(&before)
+    );
+    assert_eq!(
+        settled(&c.get(&format!("/api/games/{id2}")).await.unwrap().1),
+        settled(&before2)
+    );
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_computer_answers_moves_and_accepts_the_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        actions_per_second: 10_000,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let ann = guest(&running, "ann").await;
+    // Tree search answers too: Black at E5, the computer (1,000 playouts a move) replies.
+    let (status, table) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "japanese:size=9", "color": "black", "opponent": "bot", "bot": "mcts-1"}),
+        )
+        .await.unwrap();
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_i64().unwrap();
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["version"], 0);
+    assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
+    assert_eq!(ws.next_json().await.unwrap()["version"], 1);
+    let reply = ws.next_json().await.unwrap();
+    assert_eq!(
+        (reply["version"].as_u64(), reply["action"]["color"].as_str()),
+        (Some(2), Some("white"))
+    );
+    assert_eq!(reply["state"]["players"]["white"]["bot"], "mcts-1");
+    let (status, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese", "opponent": "bot", "bot": "deep-blue"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+
+    // The beginner bot, played to the end.
+    let (status, table) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": "simple"}),
+        )
+        .await.unwrap();
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_i64().unwrap();
+    assert_eq!(table["state"]["status"], "playing");
+    assert_eq!(table["state"]["players"]["white"]["bot"], "simple");
+    let mut ws = ann.game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["version"], 0);
+    let (status, _) = ann.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(ws.next_json().await.unwrap()["version"], 1);
+    let reply = ws.next_json().await.unwrap();
+    assert_eq!(
+        (reply["version"].as_u64(), reply["action"]["color"].as_str()),
+        (Some(2), Some("white"))
+    );
+    assert_eq!(reply["state"]["to_move"], "black");
+
+    // When Black passes and the computer has nothing useful left it passes too; in the marking phase it
+    // accepts what Black accepted. Play on by passing until the game is over (or 300 turns).
+    let mut state = reply["state"].clone();
+    for _ in 0..300 {
+        if state["phase"] == "over" {
+            break;
+        }
+        let (status, body) = if state["phase"] == "marking" {
+            ann.post(&format!("/api/games/{id}/accept"), json!({}))
+                .await
+                .unwrap()
+        } else {
+            ann.play(id, "pass").await.unwrap()
+        };
+        assert_eq!(status, 200, "{body}");
+        // Wait until it is Black's turn again, or the game is over: after this action (the events before it,
+        // such as the server's first proposal that came with the end of play, are already answered).
+        let acted = body["version"].as_u64().unwrap();
+        loop {
+            let m = ws.next_json().await.unwrap();
+            let s = &m["state"];
+            if s["version"].as_u64().unwrap() <= acted {
+                continue;
+            }
+            let black_to_act = match s["phase"].as_str() {
+                Some("playing") => s["to_move"] == "black",
+                Some("marking") => s["accepted"]["black"] == false,
+                _ => true,
+            };
+            if black_to_act {
+                state = s.clone();
+                break;
+            }
+        }
+    }
+    assert_eq!(state["phase"], "over", "{state}");
+    assert!(
+        state["result"].as_str().unwrap().starts_with("W+"),
+        "{state}"
+    );
+    running.stop().await.unwrap();
+}
+
+/// The entry of game `id` in a listing's array `list` (`open`, `playing`, `games`).
+fn entry_of(listing: &Value, list: &str, id: &Value) -> Value {
+    listing[list]
+        .as_array()
+        .and_then(|games| games.iter().find(|g| &g["id"] == id))
+        .cloned()
+        .unwrap_or_else(|| panic!("game {id} is not in {list}: {listing}"))
+}
+
+/// Listings and states say each game's komi (White's net, in half-points), handicap and clock, from memory and
+/// from the store's rows alike.
+#[tokio::test]
+async fn listings_and_states_carry_komi_handicap_and_clock() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, state) = timed(&black, &white, "japanese:size=9", "fischer:10m+10s").await;
+    // Japanese komi: 6.5.
+    let expected = 13;
+    assert_eq!(state["komi"], expected, "{state}");
+    assert_eq!(state["handicap"], 0, "{state}");
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    let entry = entry_of(&lobby, "playing", &json!(id));
+    assert_eq!(
+        (&entry["komi"], &entry["handicap"], &entry["time"]),
+        (&json!(expected), &json!(0), &json!("fischer:10m+10s")),
+        "{entry}"
+    );
+    let open = table(
+        &black,
+        "chinese:size=9,komi=0,handicap=3",
+        "black",
+        "anyone",
+    )
+    .await;
+    assert_eq!(open["state"]["komi"], 0, "{open}");
+    assert_eq!(open["state"]["handicap"], 3, "{open}");
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    let entry = entry_of(&lobby, "open", &json!(open["id"]));
+    assert_eq!(
+        (&entry["komi"], &entry["handicap"], &entry["time"]),
+        (&json!(0), &json!(3), &Value::Null),
+        "{entry}"
+    );
+    // Ended and read back from the store's row after a restart: the same.
+    let (status, _) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    let (_, archive) = c.get("/api/archive").await.unwrap();
+    let entry = entry_of(&archive, "games", &json!(id));
+    assert_eq!(
+        (&entry["komi"], &entry["handicap"], &entry["time"]),
+        (&json!(expected), &json!(0), &json!("fischer:10m+10s")),
+        "{entry}"
+    );
+    running.stop().await.unwrap();
+}
+
+/// In the marking phase every state carries the count the current proposal gives; once both accept, the game's
+/// score is exactly the last one shown.
+#[tokio::test]
+async fn the_marking_phase_shows_the_count_of_the_proposal() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    for rules in ["japanese:size=5", "chinese:size=5"] {
+        let (id, black, white) = seated(&running, rules).await;
+        let (_, playing) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(playing["proposal_score"], Value::Null, "{playing}");
+        to_marking(&black, &white, id).await;
+        let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        let shown = before["proposal_score"].clone();
+        assert!(shown.is_object(), "{rules}: {before}");
+        // Marking E5 (Black's lone stone in White's area) dead moves the count towards White.
+        let (status, marked) = white
+            .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{marked}");
+        let after = marked["proposal_score"].clone();
+        let dead_in = before["dead"].as_array().unwrap().iter().any(|p| p == "E5");
+        let (m0, m1) = (
+            shown["margin"].as_i64().unwrap(),
+            after["margin"].as_i64().unwrap(),
+        );
+        if dead_in {
+            assert!(m1 > m0, "{rules}: reviving E5 helps Black: {m0} -> {m1}");
+        } else {
+            assert!(m1 < m0, "{rules}: killing E5 helps White: {m0} -> {m1}");
+        }
+        // The shading: E5 is White's now that it is dead, and every shaded point is empty or a dead stone.
+        let territory = &marked["territory"];
+        let has = |c: &str, p: &str| territory[c].as_array().unwrap().iter().any(|q| q == p);
+        assert_eq!(has("white", "E5"), !dead_in, "{rules}: {territory}");
+        let dead_now: Vec<Value> = marked["dead"].as_array().unwrap().clone();
+        let stones: Vec<String> =
+            [stones_of(&marked, "black"), stones_of(&marked, "white")].concat();
+        for c in ["black", "white"] {
+            for p in territory[c].as_array().unwrap() {
+                let p_str = p.as_str().unwrap().to_owned();
+                assert!(
+                    !stones.contains(&p_str) || dead_now.contains(p),
+                    "{rules}: {p} shaded {c}"
+                );
+            }
+        }
+        assert_eq!(playing["territory"], Value::Null);
+        // Spectators see the same count.
+        let (_, seen) = anonymous(&running)
+            .get(&format!("/api/games/{id}"))
+            .await
+            .unwrap();
+        assert_eq!(seen["proposal_score"], after);
+        for c in [&black, &white] {
+            let (status, body) = c
+                .post(&format!("/api/games/{id}/accept"), json!({}))
+                .await
+                .unwrap();
+            assert_eq!(status, 200, "{body}");
+        }
+        let (_, over) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(over["status"], "over");
+        assert_eq!(over["score"], after, "{rules}: the count is the one shown");
+        assert_eq!(over["proposal_score"], Value::Null);
+        assert_eq!(over["territory"], Value::Null);
+    }
+    running.stop().await.unwrap();
+}
+
+/// A second accept and a mark on an empty point change nothing: refused with `no_change`, not stored.
+#[tokio::test]
+async fn marking_actions_that_change_nothing_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=5").await;
+    to_marking(&black, &white, id).await;
+    let (status, accepted) = black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{accepted}");
+    for (client, path, body) in [
+        (&black, "accept", json!({})),
+        (&black, "dead", json!({"point": "A1"})),
+        (&white, "dead", json!({"point": "E1"})),
+    ] {
+        let (status, refusal) = client
+            .post(&format!("/api/games/{id}/{path}"), body.clone())
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, refusal["reason"].as_str()),
+            (409, Some("no_change")),
+            "{path} {body}: {refusal}"
+        );
+        let (_, now) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(
+            settled(&now),
+            settled(&accepted),
+            "a refused {path} changed the game"
+        );
+    }
+    // A mark that changes the proposal is taken, and clears the acceptance; accepting again is then a change.
+    let (status, marked) = white
+        .post(&format!("/api/games/{id}/dead"), json!({"point": "E5"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{marked}");
+    assert_eq!(marked["accepted"]["black"], false, "{marked}");
+    let (status, _) = black
+        .post(&format!("/api/games/{id}/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    running.stop().await.unwrap();
+}
+
+/// The points of `color`'s stones in a state's board (`X` black, `O` white; rows from the top).
+fn stones_of(state: &serde_json::Value, color: &str) -> Vec<String> {
+    const LETTERS: &[u8] = b"ABCDEFGHJKLMNOPQRSTUVWXYZ";
+    let mark = if color == "black" { 'X' } else { 'O' };
+    let rows: Vec<String> = serde_json::from_value(state["board"].clone()).unwrap();
+    let height = rows.len();
+    let mut points = Vec::new();
+    for (r, row) in rows.iter().enumerate() {
+        for (x, c) in row.chars().enumerate() {
+            if c == mark {
+                points.push(format!("{}{}", LETTERS[x] as char, height - r));
+            }
+        }
+    }
+    points
+}
+
+/// Issue 16's game: Black E5, the computer replies, Black passes and the computer passes; Black marks the
+/// computer's stones dead and accepts. The computer must not accept its living stones dead: it disputes, and
+/// play resumes.
+#[tokio::test]
+async fn the_computer_disputes_a_proposal_that_kills_its_living_stones() {
+    let dir = tempfile::tempdir().unwrap();
+    let limits = Limits {
+        actions_per_second: 10_000,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let ann = guest(&running, "ann").await;
+    for bot in ["mcts-1", "simple"] {
+        let (status, table) = ann
+            .post(
+                "/api/games",
+                json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": bot}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, 201, "{table}");
+        let id = table["id"].as_i64().unwrap();
+        let mut ws = ann.game_socket(id).await.unwrap();
+        assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+        let (status, body) = ann.play(id, "E5").await.unwrap();
+        assert_eq!(status, 200, "{body}");
+        let mut acted = body["version"].as_u64().unwrap();
+        // Black passes whenever it is Black's turn until play ends (the computer passes when it is ahead).
+        let mut state = body;
+        for _ in 0..200 {
+            if state["phase"] == "marking" {
+                break;
+            }
+            let m = ws.next_json().await.unwrap();
+            let s = m["state"].clone();
+            if s["version"].as_u64().unwrap() <= acted {
+                continue;
+            }
+            state = s;
+            if state["phase"] == "playing" && state["to_move"] == "black" {
+                let (status, body) = ann.play(id, "pass").await.unwrap();
+                assert_eq!(status, 200, "{body}");
+                acted = body["version"].as_u64().unwrap();
+                state = body;
+            }
+        }
+        assert_eq!(state["phase"], "marking", "{bot}: {state}");
+        let white = stones_of(&state, "white");
+        assert!(!white.is_empty(), "{bot}: the computer has stones: {state}");
+        // Mark every white chain dead (toggling a stone already in the proposal would revive its chain).
+        for point in &white {
+            let (_, now) = ann.get(&format!("/api/games/{id}")).await.unwrap();
+            let dead: Vec<String> = serde_json::from_value(now["dead"].clone()).unwrap();
+            if !dead.contains(point) {
+                let (status, body) = ann
+                    .post(&format!("/api/games/{id}/dead"), json!({"point": point}))
+                    .await
+                    .unwrap();
+                assert_eq!(status, 200, "{body}");
+            }
+        }
+        let (_, now) = ann.get(&format!("/api/games/{id}")).await.unwrap();
+        let mut dead: Vec<String> = serde_json::from_value(now["dead"].clone()).unwrap();
+        dead.retain(|p| white.contains(p));
+        assert_eq!(dead.len(), white.len(), "{now}");
+        let (status, body) = ann
+            .post(&format!("/api/games/{id}/accept"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{body}");
+        let accepted = body["version"].as_u64().unwrap();
+        // The computer's answer is the next action: a dispute, and play resumes.
+        let answer = loop {
+            let m = ws.next_json().await.unwrap();
+            if m["state"]["version"].as_u64().unwrap() > accepted {
+                break m;
+            }
+        };
+        assert_eq!(answer["type"], "dispute", "{bot}: {answer}");
+        assert_eq!(answer["action"]["color"], "white", "{answer}");
+        assert_eq!(answer["state"]["phase"], "playing", "{answer}");
+        assert_eq!(answer["state"]["status"], "playing", "{answer}");
+        let (status, _) = ann
+            .post(&format!("/api/games/{id}/resign"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200);
+    }
+    running.stop().await.unwrap();
+}
+
+/// Appends an action `(number, colour, text)` to game `id` in the store of a stopped server, behind the
+/// server's back (no ending is written), leaving the game's row in `state`.
+async fn append_behind(dir: &Path, id: i64, (number, color, text): (i64, &str, &str), state: &str) {
+    let store = tesuji_server::store::open(&crate::BACKEND.database(dir))
+        .await
+        .unwrap();
+    let action = tesuji_server::store::StoredMove {
+        number,
+        color: color.into(),
+        text: text.into(),
+        spent_ms: None,
+        lag_ms: None,
+    };
+    store.append_move(id, &action, state, None).await.unwrap();
+    store.close().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_game_that_no_longer_replays_does_not_keep_the_others_offline() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (broken, black, _white) = seated(&running, "chinese:size=9").await;
+    assert_eq!(black.play(broken, "E5").await.unwrap().0, 200);
+    let (fine, black2, _white2) = seated(&running, "chinese:size=9").await;
+    assert_eq!(black2.play(fine, "E5").await.unwrap().0, 200);
+    running.stop().await.unwrap();
+
+    // A second play on an occupied point, as if a rules change had made a stored move illegal.
+    append_behind(dir.path(), broken, (2, "white", "E5"), "playing").await;
+
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    assert_eq!(c.get(&format!("/api/games/{broken}")).await.unwrap().0, 404);
+    let (status, state) = c.get(&format!("/api/games/{fine}")).await.unwrap();
+    assert_eq!((status, state["moves"].as_array().unwrap().len()), (200, 1));
+    running.stop().await.unwrap();
+}
+
+// ---- clocks, on manual time: nothing here waits for the clocks to run in real time ----
+
+/// A timed table of `black`'s, joined by `white`: the game and its clocks start at the join.
+async fn timed(black: &Client, white: &Client, rules: &str, time: &str) -> (i64, Value) {
+    let (status, table) = black
+        .post(
+            "/api/games",
+            json!({"rules": rules, "color": "black", "time": time}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_i64().unwrap();
+    // No clock runs before the second player sits down.
+    assert_eq!(table["state"]["clock"]["running"], Value::Null);
+    assert_eq!(table["state"]["clock"]["control"], time);
+    let (status, state) = white
+        .post(&format!("/api/games/{id}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    // Nor before the first move (`no_clock_runs_before_the_first_move`).
+    assert_eq!(state["clock"]["running"], Value::Null);
+    (id, state)
+}
+
+/// Polls the game's state until `done` holds (the server's own tasks, such as a socket closing, take a moment).
+async fn state_until(c: &Client, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
+        if done(&state) {
+            return state;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "{what}: {state}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+async fn claim(c: &Client, id: i64) -> (u16, Value) {
+    c.post(&format!("/api/games/{id}/claim"), json!({}))
+        .await
+        .unwrap()
+}
+
+fn main_ms(state: &Value, color: &str) -> u64 {
+    state["clock"][color]["main_ms"].as_u64().unwrap()
+}
+
+#[tokio::test]
+async fn clocks_are_exact_across_reconnects_and_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:1m+10s").await;
+    // Black's first move takes no time (`no_clock_runs_before_the_first_move`); White's clock starts.
+    let (status, state) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["clock"]["running"], "white");
+    // White thinks 4 s and reports 50 ms of lag: 60 - 3.95 + 10 s of increment.
+    time.advance(4_000);
+    let (status, state) = white
+        .post(
+            &format!("/api/games/{id}/moves"),
+            json!({"move": "D5", "lag_ms": 50}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["clock"]["running"], "black");
+    assert_eq!(main_ms(&state, "white"), 66_050);
+    assert_eq!(main_ms(&state, "black"), 60_000);
+    assert_eq!(state["clock"]["white"]["overtime"], "sudden-death");
+
+    // Black's clock runs 7 s; a new socket and a fresh GET both see exactly that.
+    time.advance(7_000);
+    let mut ws = black.game_socket(id).await.unwrap();
+    let first = ws.next_json().await.unwrap();
+    assert_eq!(first["type"], "state");
+    let (_, got) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    for s in [&first, &got] {
+        assert_eq!(
+            (main_ms(s, "white"), main_ms(s, "black")),
+            (66_050, 53_000),
+            "{s}"
+        );
+        assert_eq!(s["clock"]["running"], "black");
+    }
+    ws.close().await.unwrap();
+    drop(ws);
+    let mut again = black.game_socket(id).await.unwrap();
+    time.advance(1_000);
+    again.resync().await.unwrap();
+    let first = again.next_json().await.unwrap();
+    let resynced = again.next_matching(|m| m["type"] == "state").await.unwrap();
+    assert_eq!(main_ms(&first, "black"), 53_000);
+    assert_eq!(main_ms(&resynced, "black"), 52_000);
+    drop(again);
+    running.stop().await.unwrap();
+
+    // After a restart the clocks are rebuilt from the stored turn times: White's exactly; Black's turn starts
+    // again from where it began (no time runs while the server is down), and then runs on.
+    time.advance(500_000);
+    let running = server_at(dir.path(), &time).await;
+    let c = anonymous(&running);
+    let (_, after) = c.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(after["clock"]["running"], "black");
+    assert_eq!(
+        (main_ms(&after, "white"), main_ms(&after, "black")),
+        (66_050, 60_000)
+    );
+    time.advance(2_500);
+    let (_, after) = c.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(main_ms(&after, "black"), 57_500);
+    running.stop().await.unwrap();
+}
+
+/// No clock runs before the game's first move: the player who moves first is not charged for the time between
+/// the join and their first move (however long: an unplayed game is aborted, never lost on time), and it takes
+/// no time of theirs; from it on the clocks run as usual.
+#[tokio::test]
+async fn no_clock_runs_before_the_first_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, state) = timed(&black, &white, "chinese:size=9", "fischer:1m+10s").await;
+    assert_eq!(
+        (main_ms(&state, "black"), main_ms(&state, "white")),
+        (60_000, 60_000)
+    );
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+    // An hour after the join: Black's time is whole, nothing runs, no flag.
+    time.advance(3_600_000);
+    let (_, state) = white.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["clock"]["running"], Value::Null, "{state}");
+    assert_eq!(main_ms(&state, "black"), 60_000, "{state}");
+    assert_eq!(state["clock"]["black"]["flagged"], false, "{state}");
+    assert_eq!(state["result"], Value::Null, "{state}");
+    // Black's first move is a move, not a loss on time (had the clock run, it would come an hour late), and
+    // costs nothing; White's clock runs from it.
+    let (status, state) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], Value::Null, "{state}");
+    assert_eq!(state["moves"][0]["move"], "E5", "{state}");
+    assert_eq!(main_ms(&state, "black"), 60_000, "{state}");
+    assert_eq!(state["clock"]["running"], "white");
+    // The only action was the move: no timeout before it (presence events aside: both players are away).
+    let m = ws.next_matching(|m| m["type"] != "presence").await.unwrap();
+    assert_eq!(
+        (m["type"].as_str(), m["version"].as_u64()),
+        (Some("move"), Some(2)),
+        "{m}"
+    );
+    time.advance(5_000);
+    let (_, state) = white.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(main_ms(&state, "white"), 55_000, "{state}");
+    let (_, state) = white.play(id, "D5").await.unwrap();
+    assert_eq!(main_ms(&state, "white"), 65_000, "{state}");
+    // Black's clock runs from White's answer on, and falls as usual: 60 s and the 1 s lag allowance.
+    time.advance(3_000);
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(
+        (state["clock"]["running"].as_str(), main_ms(&state, "black")),
+        (Some("black"), 57_000),
+        "{state}"
+    );
+    time.advance(58_001);
+    let m = ws.next_matching(|m| m["type"] == "timeout").await.unwrap();
+    assert_eq!(
+        (m["action"]["color"].as_str(), m["state"]["result"].as_str()),
+        (Some("black"), Some("W+T"))
+    );
+    // A restart replays the free first move the same.
+    running.stop().await.unwrap();
+    let running = server_at(dir.path(), &time).await;
+    let (_, state) = anonymous(&running)
+        .get(&format!("/api/games/{id}"))
+        .await
+        .unwrap();
+    assert_eq!(state["result"], "W+T");
+    assert_eq!(
+        (
+            main_ms(&state, "white"),
+            state["clock"]["black"]["flagged"].as_bool()
+        ),
+        (65_000, Some(true)),
+        "{state}"
+    );
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_player_whose_flag_falls_loses_on_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "slow").await;
+    let white = guest(&running, "quick").await;
+
+    // After the first moves (the first takes no time), Black does not move: 1 s, plus the 1 s lag allowance.
+    let (b_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    assert_eq!(black.play(b_lost, "E5").await.unwrap().0, 200);
+    assert_eq!(white.play(b_lost, "D5").await.unwrap().0, 200);
+    let mut ws = anonymous(&running).game_socket(b_lost).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+    // Up to 1 s + 1 s, a move is on time (the lag allowance is the server's to credit): no flag yet.
+    time.advance(2_000);
+    let (_, state) = black.get(&format!("/api/games/{b_lost}")).await.unwrap();
+    assert_eq!(state["result"], Value::Null, "{state}");
+    assert_eq!(state["clock"]["black"]["main_ms"], 0);
+    assert_eq!(state["clock"]["black"]["flagged"], false);
+    time.advance(1);
+    let m = ws.next_matching(|m| m["type"] == "timeout").await.unwrap();
+    assert_eq!(m["action"]["color"], "black");
+    assert_eq!(m["state"]["result"], "W+T");
+    assert_eq!(m["state"]["clock"]["black"]["flagged"], true, "{m}");
+    assert_eq!(m["state"]["clock"]["running"], Value::Null);
+
+    // White loses: White moves in time once, then runs out.
+    let (w_lost, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    let mut ws = anonymous(&running).game_socket(w_lost).await.unwrap();
+    assert_eq!(black.play(w_lost, "E5").await.unwrap().0, 200);
+    time.advance(900);
+    let (status, state) = white.play(w_lost, "D5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(main_ms(&state, "white"), 100);
+    assert_eq!(black.play(w_lost, "E4").await.unwrap().0, 200);
+    time.advance(1_101);
+    let m = ws.next_matching(|m| m["type"] == "timeout").await.unwrap();
+    assert_eq!(
+        (m["action"]["color"].as_str(), m["state"]["result"].as_str()),
+        (Some("white"), Some("B+T"))
+    );
+    // A move after the flag fell is refused: the game is over.
+    let (status, body) = white.play(w_lost, "D4").await.unwrap();
+    assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
+
+    // A move that comes 1 s late with 1 s of reported lag is on time, at the last millisecond.
+    let (just, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    let (status, _) = black.play(just, "E5").await.unwrap();
+    assert_eq!(status, 200);
+    // (Black's first move started White's clock.)
+    time.advance(2_000);
+    let (status, state) = white
+        .post(
+            &format!("/api/games/{just}/moves"),
+            json!({"move": "D5", "lag_ms": 1_000}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(
+        (
+            state["result"].as_null(),
+            state["clock"]["white"]["main_ms"].as_u64()
+        ),
+        (Some(()), Some(0))
+    );
+    running.stop().await.unwrap();
+
+    // Stored like any action: the results survive a restart.
+    let running = server_at(dir.path(), &time).await;
+    let c = anonymous(&running);
+    for (id, result) in [(b_lost, "W+T"), (w_lost, "B+T")] {
+        let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(
+            (state["result"].as_str(), state["phase"].as_str()),
+            (Some(result), Some("over"))
+        );
+    }
+    running.stop().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_move_and_the_flag_timer_lose_the_game_on_time_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "late").await;
+    let white = guest(&running, "waits").await;
+    // Black's first move takes no time; White's is the late one.
+    let only_the_timeout = json!([
+        {"number": 1, "color": "black", "move": "E5"},
+        {"number": 2, "color": "white", "move": "timeout"},
+    ]);
+    // A move with no lag reported is late after 1 s; the flag timer fires after 1 s plus the 1 s lag
+    // allowance. A late move that comes before the timer is the time-out; the timer, waking after it, finds
+    // the game over and adds nothing.
+    let (id, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    time.advance(2_000);
+    let (status, state) = white.play(id, "D5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], "B+T");
+    time.advance(1);
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["moves"], only_the_timeout, "{state}");
+    assert_eq!(state["board"][4], "....X....");
+    // The timer first: the move that follows is refused, the game over.
+    let (id, _) = timed(&black, &white, "japanese:size=9", "absolute:1s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    time.advance(2_001);
+    state_until(&black, id, "the time-out", |s| s["result"] == "B+T").await;
+    let (status, body) = white.play(id, "D5").await.unwrap();
+    assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["moves"], only_the_timeout, "{state}");
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn bad_controls_are_refused_and_ideal_games_get_self_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = guest(&running, "ann").await;
+    let (status, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese", "time": "fischer:soon"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_request"))
+    );
+    assert!(
+        body["error"].as_str().unwrap().contains("time control"),
+        "{body}"
+    );
+    // Self-fill needs a clock.
+    let (status, body) = ann
+        .post("/api/games", json!({"rules": "ideal:self-fill=10"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (400, Some("bad_rules")),
+        "{body}"
+    );
+    // A timed game under the ideal rules has the self-fill rule, and its state shows each player's run.
+    let (status, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "ideal:size=9", "time": "absolute:10m"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+    assert!(
+        body["state"]["rules"]
+            .as_str()
+            .unwrap()
+            .contains("self-fill=10"),
+        "{body}"
+    );
+    assert_eq!(
+        body["state"]["self_fill"],
+        json!({"limit": 10, "black": 0, "white": 0})
+    );
+    let (_, body) = ann
+        .post(
+            "/api/games",
+            json!({"rules": "chinese:size=9", "time": "absolute:10m"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(body["state"]["self_fill"], Value::Null);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn an_absent_player_can_be_claimed_against_after_the_grace_period() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "stays").await;
+    let white = guest(&running, "leaves").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    // A game nobody has moved in is aborted, not claimed (`a_game_nobody_has_moved_in_is_aborted`).
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+
+    // Both at the board: nobody is absent, and there is nothing to claim.
+    let mut b_ws = black.game_socket(id).await.unwrap();
+    let mut w_ws = white.game_socket(id).await.unwrap();
+    assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
+    assert_eq!(w_ws.next_json().await.unwrap()["type"], "state");
+    let state = state_until(&black, id, "both present", |s| {
+        s["absent"].as_array().is_some_and(Vec::is_empty)
+    })
+    .await;
+    assert_eq!(state["absent"], json!([]));
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("opponent_present"))
+    );
+
+    // White closes the page: Black's socket hears of it, with the claim 60 s away.
+    time.advance(5_000);
+    w_ws.close().await.unwrap();
+    drop(w_ws);
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"] != json!([]))
+        .await
+        .unwrap();
+    assert_eq!(
+        m["state"]["absent"],
+        json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}])
+    );
+    assert_eq!(
+        m["version"], 2,
+        "presence changes no version (the join and E5 did)"
+    );
+    time.advance(30_000);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("grace_not_over"))
+    );
+    assert_eq!(body["claim_in_ms"], 30_000, "{body}");
+    // Over the socket too.
+    b_ws.send_json(&json!({"type": "claim", "ref": 7}))
+        .await
+        .unwrap();
+    let m = b_ws.next_matching(|m| m["type"] == "error").await.unwrap();
+    assert_eq!(
+        (m["ref"].as_i64(), m["reason"].as_str()),
+        (Some(7), Some("grace_not_over"))
+    );
+    assert_eq!(m["claim_in_ms"], 30_000);
+
+    // White comes back (a presence event) and leaves again: the grace period starts over.
+    let w_ws = white.game_socket(id).await.unwrap();
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence")
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"], json!([]));
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("opponent_present"))
+    );
+    drop(w_ws);
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"] != json!([]))
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 60_000);
+    time.advance(59_999);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!((status, body["claim_in_ms"].as_u64()), (409, Some(1)));
+    // Neither a spectator nor the absent player's own claim counts.
+    let cat = guest(&running, "cat").await;
+    let (status, body) = claim(&cat, id).await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    time.advance(1);
+    // The end of the grace period is an event of its own: no client has to count down.
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0)
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"][0]["color"], "white");
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["absent"][0]["claim_in_ms"], 0, "{state}");
+    let (status, state) = claim(&black, id).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], "B+F");
+    assert_eq!(state["absent"], json!([]));
+    assert_eq!(
+        state["moves"].as_array().unwrap().last().unwrap(),
+        &json!({"number": 2, "color": "black", "move": "claim"})
+    );
+    let m = b_ws.next_matching(|m| m["type"] == "claim").await.unwrap();
+    assert_eq!(m["state"]["result"], "B+F");
+    let (status, body) = claim(&black, id).await;
+    assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
+    drop(b_ws);
+
+    // An untimed game has its own, far longer absence (`an_untimed_game_is_claimed_after_days_of_absence`);
+    // games against the computer have nothing to claim.
+    let (untimed, _, _) = {
+        let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+            .as_i64()
+            .unwrap();
+        white
+            .post(&format!("/api/games/{id}/join"), json!({}))
+            .await
+            .unwrap();
+        (id, (), ())
+    };
+    let (status, body) = black
+        .post(&format!("/api/games/{untimed}/claim"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (409, Some("no_moves")));
+    let (status, table) = black
+        .post(
+            "/api/games",
+            json!({"rules": "chinese:size=9", "color": "white", "opponent": "bot", "bot": "simple", "time": "fischer:10m+10s"}),
+        )
+        .await.unwrap();
+    assert_eq!(status, 201, "{table}");
+    let bot_game = table["id"].as_i64().unwrap();
+    time.advance(100_000);
+    let (status, body) = black
+        .post(&format!("/api/games/{bot_game}/claim"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("opponent_present"))
+    );
+    // A correspondence-scale control has no grace period.
+    let (corr, state) = timed(&black, &white, "chinese:size=9", "absolute:3d").await;
+    assert_eq!(state["absent"], json!([]));
+    time.advance(1_000_000);
+    let (status, body) = white
+        .post(&format!("/api/games/{corr}/claim"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, body["reason"].as_str()), (422, Some("no_claim")));
+    running.stop().await.unwrap();
+
+    // The claim is stored like the other actions.
+    let running = server_at(dir.path(), &time).await;
+    let c = anonymous(&running);
+    let (_, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(state["result"], "B+F");
+    running.stop().await.unwrap();
+}
+
+const DAY_MS: u64 = 86_400_000;
+
+/// An untimed game has no grace period but a long absence (7 days by default): the opponent of the player it
+/// waits for, away that long, may claim it, as in a timed game (`B+F`/`W+F`). The absence counts from when the
+/// game began waiting for them; a player it does not wait for holds nobody up and cannot be claimed against.
+#[tokio::test]
+async fn an_untimed_game_is_claimed_after_days_of_absence() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let cat = guest(&running, "cat").await;
+    let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(white.join(id, None).await.unwrap().0, 200);
+    // Nobody has moved: nothing to claim, however long.
+    time.advance(8 * DAY_MS);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("no_moves")),
+        "{body}"
+    );
+    let (status, state) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    // The game waits for White, who has no socket open: only White is listed, a week from Black's move.
+    assert_eq!(
+        state["absent"],
+        json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 7 * DAY_MS}])
+    );
+    time.advance(6 * DAY_MS);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (
+            status,
+            body["reason"].as_str(),
+            body["claim_in_ms"].as_u64()
+        ),
+        (409, Some("grace_not_over"), Some(DAY_MS)),
+        "{body}"
+    );
+    time.advance(DAY_MS - 1);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["claim_in_ms"].as_u64()),
+        (409, Some(1)),
+        "{body}"
+    );
+    // Nor may White, the absent player: the game waits for her, not for Black (who is away too).
+    let (status, body) = claim(&white, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_their_turn")),
+        "{body}"
+    );
+    // Black's page hears when the claim opens.
+    let mut b_ws = black.game_socket(id).await.unwrap();
+    assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
+    time.advance(1);
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0)
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"][0]["color"], "white", "{m}");
+    // Black's socket makes him present; a spectator may not claim.
+    let (status, body) = claim(&cat, id).await;
+    assert_eq!((status, body["reason"].as_str()), (403, Some("not_seated")));
+    let (status, state) = claim(&black, id).await;
+    assert_eq!(
+        (status, state["result"].as_str()),
+        (200, Some("B+F")),
+        "{state}"
+    );
+    assert_eq!(
+        state["moves"].as_array().unwrap().last().unwrap(),
+        &json!({"number": 2, "color": "black", "move": "claim"})
+    );
+    drop(b_ws);
+
+    // A player's absence counts from when the game began waiting for them: Black, away since his move, is
+    // awaited only from White's answer six days later.
+    let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(white.join(id, None).await.unwrap().0, 200);
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    time.advance(6 * DAY_MS);
+    // White may not claim while it is White's own turn, however long Black has been away.
+    let (status, body) = claim(&white, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_their_turn")),
+        "{body}"
+    );
+    assert_eq!(white.play(id, "C3").await.unwrap().0, 200);
+    time.advance(7 * DAY_MS - 1);
+    let (status, body) = claim(&white, id).await;
+    assert_eq!(
+        (
+            status,
+            body["reason"].as_str(),
+            body["claim_in_ms"].as_u64()
+        ),
+        (409, Some("grace_not_over"), Some(1)),
+        "{body}"
+    );
+    // Black, the absent player, may not claim against White either.
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_their_turn")),
+        "{body}"
+    );
+    time.advance(1);
+    let (status, state) = claim(&white, id).await;
+    assert_eq!(
+        (status, state["result"].as_str()),
+        (200, Some("W+F")),
+        "{state}"
+    );
+    running.stop().await.unwrap();
+}
+
+/// A game both players sit at and nobody has moved in: either player may abort it (it ends without a result
+/// and is gone, its watchers told), nobody may claim it; once a move is played it can only be resigned.
+#[tokio::test]
+async fn a_game_nobody_has_moved_in_is_aborted() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let stranger = guest(&running, "stranger").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    // White is away long past the grace period, but with no move played there is nothing to claim.
+    time.advance(61_000);
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("no_moves")),
+        "{body}"
+    );
+    let (status, body) = stranger
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (403, Some("not_seated")),
+        "{body}"
+    );
+    let mut watcher = anonymous(&running).game_socket(id).await.unwrap();
+    let first = watcher.next_json().await.unwrap();
+    assert_eq!(first["type"], "state");
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["aborted"].as_i64()),
+        (200, Some(id)),
+        "{body}"
+    );
+    let m = watcher
+        .next_matching(|m| m["type"] == "aborted")
+        .await
+        .unwrap();
+    assert_eq!(m["version"], first["version"], "aborting is no action: {m}");
+    let (status, _) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(status, 404);
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    for list in ["open", "playing"] {
+        let ids: Vec<i64> = lobby[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|g| g["id"].as_i64())
+            .collect();
+        assert!(!ids.contains(&id), "{list}: {lobby}");
+    }
+    let aborted = id;
+
+    // After a move: refused, and the game goes on; an open table is cancelled, not aborted.
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    let (_, before) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("moved")),
+        "{body}"
+    );
+    assert_eq!(
+        black.get(&format!("/api/games/{id}")).await.unwrap().1,
+        before
+    );
+    let open = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, body) = black
+        .post(&format!("/api/games/{open}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("not_started")),
+        "{body}"
+    );
+    // An aborted game stays gone after a restart.
+    running.stop().await.unwrap();
+    let running = server_at(dir.path(), &time).await;
+    let c = anonymous(&running);
+    assert_eq!(
+        c.get(&format!("/api/games/{aborted}")).await.unwrap().0,
+        404
+    );
+    assert_eq!(c.get(&format!("/api/games/{id}")).await.unwrap().0, 200);
+    running.stop().await.unwrap();
+}
+
+/// A client without a socket (a bot over HTTP) is at the board when it asks for the game: each look starts its
+/// grace period again, and a look after its opponent's claim opened closes the claim, with a presence event.
+#[tokio::test]
+async fn a_player_who_polls_over_http_is_present() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "socket").await;
+    let white = guest(&running, "poller").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    let mut b_ws = black.game_socket(id).await.unwrap();
+    assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
+    let url = format!("/api/games/{id}");
+    // White has no socket; looking every 50 s keeps the claim away, and Black's page hears of each look (its
+    // countdown would otherwise reach 0 with no claim to make).
+    for _ in 0..3 {
+        time.advance(50_000);
+        let (_, state) = white.get(&url).await.unwrap();
+        let absent = json!([{"color": "white", "absent_ms": 0, "claim_in_ms": 60_000}]);
+        assert_eq!(state["absent"], absent, "{state}");
+        let m = b_ws
+            .next_matching(|m| m["type"] == "presence")
+            .await
+            .unwrap();
+        assert_eq!(m["state"]["absent"], absent, "{m}");
+        let (status, body) = claim(&black, id).await;
+        assert_eq!(
+            (
+                status,
+                body["reason"].as_str(),
+                body["claim_in_ms"].as_u64()
+            ),
+            (409, Some("grace_not_over"), Some(60_000))
+        );
+    }
+    // A spectator's look is not White's.
+    let cat = guest(&running, "cat").await;
+    time.advance(60_000);
+    let (_, state) = cat.get(&url).await.unwrap();
+    assert_eq!(state["absent"][0]["claim_in_ms"], 0, "{state}");
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence" && m["state"]["absent"][0]["claim_in_ms"] == 0)
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"][0]["color"], "white");
+    // White looks again: the claim closes, Black hears it, and the grace period's end is announced again.
+    white.get(&url).await.unwrap();
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence")
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 60_000, "{m}");
+    let (status, body) = claim(&black, id).await;
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("grace_not_over"))
+    );
+    time.advance(60_000);
+    let m = b_ws
+        .next_matching(|m| m["type"] == "presence")
+        .await
+        .unwrap();
+    assert_eq!(m["state"]["absent"][0]["claim_in_ms"], 0, "{m}");
+    let (status, state) = claim(&black, id).await;
+    assert_eq!((status, state["result"].as_str()), (200, Some("B+F")));
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn after_a_restart_the_grace_period_starts_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, state) = timed(&black, &white, "chinese:size=9", "byoyomi:10m+5x30s").await;
+    // Nobody has a socket open: both are absent from the start of the game.
+    assert_eq!(state["absent"].as_array().unwrap().len(), 2, "{state}");
+    let (status, _) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200);
+    time.advance(70_000);
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(
+        state["absent"][1],
+        json!({"color": "white", "absent_ms": 70_000, "claim_in_ms": 0})
+    );
+    running.stop().await.unwrap();
+
+    // White's claimable absence does not survive the server's: the grace period runs from the restart.
+    time.advance(10_000);
+    let running = server_at(dir.path(), &time).await;
+    let black = black.at(&base(&running)).unwrap();
+    let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(
+        state["absent"],
+        json!([
+            {"color": "black", "absent_ms": 0, "claim_in_ms": 60_000},
+            {"color": "white", "absent_ms": 0, "claim_in_ms": 60_000},
+        ])
+    );
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/claim"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            status,
+            body["reason"].as_str(),
+            body["claim_in_ms"].as_u64()
+        ),
+        (409, Some("grace_not_over"), Some(60_000))
+    );
+    time.advance(60_000);
+    let (status, state) = black
+        .post(&format!("/api/games/{id}/claim"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, state["result"].as_str()),
+        (200, Some("B+F")),
+        "{state}"
+    );
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_sgf_of_a_timed_game_has_the_time_left_after_each_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "byoyomi:10s+3x5s").await;
+    // Black's first move: no time (no clock runs before it). White: 4 s of 10 in main time. Black: all 10 s of
+    // main time and 2 s of a period (the period stays whole). White: the last 6 s of main time and 11 s more:
+    // two periods used up, the third whole again.
+    for (player, wait, mv) in [
+        (&black, 4_000, "E5"),
+        (&white, 4_000, "D5"),
+        (&black, 12_000, "E4"),
+        (&white, 17_000, "D4"),
+    ] {
+        time.advance(wait);
+        let (status, state) = player.play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{state}");
+    }
+    let sgf = black
+        .get_text(&format!("/api/games/{id}/sgf"))
+        .await
+        .unwrap()
+        .1;
+    for part in [
+        "TM[10]",
+        "OT[3x5 byo-yomi]",
+        ";B[ee]BL[10]",
+        ";W[de]WL[6]",
+        ";B[ef]BL[5]OB[3]",
+        ";W[df]WL[5]OW[1]",
+    ] {
+        assert!(sgf.contains(part), "{part} in {sgf}");
+    }
+    // An untimed game's record has none of these.
+    let (untimed, _, _) = {
+        let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+            .as_i64()
+            .unwrap();
+        white
+            .post(&format!("/api/games/{id}/join"), json!({}))
+            .await
+            .unwrap();
+        (id, (), ())
+    };
+    assert_eq!(black.play(untimed, "E5").await.unwrap().0, 200);
+    let sgf = black
+        .get_text(&format!("/api/games/{untimed}/sgf"))
+        .await
+        .unwrap()
+        .1;
+    assert!(!sgf.contains("BL[") && !sgf.contains("TM["), "{sgf}");
+    running.stop().await.unwrap();
+}
+
+/// A handicap in the table's rules is played by its placement: White's forced passes (ideal), fixed stones.
+#[tokio::test]
+async fn a_table_handicap_is_honoured_by_its_placement() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "ideal:size=9,handicap=3").await;
+    let (status, _) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200);
+    let (status, refused) = white.play(id, "C3").await.unwrap();
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["reason"], "forced_pass");
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "C7").await.unwrap().0, 200);
+    assert_eq!(
+        white.play(id, "C3").await.unwrap().1["reason"],
+        "forced_pass"
+    );
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "G3").await.unwrap().0, 200);
+    // Both forced passes made: White plays.
+    assert_eq!(white.play(id, "C3").await.unwrap().0, 200);
+
+    let (id, _black, white) = seated(&running, "chinese:size=9,handicap=4,placement=fixed").await;
+    let (_, state) = white.get(&format!("/api/games/{id}")).await.unwrap();
+    let stones: usize = state["board"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row.as_str().unwrap().matches('X').count())
+        .sum();
+    assert_eq!(stones, 4, "{state}");
+    assert_eq!(
+        white.play(id, "E5").await.unwrap().0,
+        200,
+        "White moves first"
+    );
+    running.stop().await.unwrap();
+}
+
+/// A superko refusal names the move after which the position it would repeat stood, with that position, over
+/// HTTP and over the game's socket.
+#[tokio::test]
+async fn a_superko_refusal_names_the_position_it_repeats() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=5").await;
+    let mut after_eight = Value::Null;
+    for (k, (color, mv)) in [
+        ("black", "C4"),
+        ("white", "B4"),
+        ("black", "D3"),
+        ("white", "A3"),
+        ("black", "C2"),
+        ("white", "C3"),
+        ("black", "pass"),
+        ("white", "B2"),
+        ("black", "B3"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let (status, body) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{mv}: {body}");
+        if k + 1 == 8 {
+            after_eight = body["board"].clone();
+        }
+    }
+    assert!(after_eight.is_array(), "the answer carries the board");
+    // White's retake at C3 would make the position after move 8 (White's B2) again.
+    let (status, refused) = white.play(id, "C3").await.unwrap();
+    assert_eq!(status, 422, "{refused}");
+    assert_eq!(refused["reason"], "ko");
+    assert_eq!(refused["repeats"], 8, "{refused}");
+    assert_eq!(refused["board"], after_eight);
+    assert!(
+        refused["error"].as_str().unwrap().contains("after move 8"),
+        "{refused}"
+    );
+    // The same over White's socket.
+    let mut ws = white.game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+    ws.send_text(r#"{"type":"play","move":"C3","ref":1}"#)
+        .await
+        .unwrap();
+    let refused = loop {
+        let m = ws.next_json().await.unwrap();
+        if m["type"] == "error" {
+            break m;
+        }
+    };
+    assert_eq!(
+        (refused["ref"].clone(), refused["repeats"].clone()),
+        (json!(1), json!(8))
+    );
+    assert_eq!(refused["board"], after_eight);
+    // A simple ko refusal names nothing.
+    let (id, black, white) = seated(&running, "japanese:size=5").await;
+    for (color, mv) in [
+        ("black", "C4"),
+        ("white", "B4"),
+        ("black", "D3"),
+        ("white", "A3"),
+        ("black", "C2"),
+        ("white", "C3"),
+        ("black", "pass"),
+        ("white", "B2"),
+        ("black", "B3"),
+    ] {
+        assert_eq!(by(color, &black, &white).play(id, mv).await.unwrap().0, 200);
+    }
+    let (_, refused) = white.play(id, "C3").await.unwrap();
+    assert_eq!(refused["reason"], "ko");
+    assert!(refused.get("repeats").is_none(), "{refused}");
+    running.stop().await.unwrap();
+}
+
+/// A game voided by repetition names the moves after which its final state stood before.
+#[tokio::test]
+async fn a_void_by_repetition_names_the_repeated_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=5").await;
+    // The empty board with Black to move: at the start, after two passes, and again after a dispute and two
+    // more passes (the third time).
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/dispute"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+    let (status, state) = white.play(id, "pass").await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], "Void", "{state}");
+    assert_eq!(state["repeated"], json!([0, 2]), "{state}");
+    // A game that ended otherwise has none.
+    let (id, black, _white) = seated(&running, "japanese:size=5").await;
+    let (_, body) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert!(body.get("repeated").is_none(), "{body}");
+    running.stop().await.unwrap();
+}
+
+/// A finished game counted under its own rules and every other, its own first; refused while in play.
+#[tokio::test]
+async fn a_finished_game_is_counted_under_every_ruleset() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=9,komi=7").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    let (status, body) = black
+        .get(&format!("/api/games/{id}/rulesets"))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_over")),
+        "{body}"
+    );
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+    for c in [&black, &white] {
+        let (status, body) = c
+            .post(&format!("/api/games/{id}/accept"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    let (status, body) = black
+        .get(&format!("/api/games/{id}/rulesets"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    let counts = body["counts"].as_array().unwrap();
+    assert_eq!(counts.len(), 1 + tesuji_rules::compare::COMPARED.len());
+    // The game's own count first: Black's 81 points against komi 7.
+    assert_eq!(counts[0]["result"], "B+74");
+    assert_eq!(
+        (counts[0]["black"].as_i64(), counts[0]["white"].as_i64()),
+        (Some(162), Some(14))
+    );
+    // Area counting agrees; territory counting gives Black 80 points; the ideal rules both players' area.
+    for c in counts {
+        let spec = c["spec"].as_str().unwrap();
+        let expected = match spec {
+            "japanese" | "korean" | "bga:counting=japanese,aga=off" => "B+73",
+            // With AGA rules on, territory counting takes pass stones (White's pass, and White's last pass
+            // after Black's) against Black's: the same margin as area counting, as everywhere else.
+            _ => "B+74",
+        };
+        assert_eq!(c["result"], expected, "{spec}: {c}");
+        let rules: tesuji_rules::Rules = c["rules"].as_str().unwrap().parse().unwrap();
+        assert_eq!(
+            rules.komi,
+            tesuji_rules::Komi::white(14),
+            "{spec}: the game's komi"
+        );
+    }
+    running.stop().await.unwrap();
+}
+
+/// A player's games a page at a time: `?before=ID&limit=N`, newest first, `next` where the following page starts;
+/// no game repeated or skipped, also while games are being added; bad values are a 400 with a reason.
+#[tokio::test]
+async fn a_players_games_come_in_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let black = guest(&running, "pager").await;
+    let mut ids = Vec::new();
+    for _ in 0..7 {
+        ids.push(
+            table(&black, "chinese:size=9", "black", "anyone").await["id"]
+                .as_i64()
+                .unwrap(),
+        );
+    }
+    let me = black.get("/api/session").await.unwrap().1["user"]["id"]
+        .as_i64()
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut path = format!("/api/users/{me}/games?limit=3");
+    let mut pages = 0;
+    loop {
+        let (status, page) = black.get(&path).await.unwrap();
+        assert_eq!(status, 200, "{page}");
+        let games = page["games"].as_array().unwrap();
+        assert!(games.len() <= 3, "{page}");
+        seen.extend(games.iter().map(|g| g["id"].as_i64().unwrap()));
+        pages += 1;
+        if pages == 1 {
+            // A game added meanwhile is newer than every page still to come: it repeats nothing and skips nothing.
+            table(&black, "chinese:size=9", "black", "anyone").await;
+        }
+        match page["next"].as_i64() {
+            Some(next) => {
+                assert_eq!(Some(next), seen.last().copied());
+                path = format!("/api/users/{me}/games?limit=3&before={next}");
+            }
+            None => break,
+        }
+    }
+    ids.reverse();
+    assert_eq!(seen, ids, "every game once, newest first");
+    assert_eq!(pages, 3);
+    // The default page holds them all here, with no next page.
+    let (_, all) = black.get(&format!("/api/users/{me}/games")).await.unwrap();
+    assert_eq!(all["games"].as_array().unwrap().len(), 8);
+    assert!(all["next"].is_null());
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "limit=x",
+        "before=-1",
+        "before=0",
+        "before=99999999999999999999",
+        "limit=1&limit=2",
+    ] {
+        let (status, body) = black
+            .get(&format!("/api/users/{me}/games?{bad}"))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (400, Some("bad_request")),
+            "{bad}: {body}"
+        );
+    }
+    running.stop().await.unwrap();
+}
+
+/// A server that keeps no finished game in memory once nobody holds it.
+async fn server_without_cache(dir: &Path) -> Running {
+    start(ServerConfig {
+        finished_cache: 0,
+        ..config(dir)
+    })
+    .await
+    .expect("server starts")
+}
+
+/// The state, SGF and replay of game `id`, as any client reads them.
+async fn records(c: &Client, id: i64) -> (Value, String, Value) {
+    let (status, state) = c.get(&format!("/api/games/{id}")).await.unwrap();
+    assert_eq!(status, 200, "{state}");
+    let sgf = c.get_text(&format!("/api/games/{id}/sgf")).await.unwrap().1;
+    let (status, replay) = c.get(&format!("/api/games/{id}/replay")).await.unwrap();
+    assert_eq!(status, 200, "{replay}");
+    (state, sgf, replay)
+}
+
+/// Polls the server's count of games in memory until `want` holds (the server lets a game go when its last
+/// holder is done, which a client cannot see), for at most 5 s.
+async fn resident_until(
+    running: &Running,
+    want: impl Fn(tesuji_server::game::ResidentCount) -> bool,
+) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    while !want(running.resident()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "in memory: {:?}",
+            running.resident()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_finished_game_leaves_memory_and_is_served_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server_without_cache(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=9").await;
+    let (other, _, _) = seated(&running, "chinese:size=9").await;
+    for (color, mv) in KO_SETUP {
+        let (status, body) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    assert_eq!(
+        running.resident(),
+        tesuji_server::game::ResidentCount {
+            live: 2,
+            finished: 0
+        }
+    );
+    // A watcher is connected when the game ends: it hears the end, and the game stays while it watches.
+    let mut ws = anonymous(&running).game_socket(id).await.unwrap();
+    assert_eq!(ws.next_json().await.unwrap()["type"], "state");
+    let (status, ended) = white
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{ended}");
+    let event = ws.next_json().await.unwrap();
+    assert_eq!(
+        (event["type"].as_str(), event["state"]["result"].as_str()),
+        (Some("resign"), Some("B+R"))
+    );
+    let before = records(&black, id).await;
+    assert_eq!(before.0, ended);
+    assert_eq!(running.resident().live, 1, "the other game is still live");
+    assert_eq!(running.resident().finished, 1, "held by its watcher");
+    // The watcher still gets answers: a resync, and a refusal of a move.
+    ws.resync().await.unwrap();
+    let resync = ws.next_json().await.unwrap();
+    assert_eq!(
+        (resync["type"].as_str(), &resync["version"]),
+        (Some("state"), &ended["version"])
+    );
+    drop(ws);
+    resident_until(&running, |r| r.finished == 0).await;
+    assert_eq!(running.resident().live, 1);
+
+    // Read back from the store: the same state, record and replay.
+    assert_eq!(records(&black, id).await, before);
+    let (status, refused) = black.play(id, "A9").await.unwrap();
+    assert_eq!(
+        (status, refused["reason"].as_str()),
+        (422, Some("game_over")),
+        "{refused}"
+    );
+    running.stop().await.unwrap();
+
+    // After a restart only the live game is replayed, and the finished one is served the same again.
+    let running = server_without_cache(dir.path()).await;
+    assert_eq!(
+        running.resident(),
+        tesuji_server::game::ResidentCount {
+            live: 1,
+            finished: 0
+        }
+    );
+    let c = anonymous(&running);
+    assert_eq!(records(&c, id).await, before);
+    let (status, live) = c.get(&format!("/api/games/{other}")).await.unwrap();
+    assert_eq!((status, live["status"].as_str()), (200, Some("playing")));
+    // Read back into the cache of finished games, beside the live one.
+    assert_eq!(
+        running.resident(),
+        tesuji_server::game::ResidentCount {
+            live: 1,
+            finished: 1
+        }
+    );
+    running.stop().await.unwrap();
+}
+
+/// A game between `black` and `white` that ends at once (Black resigns); its id.
+async fn finished_game(black: &Client, white: &Client) -> i64 {
+    let id = table(black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    id
+}
+
+#[tokio::test]
+async fn the_archive_pages_through_finished_games_while_games_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server_without_cache(dir.path()).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let mut ended = Vec::new();
+    for _ in 0..7 {
+        ended.push(finished_game(&black, &white).await);
+    }
+    // A game still in play is not in the archive.
+    let playing = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, _) = white
+        .post(&format!("/api/games/{playing}/join"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let c = anonymous(&running);
+    let mut seen = Vec::new();
+    let mut path = "/api/archive?limit=3".to_owned();
+    loop {
+        let (status, page) = c.get(&path).await.unwrap();
+        assert_eq!(status, 200, "{page}");
+        let games = page["games"].as_array().unwrap();
+        assert!(games.len() <= 3, "{page}");
+        for g in games {
+            assert_eq!(g["status"], "over", "{g}");
+            assert_eq!(g["result"], "W+R", "{g}");
+            assert!(g["ended"].as_i64().is_some(), "{g}");
+            assert_eq!(g["players"]["black"]["name"], "black", "{g}");
+            assert_eq!(g["moves"], 1, "{g}");
+            seen.push(g["id"].as_i64().unwrap());
+        }
+        // Games that end meanwhile come before the first page: they repeat and skip nothing.
+        finished_game(&black, &white).await;
+        match page["next"].as_i64() {
+            Some(next) => {
+                assert_eq!(Some(next), seen.last().copied());
+                path = format!("/api/archive?limit=3&before={next}");
+            }
+            None => break,
+        }
+    }
+    ended.reverse();
+    assert_eq!(seen, ended, "every game once, the latest first");
+    assert!(!seen.contains(&playing));
+    let (_, first) = c.get("/api/archive").await.unwrap();
+    assert_eq!(first["games"].as_array().unwrap().len(), 7 + 3);
+    // A player's page reads the same rows, the live game's entry from memory.
+    let (_, mine) = c
+        .get(&format!("/api/users/{}/games", black.user_id().unwrap()))
+        .await
+        .unwrap();
+    assert_eq!(mine["games"].as_array().unwrap().len(), 7 + 3 + 1);
+    for g in mine["games"].as_array().unwrap() {
+        let want = if g["id"] == playing {
+            "playing"
+        } else {
+            "over"
+        };
+        assert_eq!(g["status"], want, "{g}");
+    }
+    assert_eq!(running.resident().live, 1);
+    for bad in [
+        "limit=0",
+        "limit=101",
+        "before=x",
+        "before=0",
+        "limit=1&limit=2",
+    ] {
+        let (status, body) = c.get(&format!("/api/archive?{bad}")).await.unwrap();
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (400, Some("bad_request")),
+            "{bad}: {body}"
+        );
+    }
+    // An unknown or unfinished game to start after gives an empty page, not an error.
+    for before in [playing, 999_999] {
+        let (status, page) = c
+            .get(&format!("/api/archive?before={before}"))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, page["games"].as_array().map(Vec::len)),
+            (200, Some(0)),
+            "{page}"
+        );
+    }
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn games_that_ended_before_summaries_get_them_at_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, _white) = seated(&running, "chinese:size=9").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    running.stop().await.unwrap();
+    // As a server before summary rows would have written it: a resignation with no ending on the row.
+    append_behind(dir.path(), id, (2, "white", "resign"), "over").await;
+
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    let (_, archive) = c.get("/api/archive").await.unwrap();
+    let games = archive["games"].as_array().unwrap();
+    assert_eq!(games.len(), 1, "{archive}");
+    assert_eq!(
+        (
+            games[0]["id"].as_i64(),
+            games[0]["result"].as_str(),
+            games[0]["moves"].as_i64()
+        ),
+        (Some(id), Some("B+R"), Some(2))
+    );
+    assert_eq!(running.resident().live, 0);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_game_with_days_on_its_clock_leaves_memory_when_it_ends() {
+    // The flag watch of a correspondence clock sleeps for days: it must not keep a game that ended meanwhile.
+    let dir = tempfile::tempdir().unwrap();
+    let running = server_without_cache(dir.path()).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:3d+1d").await;
+    let (status, body) = black.play(id, "E5").await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["clock"]["running"], "white", "{body}");
+    let (status, ended) = white
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, ended["result"].as_str()), (200, Some("B+R")));
+    resident_until(&running, |r| r.live == 0 && r.finished == 0).await;
+    running.stop().await.unwrap();
+}
