@@ -1,8 +1,9 @@
 //! `cargo xtask test`: the README's test command. It makes sure the system packages the tests need are there
-//! (installing them with `apt-get` when it runs as root), starts the services the tests talk to (none yet),
-//! runs `cargo test --workspace` with any arguments given after `--`, stops the services, then (when no
-//! arguments narrowed the tests) runs the pages' JavaScript tests with Node and every fuzz target for a minute,
-//! and exits with the first failure's status.
+//! (installing them with `apt-get` when it runs as root), starts the services the tests talk to (a throw-away
+//! PostgreSQL 15 and a nats-server on free ports, found by the tests through `TESUJI_TEST_POSTGRES` and
+//! `TESUJI_TEST_NATS`), runs `cargo test --workspace` with any arguments given after `--`, stops the services
+//! and removes their files, then (when no arguments narrowed the tests) runs the pages' JavaScript tests with
+//! Node and every fuzz target for a minute, and exits with the first failure's status.
 //! `cargo xtask fuzz` runs the fuzz targets alone, for as long as asked.
 
 mod fuzz;
@@ -21,10 +22,13 @@ use requirements::{Plan, REQUIREMENTS, Requirement};
 const USAGE: &str = "\
 usage: cargo xtask test [-- CARGO-TEST-ARGS...]
 
-test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver, Node.js, g++),
-        installs the missing ones with apt-get when run as root (or names them and stops, otherwise),
-        then runs `cargo test --workspace CARGO-TEST-ARGS...` and exits with its status. When the
-        arguments choose packages (-p/--package), --workspace is left out:
+test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver, Node.js, g++,
+        PostgreSQL 15, nats-server), installs the missing ones with apt-get when run as root (or names
+        them and stops, otherwise), starts a throw-away PostgreSQL 15 cluster and a nats-server on free
+        ports of 127.0.0.1, runs `cargo test --workspace CARGO-TEST-ARGS...` with TESUJI_TEST_POSTGRES
+        (postgres://tesuji@127.0.0.1:PORT/postgres) and TESUJI_TEST_NATS (nats://127.0.0.1:PORT) set,
+        stops both and removes their files, and exits with the tests' status. When the arguments
+        choose packages (-p/--package), --workspace is left out:
         `cargo xtask test -- -p tesuji-rules --lib`. When no arguments are given, the pages' tests
         (`node --test` on crates/server/web/tests/*.test.mjs) and every fuzz target for 60 s (as
         `cargo xtask fuzz --seconds 60`) then run too.

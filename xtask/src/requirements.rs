@@ -53,6 +53,18 @@ pub const REQUIREMENTS: &[Requirement] = &[
         package: "g++",
         check: Check::OnPath("c++"),
     },
+    // The services `cargo xtask test` starts around the tests (services.rs): a throw-away PostgreSQL 15
+    // cluster, run from its version's directory, and a NATS server.
+    Requirement {
+        name: "PostgreSQL 15",
+        package: "postgresql",
+        check: Check::File("/usr/lib/postgresql/15/bin/initdb"),
+    },
+    Requirement {
+        name: "NATS server",
+        package: "nats-server",
+        check: Check::OnPath("nats-server"),
+    },
 ];
 
 impl Requirement {
@@ -166,7 +178,7 @@ mod tests {
     const DRIVER: &Requirement = &REQUIREMENTS[2];
 
     #[test]
-    fn the_tests_need_gnu_go_chromium_its_driver_node_and_a_cpp_compiler() {
+    fn the_tests_need_gnu_go_chromium_its_driver_node_a_cpp_compiler_postgresql_and_nats() {
         let list: Vec<_> = REQUIREMENTS.iter().map(|r| (r.package, &r.check)).collect();
         assert_eq!(
             list,
@@ -176,6 +188,11 @@ mod tests {
                 ("chromium-driver", &Check::OnPath("chromedriver")),
                 ("nodejs", &Check::OnPath("node")),
                 ("g++", &Check::OnPath("c++")),
+                (
+                    "postgresql",
+                    &Check::File("/usr/lib/postgresql/15/bin/initdb")
+                ),
+                ("nats-server", &Check::OnPath("nats-server")),
             ]
         );
     }
