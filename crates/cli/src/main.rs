@@ -224,6 +224,11 @@ enum Bench {
         /// is started in this process on a fresh temporary data directory, with rate limits raised.
         #[arg(long)]
         url: Option<String>,
+        /// Run the server started in this process on PostgreSQL: a URL whose database name is a prefix
+        /// (`postgres://USER@HOST:PORT/tesuji`); a fresh database `tesuji_bench_...` is made there and dropped
+        /// after. By default the server keeps its data in SQLite in a temporary folder.
+        #[arg(long, conflicts_with = "url")]
+        database: Option<String>,
         /// Rules spec of the games.
         #[arg(long, default_value = "chinese:size=19")]
         rules: String,
@@ -341,6 +346,7 @@ fn run(cli: Cli) -> Result<()> {
                     seconds,
                     idle,
                     url,
+                    database,
                     rules,
                     rate,
                 },
@@ -350,6 +356,7 @@ fn run(cli: Cli) -> Result<()> {
                 seconds,
                 idle,
                 url,
+                database,
                 rules,
                 rate,
             };

@@ -19,7 +19,7 @@ use tokio::sync::watch;
 use tokio::time::Instant;
 
 use tesuji_client::{Action, Client, Error as ClientError, Options, Socket, SocketOptions};
-use tesuji_server::{Limits, ServerConfig};
+use tesuji_server::{Database, Limits, ServerConfig};
 
 /// A socket that has had no message for this long while one was due is counted an error.
 const STALL: Duration = Duration::from_secs(10);
@@ -42,8 +42,12 @@ pub struct BenchConfig {
     pub seconds: f64,
     /// Idle sockets held open (besides the players' and spectators').
     pub idle: usize,
-    /// A running server (`http://127.0.0.1:8080`); `None` starts one in this process on a fresh data directory.
+    /// A running server (`http://127.0.0.1:8080`); `None` starts one in this process on a fresh database.
     pub url: Option<String>,
+    /// For the server started in this process: a PostgreSQL URL whose database name is a prefix; the server
+    /// runs on a fresh database `PREFIX_bench_N` made there and dropped after. `None`: SQLite in a temporary
+    /// folder.
+    pub database: Option<String>,
     /// The rules spec of every game.
     pub rules: String,
     /// Moves per second in all, spread evenly over the games; `None`: every move as soon as it is the player's
@@ -58,6 +62,7 @@ impl Default for BenchConfig {
             seconds: 10.0,
             idle: 0,
             url: None,
+            database: None,
             rules: "chinese:size=19".to_owned(),
             rate: None,
         }
@@ -66,6 +71,23 @@ impl Default for BenchConfig {
 
 pub use crate::BenchError;
 use crate::fail;
+
+/// A database name for this run under the PostgreSQL URL `url` (its database name the prefix).
+fn fresh_database(url: &str) -> Result<String, BenchError> {
+    if !tesuji_server::store::postgres::is_postgres_url(url) {
+        return Err(fail(format!(
+            "--database takes a PostgreSQL URL (postgres://USER@HOST:PORT/PREFIX), not {url:?}"
+        )));
+    }
+    let (base, prefix) = url.rsplit_once('/').unwrap_or((url, "tesuji"));
+    let (prefix, query) = prefix.split_once('?').map_or((prefix, ""), |(p, q)| (p, q));
+    let prefix = if prefix.is_empty() { "tesuji" } else { prefix };
+    let stamp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis());
+    let query = if query.is_empty() { String::new() } else { format!("?{query}") };
+    Ok(format!("{base}/{prefix}_bench_{}_{stamp}{query}", std::process::id()))
+}
 
 /// What a run measured.
 #[derive(Clone, Debug)]
@@ -184,10 +206,10 @@ impl fmt::Display for Report {
             f,
             "server          {} ({})",
             self.target,
-            if in_process {
-                "in this process, fresh data directory, rate limits raised"
-            } else {
-                "already running"
+            match (in_process, &self.config.database) {
+                (true, None) => "in this process, SQLite in a fresh data directory, rate limits raised",
+                (true, Some(_)) => "in this process, a fresh PostgreSQL database, rate limits raised",
+                (false, _) => "already running",
             }
         )?;
         writeln!(
@@ -406,6 +428,10 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
         Some(_) => (None, None),
         None => {
             let data = TempDir::new()?;
+            let database = match &config.database {
+                Some(url) => Database::Postgres(fresh_database(url)?),
+                None => Database::Sqlite(data.0.clone()),
+            };
             let runtime = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .thread_name("server")
@@ -414,7 +440,7 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
             let running = runtime
                 .block_on(tesuji_server::start(ServerConfig {
                     address: ([127, 0, 0, 1], 0).into(),
-                    database: tesuji_server::Database::Sqlite(data.0.clone()),
+                    database: database.clone(),
                     limits: Limits {
                         // Every simulated client is on loopback: no per-client limit applies.
                         auth_per_minute: 1_000_000,
@@ -427,12 +453,12 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
                     ..ServerConfig::default()
                 }))
                 .map_err(|e| fail(format!("starting the server: {e}")))?;
-            (Some((runtime, running)), Some(data))
+            (Some((runtime, running, database)), Some(data))
         }
     };
     let base = match (&config.url, &server) {
         (Some(url), _) => url.trim_end_matches('/').to_owned(),
-        (None, Some((_, running))) => format!("http://{}", running.address),
+        (None, Some((_, running, _))) => format!("http://{}", running.address),
         (None, None) => unreachable!("an in-process server was started"),
     };
     let clients = tokio::runtime::Builder::new_multi_thread()
@@ -442,10 +468,15 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
         .map_err(fail)?;
     let report = clients.block_on(drive(config, &base, cores));
     drop(clients);
-    if let Some((runtime, running)) = server {
+    if let Some((runtime, running, database)) = server {
         runtime
             .block_on(running.stop())
             .map_err(|e| fail(format!("stopping the server: {e}")))?;
+        if let Database::Postgres(url) = database {
+            runtime
+                .block_on(tesuji_server::store::postgres::drop_database(&url))
+                .map_err(|e| fail(format!("dropping the bench's database: {e}")))?;
+        }
     }
     drop(data);
     report

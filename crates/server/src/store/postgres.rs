@@ -758,3 +758,13 @@ impl Store for PgStore {
         })
     }
 }
+
+/// Drops the database at `url` (a tool's or a benchmark's own, after it is done); one that does not exist is
+/// no error.
+pub async fn drop_database(url: &str) -> Result<(), StoreError> {
+    use sqlx::migrate::MigrateDatabase;
+    match sqlx::Postgres::drop_database(url).await {
+        Err(e) if has_code(&e, NO_SUCH_DATABASE) => Ok(()),
+        other => Ok(other?),
+    }
+}
