@@ -10,6 +10,7 @@ pub mod http;
 pub mod limit;
 pub mod listen;
 pub mod memory;
+pub mod metrics;
 pub mod names;
 pub mod replay;
 pub mod store;
@@ -159,6 +160,9 @@ pub async fn start_with_store(
         limits: limit::Limiters::new(config.limits),
         record_work: Arc::new(tokio::sync::Semaphore::new(record_workers)),
         record_workers,
+        store: Arc::clone(&store),
+        health: http::health::Probe::default(),
+        metrics: metrics::global(),
     });
     let sweeper = {
         let app = Arc::clone(&app);

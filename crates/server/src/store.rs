@@ -455,6 +455,10 @@ pub trait Store: Send + Sync {
     /// How many games are stored, whatever their state.
     fn count_games(&self) -> StoreFuture<'_, i64>;
 
+    /// Asks the database for nothing (`SELECT 1`) on the connections writes use: whether it answers, for the
+    /// health check.
+    fn ping(&self) -> StoreFuture<'_, ()>;
+
     /// Closes the connections (waits for writes in flight).
     fn close(&self) -> StoreFuture<'_, ()>;
 }

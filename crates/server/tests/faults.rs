@@ -136,6 +136,9 @@ impl Store for Faulty {
     fn count_games(&self) -> StoreFuture<'_, i64> {
         self.inner.count_games()
     }
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        self.inner.ping()
+    }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()
     }

@@ -314,12 +314,15 @@ impl Games {
         expected_version: Option<u64>,
         lag_ms: u64,
     ) -> Result<GameState, ApiError> {
+        let arrived = std::time::Instant::now();
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
         let was_playing = live.game.phase() == Phase::Playing;
         let state = self
             .act_locked(&mut live, id, actor, command, expected_version, lag_ms)
-            .await?;
+            .await;
+        crate::metrics::global().acted(arrived, &state);
+        let state = state?;
         if !(self.first_proposal && was_playing && live.game.phase() == Phase::Marking) {
             return Ok(state);
         }

@@ -5,6 +5,7 @@
 
 mod extract;
 mod games;
+pub mod health;
 mod listings;
 mod records;
 mod sessions;
@@ -46,12 +47,20 @@ pub struct App {
     pub record_work: Arc<tokio::sync::Semaphore>,
     /// How many permits `record_work` has when nobody works.
     pub record_workers: usize,
+    /// The store the games commit to, for the health check's ping.
+    pub store: Arc<dyn crate::store::Store>,
+    /// The health check's ping, one at a time.
+    pub health: health::Probe,
+    /// The counters `GET /metrics` prints.
+    pub metrics: &'static crate::metrics::Metrics,
 }
 
 pub(crate) type AppState = Arc<App>;
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/metrics", get(health::metrics))
         .route("/api/session", get(sessions::session))
         .route("/api/signup", post(sessions::sign_up))
         .route("/api/login", post(sessions::log_in))

@@ -40,6 +40,7 @@ pub(super) async fn game_ws(
         .max_message_size(WS_MESSAGE_LIMIT)
         .read_buffer_size(WS_READ_BUFFER)
         .on_upgrade(move |socket| async move {
+            let _open = app.metrics.socket_opened();
             watch_game(socket, app, id, entry, user).await;
             drop(slot);
         }))

@@ -750,6 +750,13 @@ impl Store for PgStore {
         })
     }
 
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            sqlx::query("SELECT 1").execute(&self.pool).await?;
+            Ok(())
+        })
+    }
+
     fn close(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             self.appends.close().await;

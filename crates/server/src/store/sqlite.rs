@@ -689,6 +689,13 @@ impl Store for SqliteStore {
         })
     }
 
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            sqlx::query("SELECT 1").execute(&self.writer).await?;
+            Ok(())
+        })
+    }
+
     fn close(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             self.appends.close().await;
