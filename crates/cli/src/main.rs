@@ -38,6 +38,10 @@ enum Command {
         /// user may): what several nodes serving one site share.
         #[arg(long, env = "TESUJI_DATABASE", value_parser = tesuji_server::Database::postgres)]
         database: Option<tesuji_server::Database>,
+        /// NATS (`nats://HOST:4222`), for one of several nodes serving one site on one PostgreSQL --database:
+        /// the nodes tell each other of their changes through it.
+        #[arg(long, env = "TESUJI_NATS", requires = "database")]
+        nats: Option<String>,
         /// No first dead-stone proposal from the estimate when play ends: the players mark every dead stone.
         #[arg(long)]
         no_first_proposal: bool,
@@ -290,6 +294,7 @@ fn run(cli: Cli) -> Result<()> {
             address,
             data_dir,
             database,
+            nats,
             no_first_proposal,
             grace,
             untimed_claim_days,
@@ -307,6 +312,7 @@ fn run(cli: Cli) -> Result<()> {
             tesuji_server::run(tesuji_server::ServerConfig {
                 address,
                 database: database.unwrap_or(tesuji_server::Database::Sqlite(data_dir)),
+                nats,
                 first_proposal: !no_first_proposal,
                 grace_ms: grace * 1000,
                 untimed_claim_ms: untimed_claim_days * 86_400_000,

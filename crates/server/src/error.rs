@@ -20,6 +20,9 @@ pub enum ServerError {
     },
     #[error("serving: {0}")]
     Io(#[from] std::io::Error),
+    /// NATS could not be reached, or a node was set up wrong for a cluster.
+    #[error("{0}")]
+    Nats(String),
 }
 
 /// A refused or failed request, answered as `{"error": "...", "reason": "..."}` with a 4xx or 5xx status.

@@ -4,6 +4,7 @@
 
 pub mod auth;
 pub mod clocks;
+pub mod cluster;
 pub mod error;
 pub mod game;
 pub mod http;
@@ -63,6 +64,9 @@ pub struct ServerConfig {
     /// The most finished games kept in memory once nobody watches them (each a few hundred KB for a long
     /// 19×19 game); others are read from the store when asked for.
     pub finished_cache: usize,
+    /// NATS, for a node that is one of several on one PostgreSQL database (`nats://HOST:4222`): the nodes
+    /// tell each other of their changes through it. `None`: this node is alone.
+    pub nats: Option<String>,
 }
 
 /// The default number of finished games kept in memory.
@@ -80,6 +84,7 @@ impl Default for ServerConfig {
             first_proposal: true,
             secure_cookies: false,
             finished_cache: DEFAULT_FINISHED_CACHE,
+            nats: None,
         }
     }
 }
@@ -145,6 +150,18 @@ pub async fn start_with_store(
         },
     )
     .await?;
+    let cluster = match &config.nats {
+        Some(url) => {
+            if !matches!(config.database, Database::Postgres(_)) {
+                return Err(ServerError::Nats(
+                    "--nats joins the nodes of one PostgreSQL database: give --database postgres://... too"
+                        .into(),
+                ));
+            }
+            Some(cluster::Cluster::join(url, Arc::clone(&games)).await?)
+        }
+        None => None,
+    };
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -188,6 +205,9 @@ pub async fn start_with_store(
         })
         .await;
         sweeper.abort();
+        if let Some(cluster) = cluster {
+            cluster.leave().await;
+        }
         // Close the database even when serving failed, so that the WAL is checkpointed.
         store.close().await?;
         served.map_err(ServerError::Io)

@@ -502,10 +502,18 @@ impl Games {
             } else {
                 live.game.undo();
                 live.clock = clock_before;
-                return Err(match e {
-                    StoreError::Conflict { .. } => ApiError::Internal(e.to_string()),
-                    other => other.into(),
-                });
+                if let StoreError::Conflict { .. } = e {
+                    // Another node stored an action of this game first: this copy catches up with the store,
+                    // and the action, decided on a state that no longer stands, is refused as stale.
+                    let before = live.version;
+                    let stored = self.store.load_game(id).await?;
+                    self.catch_up_locked(live, stored).await?;
+                    return Err(ApiError::StaleVersion {
+                        expected: expected_version.unwrap_or(before),
+                        current: live.version,
+                    });
+                }
+                return Err(e.into());
             }
         }
         live.push_move(color, stored);
@@ -528,6 +536,7 @@ impl Games {
             live.broadcast(request.kind(), action, &state);
         }
         self.set_summary(live);
+        self.changed(id, live.version);
         if ending.is_some() {
             self.retire(id);
         }

@@ -19,6 +19,7 @@ pub mod live;
 pub mod presence;
 pub mod record;
 pub mod registry;
+pub mod sync;
 pub mod timer;
 pub mod view;
 

@@ -96,6 +96,8 @@ pub struct Games {
     pub(super) first_proposal: bool,
     /// Tables one user may have open at once.
     pub(super) open_tables: usize,
+    /// Where this node tells the other nodes of its changes (game, version), when it is one of several.
+    pub(super) changes: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(i64, u64)>>,
 }
 
 /// What the games need of the server's settings.
@@ -258,6 +260,7 @@ impl Games {
             absences,
             first_proposal,
             open_tables,
+            changes: std::sync::OnceLock::new(),
         });
         let ids: Vec<i64> = games.registry().live.keys().copied().collect();
         for id in ids {
@@ -311,8 +314,12 @@ impl Games {
             return Err(ApiError::NotFound(id));
         };
         if stored.state != "over" {
-            // Live games are all in memory: this one was created a moment ago (look again), or could not be
-            // rebuilt at start (it is not served).
+            // A live game not in memory was created a moment ago, here (look again) or on another node (read
+            // it in), or could not be rebuilt (it is not served).
+            if let Some(entry) = self.registry().live.get(&id).cloned() {
+                return Ok(entry);
+            }
+            self.adopt(id).await?;
             return self
                 .registry()
                 .live
@@ -560,6 +567,7 @@ impl Games {
         }
         let state = live.state_for(Some(creator.id));
         self.set_summary(&live);
+        self.changed(id, live.version);
         self.registry().live.insert(id, Arc::new(Mutex::new(live)));
         self.wake(id);
         Ok((state, invite))
@@ -604,12 +612,17 @@ impl Games {
     /// A game that ends without a result: its watchers hear `event` (`cancelled`, `aborted`), then it leaves
     /// memory and the lobby (the store has already let it go).
     fn take_down(&self, id: i64, mut live: tokio::sync::MutexGuard<'_, LiveGame>, event: &str) {
+        self.take_down_locked(id, &mut live, event);
+    }
+
+    /// [`Games::take_down`] on a game locked by the caller.
+    pub(super) fn take_down_locked(&self, id: i64, live: &mut LiveGame, event: &str) {
         live.cancelled = true;
+        self.changed(id, live.version);
         let event = serde_json::json!({"type": event, "version": live.version});
         let _ = live.events.send(Arc::from(event.to_string()));
         // Dropping the sender ends every watcher's stream once it has read the event.
         live.events = broadcast::channel(1).0;
-        drop(live);
         self.registry().live.remove(&id);
         let removed = self
             .summaries
@@ -675,6 +688,7 @@ impl Games {
             &state,
         );
         self.set_summary(&live);
+        self.changed(id, live.version);
         drop(live);
         self.wake(id);
         Ok(state)

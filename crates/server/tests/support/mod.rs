@@ -81,3 +81,16 @@ macro_rules! on_both {
         }
     )*};
 }
+
+/// The variable `cargo xtask test` sets to the URL of its nats-server.
+pub const NATS_VAR: &str = "TESUJI_TEST_NATS";
+
+/// The URL of the NATS server the tests use (see [`postgres_server`]).
+pub fn nats_server() -> String {
+    std::env::var(NATS_VAR).unwrap_or_else(|_| {
+        panic!(
+            "{NATS_VAR} is not set: the tests of several nodes run under `cargo xtask test`, which starts a \
+             throw-away nats-server and sets it (or set it to nats://HOST:PORT of a server)"
+        )
+    })
+}

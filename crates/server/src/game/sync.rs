@@ -1,0 +1,222 @@
+//! Catching up with the store: when several nodes serve one database, another node may have stored actions of
+//! a game this node holds (or a join, or taken the table down), or created a game this node has never seen.
+//! The store is the truth; a node brings its copy up to it here, applying each stored action as a replay does
+//! and telling its own watchers, so that every node's watchers see the same events in the same order.
+
+use std::sync::Arc;
+
+use tesuji_rules::{Color, Phase};
+use tokio::sync::Mutex;
+
+use crate::error::ApiError;
+use crate::store::StoredGame;
+
+use super::computer::MarkingEstimate;
+use super::live::{LiveGame, apply_text};
+use super::registry::Games;
+use super::view::{MoveView, Player, SERVER};
+
+/// The event type of a stored action, read from its text (as the node that took it named it).
+fn event_kind(text: &str) -> &'static str {
+    match text.split_whitespace().next().unwrap_or("") {
+        "resign" => "resign",
+        "mark" => "mark",
+        "accept" => "accept",
+        "dispute" => "dispute",
+        "timeout" => "timeout",
+        "claim" | "forfeit" => "claim",
+        _ => "move",
+    }
+}
+
+impl Games {
+    /// Makes this node tell the others of every change it makes from now on (see [`crate::cluster`]).
+    pub fn tell_changes(&self, changes: tokio::sync::mpsc::UnboundedSender<(i64, u64)>) {
+        let _ = self.changes.set(changes);
+    }
+
+    /// Game `id` changed here and is now at `version` (committed): the other nodes hear of it.
+    pub(super) fn changed(&self, id: i64, version: u64) {
+        if let Some(changes) = self.changes.get() {
+            let _ = changes.send((id, version));
+        }
+    }
+
+    /// [`Games::catch_up`] when another node says game `id` is at `version`: nothing to do when this node's
+    /// copy is there already.
+    pub async fn catch_up_to(self: &Arc<Self>, id: i64, version: u64) -> Result<bool, ApiError> {
+        if let Some(entry) = self.live_entry(id) {
+            let live = entry.lock().await;
+            if live.version >= version && !live.cancelled {
+                return Ok(false);
+            }
+        }
+        self.catch_up(id).await
+    }
+
+    /// Brings every live game up to the store, and reads in those other nodes created: after NATS was away,
+    /// when notices may have been lost. Answers how many games changed.
+    pub async fn catch_up_all(self: &Arc<Self>) -> Result<usize, ApiError> {
+        let mut ids: Vec<i64> = self.registry().live.keys().copied().collect();
+        ids.extend(self.store.live_game_ids().await?);
+        ids.sort_unstable();
+        ids.dedup();
+        let mut changed = 0;
+        for id in ids {
+            if self.catch_up(id).await? {
+                changed += 1;
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Brings game `id` up to the store: a live game this node holds gets the actions stored since (by
+    /// another node), a game it has never held is read in; one the store no longer has is taken down. Answers
+    /// whether anything changed.
+    pub async fn catch_up(self: &Arc<Self>, id: i64) -> Result<bool, ApiError> {
+        let Some(entry) = self.live_entry(id) else {
+            let adopted = self.adopt(id).await?;
+            if adopted {
+                self.wake(id);
+            }
+            return Ok(adopted);
+        };
+        let mut live = entry.lock().await;
+        if live.cancelled {
+            return Ok(false);
+        }
+        let stored = self.store.load_game(id).await?;
+        let changed = self.catch_up_locked(&mut live, stored).await?;
+        drop(live);
+        if changed {
+            self.wake(id);
+        }
+        Ok(changed)
+    }
+
+    /// Reads in a live game another node created: it is replayed and served from now on like the others (the
+    /// caller wakes its timers). Answers whether it was read in (not when it is finished, gone, or was read
+    /// in meanwhile).
+    pub(super) async fn adopt(&self, id: i64) -> Result<bool, ApiError> {
+        let Some(stored) = self.store.load_game(id).await? else {
+            return Ok(false);
+        };
+        if stored.state == "over" {
+            // Finished games are read when asked for.
+            return Ok(false);
+        }
+        let players = Self::players_of(&self.accounts, &stored.seats).await?;
+        let (time, absences) = (self.time.clone(), self.absences);
+        let mut live =
+            tokio::task::spawn_blocking(move || LiveGame::replay(stored, players, &time, absences))
+                .await
+                .map_err(|e| ApiError::Internal(e.to_string()))?
+                .map_err(|e| ApiError::Internal(e.to_string()))?;
+        if live.game.phase() == Phase::Marking {
+            live.marking = MarkingEstimate::of(id, live.game.clone()).await;
+        }
+        // The listing first (outside the registry's lock; a copy read in meanwhile lists the same).
+        self.set_summary(&live);
+        let mut r = self.registry();
+        if r.live.contains_key(&id) {
+            return Ok(false);
+        }
+        r.live.insert(id, Arc::new(Mutex::new(live)));
+        Ok(true)
+    }
+
+    /// [`Games::catch_up`] on a locked game, with the store's copy of it (`None`: it is gone from the store).
+    pub(super) async fn catch_up_locked(
+        &self,
+        live: &mut LiveGame,
+        stored: Option<StoredGame>,
+    ) -> Result<bool, ApiError> {
+        let id = live.id;
+        let Some(stored) = stored else {
+            // Cancelled or aborted on another node.
+            let event = if live.started() {
+                "aborted"
+            } else {
+                "cancelled"
+            };
+            self.take_down_locked(id, live, event);
+            return Ok(true);
+        };
+        let mut changed = false;
+        if stored.seats.joined && !live.seats.joined {
+            let players = Self::players_of(&self.accounts, &stored.seats).await?;
+            let joiner = [Color::Black, Color::White]
+                .into_iter()
+                .find(|&c| live.players[c].is_none() && players[c].is_some());
+            live.seats = stored.seats.clone();
+            live.players = players;
+            live.version += 1;
+            live.clock_after();
+            live.seen(Color::Black);
+            live.seen(Color::White);
+            live.acted();
+            let state = live.state();
+            if let Some(color) = joiner {
+                // Only a user joins (the computer sits down at creation).
+                let name = match &live.players[color] {
+                    Some(Player::User(user)) => user.name.clone(),
+                    _ => String::new(),
+                };
+                live.broadcast(
+                    "join",
+                    &MoveView {
+                        number: 0,
+                        color: color.name(),
+                        text: name,
+                        by: None,
+                    },
+                    &state,
+                );
+            }
+            changed = true;
+        }
+        let known = live.moves.len();
+        let mut last: Option<Color> = live.moves.last().and_then(|m| m.color.parse().ok());
+        for m in stored.moves.into_iter().skip(known) {
+            let color = match m.color.parse::<Color>() {
+                Ok(c) => c,
+                Err(_) if m.color == SERVER => match last {
+                    Some(c) => c,
+                    None => break,
+                },
+                Err(_) => break,
+            };
+            last = Some(color);
+            if let Some(spent) = m.spent_ms {
+                let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
+                live.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
+            }
+            if let Err(e) = apply_text(&mut live.game, color, &m.text) {
+                tracing::error!(game = id, number = m.number, error = %e, "a stored action does not apply here");
+                break;
+            }
+            live.clock_after();
+            let kind = event_kind(&m.text);
+            live.push_move(color, m);
+            live.version += 1;
+            if live.game.phase() != Phase::Marking {
+                live.marking = None;
+            } else if live.marking.is_none() {
+                live.marking = MarkingEstimate::of(id, live.game.clone()).await;
+            }
+            live.acted();
+            let state = live.state();
+            if let Some(action) = live.moves.last() {
+                live.broadcast(kind, action, &state);
+            }
+            changed = true;
+        }
+        if changed {
+            self.set_summary(live);
+            if live.game.phase() == Phase::Over {
+                self.retire(id);
+            }
+        }
+        Ok(changed)
+    }
+}
