@@ -85,8 +85,15 @@ fn fresh_database(url: &str) -> Result<String, BenchError> {
     let stamp = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis());
-    let query = if query.is_empty() { String::new() } else { format!("?{query}") };
-    Ok(format!("{base}/{prefix}_bench_{}_{stamp}{query}", std::process::id()))
+    let query = if query.is_empty() {
+        String::new()
+    } else {
+        format!("?{query}")
+    };
+    Ok(format!(
+        "{base}/{prefix}_bench_{}_{stamp}{query}",
+        std::process::id()
+    ))
 }
 
 /// What a run measured.
@@ -207,8 +214,10 @@ impl fmt::Display for Report {
             "server          {} ({})",
             self.target,
             match (in_process, &self.config.database) {
-                (true, None) => "in this process, SQLite in a fresh data directory, rate limits raised",
-                (true, Some(_)) => "in this process, a fresh PostgreSQL database, rate limits raised",
+                (true, None) =>
+                    "in this process, SQLite in a fresh data directory, rate limits raised",
+                (true, Some(_)) =>
+                    "in this process, a fresh PostgreSQL database, rate limits raised",
                 (false, _) => "already running",
             }
         )?;
