@@ -107,11 +107,18 @@ impl Games {
         }
         let players = Self::players_of(&self.accounts, &stored.seats).await?;
         let (time, absences) = (self.time.clone(), self.absences);
-        let mut live =
+        let replayed =
             tokio::task::spawn_blocking(move || LiveGame::replay(stored, players, &time, absences))
                 .await
-                .map_err(|e| ApiError::Internal(e.to_string()))?
                 .map_err(|e| ApiError::Internal(e.to_string()))?;
+        // A game that no longer replays is not served (as at start); asking for it again tries again.
+        let mut live = match replayed {
+            Ok(live) => live,
+            Err(e) => {
+                tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
+                return Ok(false);
+            }
+        };
         if live.game.phase() == Phase::Marking {
             live.marking = MarkingEstimate::of(id, live.game.clone()).await;
         }
