@@ -1,148 +1,19 @@
 //! Faults between the server and its database, put there by a store that wraps the real one: nothing
 //! acknowledged is lost, nothing on disk is undone, and a bad cookie does not cost a read per request.
 
+mod support;
+
+use support::faulty::Faulty;
+
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 
 use serde_json::json;
 use tesuji_client::Client;
 use tesuji_client::reqwest::Method;
-use tesuji_server::store::sqlite::SqliteStore;
-use tesuji_server::store::{
-    Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
-    StoredMove, StoredSession, StoredUser,
-};
+use tesuji_server::store::Store;
 use tesuji_server::{Database, Running, ServerConfig, start, start_with_store};
-
-/// The real store, with faults to switch on.
-struct Faulty {
-    inner: SqliteStore,
-    /// The next append is committed, then answered with an error (a writer that died before answering).
-    fail_after_commit: AtomicBool,
-    /// The next append fails without being committed.
-    fail_before_commit: AtomicBool,
-    session_reads: AtomicU64,
-}
-
-fn died() -> StoreError {
-    StoreError::Database(sqlx::Error::WorkerCrashed)
-}
-
-impl Store for Faulty {
-    fn create_game<'a>(
-        &'a self,
-        rules: &'a str,
-        state: &'a str,
-        seats: &'a Seats,
-        time_control: Option<&'a str>,
-    ) -> StoreFuture<'a, i64> {
-        self.inner.create_game(rules, state, seats, time_control)
-    }
-    fn join_game<'a>(&'a self, game: i64, color: &'a str, user: i64) -> StoreFuture<'a, ()> {
-        self.inner.join_game(game, color, user)
-    }
-    fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()> {
-        self.inner.cancel_table(game)
-    }
-    fn abort_game(&self, game: i64) -> StoreFuture<'_, ()> {
-        self.inner.abort_game(game)
-    }
-    fn create_user<'a>(
-        &'a self,
-        name: &'a str,
-        name_key: Option<&'a str>,
-        password_hash: Option<&'a str>,
-    ) -> StoreFuture<'a, i64> {
-        self.inner.create_user(name, name_key, password_hash)
-    }
-    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64> {
-        self.inner.create_checked_user(user)
-    }
-    fn accounts_without_skeleton(
-        &self,
-        after: i64,
-        limit: usize,
-    ) -> StoreFuture<'_, Vec<(i64, String)>> {
-        self.inner.accounts_without_skeleton(after, limit)
-    }
-    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()> {
-        self.inner.set_skeletons(skeletons)
-    }
-    fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>> {
-        self.inner.find_account(name_key)
-    }
-    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
-        self.inner.find_user(id)
-    }
-    fn create_session<'a>(
-        &'a self,
-        token_hash: &'a [u8],
-        session: &'a StoredSession,
-    ) -> StoreFuture<'a, ()> {
-        self.inner.create_session(token_hash, session)
-    }
-    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>> {
-        self.session_reads.fetch_add(1, Ordering::SeqCst);
-        self.inner.find_session(token_hash)
-    }
-    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()> {
-        self.inner.delete_session(token_hash)
-    }
-    fn append_move<'a>(
-        &'a self,
-        game: i64,
-        mv: &'a StoredMove,
-        state: &'a str,
-        ending: Option<&'a Ending>,
-    ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            if self.fail_before_commit.swap(false, Ordering::SeqCst) {
-                return Err(died());
-            }
-            self.inner.append_move(game, mv, state, ending).await?;
-            if self.fail_after_commit.swap(false, Ordering::SeqCst) {
-                return Err(died());
-            }
-            Ok(())
-        })
-    }
-    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
-        self.inner.live_game_ids()
-    }
-    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
-        self.inner.load_game(id)
-    }
-    fn player_games(
-        &self,
-        user: i64,
-        before: Option<i64>,
-        limit: usize,
-    ) -> StoreFuture<'_, Vec<GameRow>> {
-        self.inner.player_games(user, before, limit)
-    }
-    fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>> {
-        self.inner.finished_games(before, limit)
-    }
-    fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
-        self.inner.unsummarized_games(limit)
-    }
-    fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()> {
-        self.inner.set_ending(game, ending)
-    }
-    fn import_games<'a>(&'a self, games: &'a [ImportedGame]) -> StoreFuture<'a, Vec<i64>> {
-        self.inner.import_games(games)
-    }
-    fn count_games(&self) -> StoreFuture<'_, i64> {
-        self.inner.count_games()
-    }
-    fn ping(&self) -> StoreFuture<'_, ()> {
-        self.inner.ping()
-    }
-    fn close(&self) -> StoreFuture<'_, ()> {
-        self.inner.close()
-    }
-}
 
 fn config(dir: &Path) -> ServerConfig {
     ServerConfig {
@@ -153,12 +24,7 @@ fn config(dir: &Path) -> ServerConfig {
 }
 
 async fn faulty_server(dir: &Path) -> (Running, Arc<Faulty>) {
-    let store = Arc::new(Faulty {
-        inner: SqliteStore::open(dir).await.unwrap(),
-        fail_after_commit: AtomicBool::new(false),
-        fail_before_commit: AtomicBool::new(false),
-        session_reads: AtomicU64::new(0),
-    });
+    let store = Arc::new(Faulty::open(dir).await);
     let running = start_with_store(config(dir), Arc::clone(&store) as Arc<dyn Store>)
         .await
         .unwrap();

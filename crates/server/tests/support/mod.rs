@@ -2,6 +2,8 @@
 //! PostgreSQL (the throw-away one `cargo xtask test` starts).
 #![allow(dead_code)] // each test file uses its part
 
+pub mod faulty;
+
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 use std::sync::OnceLock;

@@ -1,0 +1,170 @@
+//! A store for tests of faults between the server and its database: the real SQLite store, with faults to
+//! switch on (appends that fail before or after their commit, pings that fail or hang) and counts of what was
+//! asked of it.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use tesuji_server::store::sqlite::SqliteStore;
+use tesuji_server::store::{
+    Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
+    StoredMove, StoredSession, StoredUser,
+};
+
+/// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
+pub struct Faulty {
+    pub inner: SqliteStore,
+    /// The next append is committed, then answered with an error (a writer that died before answering).
+    pub fail_after_commit: AtomicBool,
+    /// The next append fails without being committed.
+    pub fail_before_commit: AtomicBool,
+    /// How many sessions were read.
+    pub session_reads: AtomicU64,
+    /// Pings fail at once.
+    pub ping_fails: AtomicBool,
+    /// Pings never answer.
+    pub ping_hangs: AtomicBool,
+    /// How many pings were asked for.
+    pub pings: AtomicU64,
+}
+
+impl Faulty {
+    /// The store in `dir`, no fault switched on.
+    pub async fn open(dir: &Path) -> Faulty {
+        Faulty {
+            inner: SqliteStore::open(dir).await.unwrap(),
+            fail_after_commit: AtomicBool::new(false),
+            fail_before_commit: AtomicBool::new(false),
+            session_reads: AtomicU64::new(0),
+            ping_fails: AtomicBool::new(false),
+            ping_hangs: AtomicBool::new(false),
+            pings: AtomicU64::new(0),
+        }
+    }
+}
+
+fn died() -> StoreError {
+    StoreError::Database(sqlx::Error::WorkerCrashed)
+}
+
+impl Store for Faulty {
+    fn create_game<'a>(
+        &'a self,
+        rules: &'a str,
+        state: &'a str,
+        seats: &'a Seats,
+        time_control: Option<&'a str>,
+    ) -> StoreFuture<'a, i64> {
+        self.inner.create_game(rules, state, seats, time_control)
+    }
+    fn join_game<'a>(&'a self, game: i64, color: &'a str, user: i64) -> StoreFuture<'a, ()> {
+        self.inner.join_game(game, color, user)
+    }
+    fn cancel_table(&self, game: i64) -> StoreFuture<'_, ()> {
+        self.inner.cancel_table(game)
+    }
+    fn abort_game(&self, game: i64) -> StoreFuture<'_, ()> {
+        self.inner.abort_game(game)
+    }
+    fn create_user<'a>(
+        &'a self,
+        name: &'a str,
+        name_key: Option<&'a str>,
+        password_hash: Option<&'a str>,
+    ) -> StoreFuture<'a, i64> {
+        self.inner.create_user(name, name_key, password_hash)
+    }
+    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64> {
+        self.inner.create_checked_user(user)
+    }
+    fn accounts_without_skeleton(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(i64, String)>> {
+        self.inner.accounts_without_skeleton(after, limit)
+    }
+    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()> {
+        self.inner.set_skeletons(skeletons)
+    }
+    fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>> {
+        self.inner.find_account(name_key)
+    }
+    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
+        self.inner.find_user(id)
+    }
+    fn create_session<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        session: &'a StoredSession,
+    ) -> StoreFuture<'a, ()> {
+        self.inner.create_session(token_hash, session)
+    }
+    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>> {
+        self.session_reads.fetch_add(1, Ordering::SeqCst);
+        self.inner.find_session(token_hash)
+    }
+    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()> {
+        self.inner.delete_session(token_hash)
+    }
+    fn append_move<'a>(
+        &'a self,
+        game: i64,
+        mv: &'a StoredMove,
+        state: &'a str,
+        ending: Option<&'a Ending>,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if self.fail_before_commit.swap(false, Ordering::SeqCst) {
+                return Err(died());
+            }
+            self.inner.append_move(game, mv, state, ending).await?;
+            if self.fail_after_commit.swap(false, Ordering::SeqCst) {
+                return Err(died());
+            }
+            Ok(())
+        })
+    }
+    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
+        self.inner.live_game_ids()
+    }
+    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        self.inner.load_game(id)
+    }
+    fn player_games(
+        &self,
+        user: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<GameRow>> {
+        self.inner.player_games(user, before, limit)
+    }
+    fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>> {
+        self.inner.finished_games(before, limit)
+    }
+    fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
+        self.inner.unsummarized_games(limit)
+    }
+    fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()> {
+        self.inner.set_ending(game, ending)
+    }
+    fn import_games<'a>(&'a self, games: &'a [ImportedGame]) -> StoreFuture<'a, Vec<i64>> {
+        self.inner.import_games(games)
+    }
+    fn count_games(&self) -> StoreFuture<'_, i64> {
+        self.inner.count_games()
+    }
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        self.pings.fetch_add(1, Ordering::SeqCst);
+        if self.ping_hangs.load(Ordering::SeqCst) {
+            return Box::pin(std::future::pending());
+        }
+        if self.ping_fails.load(Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError::Database(sqlx::Error::PoolClosed)) });
+        }
+        self.inner.ping()
+    }
+    fn close(&self) -> StoreFuture<'_, ()> {
+        self.inner.close()
+    }
+}
