@@ -7,7 +7,7 @@ use serde::Deserialize;
 use tesuji_rules::{Color, Game, Illegal, Move, Phase, Point, Size};
 
 use crate::error::ApiError;
-use crate::store::{Ending, StoreError, StoredMove};
+use crate::store::{Ending, StoreError, StoredGame, StoredMove};
 
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
@@ -346,15 +346,14 @@ impl Games {
         }
     }
 
-    /// Whether `stored` is in game `id`'s record after all (its append answered an error). When the store
-    /// cannot be read either, nothing is known and the action is taken as not stored.
-    async fn landed(&self, id: i64, stored: &StoredMove) -> bool {
-        match self.store.load_game(id).await {
-            Ok(Some(game)) => game.moves.iter().any(|m| {
+    /// Whether `stored` is in `game`'s record after all (its append answered an error). When the store could
+    /// not be read, nothing is known and the action is taken as not stored.
+    fn landed(game: Option<&StoredGame>, stored: &StoredMove) -> bool {
+        game.is_some_and(|game| {
+            game.moves.iter().any(|m| {
                 m.number == stored.number && m.color == stored.color && m.text == stored.text
-            }),
-            _ => false,
-        }
+            })
+        })
     }
 
     /// [`Games::act_now`] on a locked game: the command is read against the game's board here, under the same
@@ -496,18 +495,19 @@ impl Games {
             .await
         {
             // A writer can fail after its commit (it died before answering): then the action is on disk and
-            // stands, and undoing it would leave the live game behind the store. The store says which.
-            if self.landed(id, &stored).await {
+            // stands, and undoing it would leave the live game behind the store. One read of the store says
+            // which, and what stands instead when another node stored this number first.
+            let now = self.store.load_game(id).await;
+            if Self::landed(now.as_ref().ok().and_then(Option::as_ref), &stored) {
                 tracing::warn!(game = id, error = %e, "the store failed after committing an action; it stands");
             } else {
                 live.game.undo();
                 live.clock = clock_before;
-                if let StoreError::Conflict { .. } = e {
+                if let (StoreError::Conflict { .. }, Ok(now)) = (&e, now) {
                     // Another node stored an action of this game first: this copy catches up with the store,
                     // and the action, decided on a state that no longer stands, is refused as stale.
                     let before = live.version;
-                    let stored = self.store.load_game(id).await?;
-                    self.catch_up_locked(live, stored).await?;
+                    self.catch_up_locked(live, now).await?;
                     return Err(ApiError::StaleVersion {
                         expected: expected_version.unwrap_or(before),
                         current: live.version,
