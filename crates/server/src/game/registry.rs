@@ -577,7 +577,7 @@ impl Games {
     /// hear `cancelled` before their sockets close.
     pub async fn cancel(&self, id: i64, user: &User) -> Result<(), ApiError> {
         let entry = self.get(id).await?;
-        let live = seated_at(&entry, id, user).await?;
+        let mut live = seated_at(&entry, id, user).await?;
         if live.started() {
             return Err(ApiError::NotOpen);
         }
@@ -585,7 +585,7 @@ impl Games {
             Err(StoreError::Started { .. }) => return Err(ApiError::NotOpen),
             other => other?,
         }
-        self.take_down(id, live, "cancelled");
+        self.take_down(id, &mut live, "cancelled");
         Ok(())
     }
 
@@ -594,7 +594,7 @@ impl Games {
     /// close. Either player may abort.
     pub async fn abort(&self, id: i64, user: &User) -> Result<(), ApiError> {
         let entry = self.get(id).await?;
-        let live = seated_at(&entry, id, user).await?;
+        let mut live = seated_at(&entry, id, user).await?;
         if !live.started() {
             return Err(ApiError::NotStarted);
         }
@@ -605,18 +605,13 @@ impl Games {
             Err(StoreError::Moved { .. }) => return Err(ApiError::Moved),
             other => other?,
         }
-        self.take_down(id, live, "aborted");
+        self.take_down(id, &mut live, "aborted");
         Ok(())
     }
 
-    /// A game that ends without a result: its watchers hear `event` (`cancelled`, `aborted`), then it leaves
-    /// memory and the lobby (the store has already let it go).
-    fn take_down(&self, id: i64, mut live: tokio::sync::MutexGuard<'_, LiveGame>, event: &str) {
-        self.take_down_locked(id, &mut live, event);
-    }
-
-    /// [`Games::take_down`] on a game locked by the caller.
-    pub(super) fn take_down_locked(&self, id: i64, live: &mut LiveGame, event: &str) {
+    /// A game locked by the caller ends without a result: its watchers hear `event` (`cancelled`, `aborted`),
+    /// then it leaves memory and the lobby (the store has already let it go).
+    pub(super) fn take_down(&self, id: i64, live: &mut LiveGame, event: &str) {
         live.cancelled = true;
         self.changed(id, live.version);
         let event = serde_json::json!({"type": event, "version": live.version});

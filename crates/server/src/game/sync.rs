@@ -146,7 +146,7 @@ impl Games {
             } else {
                 "cancelled"
             };
-            self.take_down_locked(id, live, event);
+            self.take_down(id, live, event);
             return Ok(true);
         };
         let mut changed = false;
