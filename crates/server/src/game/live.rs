@@ -173,6 +173,37 @@ impl LiveGame {
         });
     }
 
+    /// Applies one stored action, as at its commit: its turn's stored time on the clock, the action through the
+    /// rules, the action list and the version. `last` is the colour of the action before (the server's first
+    /// proposal is applied for it), and becomes this one's. An action that does not apply comes back with the
+    /// reason.
+    pub(super) fn apply_stored(
+        &mut self,
+        last: &mut Option<Color>,
+        m: StoredMove,
+    ) -> Result<(), (StoredMove, String)> {
+        let color = match m.color.parse::<Color>() {
+            Ok(c) => c,
+            Err(_) if m.color == SERVER => match *last {
+                Some(c) => c,
+                None => return Err((m, "no action before".into())),
+            },
+            Err(_) => return Err((m, "unknown colour".into())),
+        };
+        *last = Some(color);
+        if let Some(spent) = m.spent_ms {
+            let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
+            self.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
+        }
+        if let Err(reason) = apply_text(&mut self.game, color, &m.text) {
+            return Err((m, reason));
+        }
+        self.clock_after();
+        self.push_move(color, m);
+        self.version += 1;
+        Ok(())
+    }
+
     /// Rebuilds a stored game by replaying its actions through the rules.
     pub fn replay(
         stored: StoredGame,
@@ -218,29 +249,14 @@ impl LiveGame {
         // play, the action just before it.
         let mut last: Option<Color> = None;
         for m in stored.moves {
-            let fail = |reason: String| ReplayError::Move {
-                id: stored.id,
-                number: m.number,
-                color: m.color.clone(),
-                text: m.text.clone(),
-                reason,
-            };
-            let color = match m.color.parse::<Color>() {
-                Ok(c) => c,
-                Err(_) if m.color == SERVER => {
-                    last.ok_or_else(|| fail("no action before".into()))?
-                }
-                Err(_) => return Err(fail("unknown colour".into())),
-            };
-            last = Some(color);
-            if let Some(spent) = m.spent_ms {
-                let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
-                live.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
-            }
-            apply_text(&mut live.game, color, &m.text).map_err(fail)?;
-            live.clock_after();
-            live.push_move(color, m);
-            live.version += 1;
+            live.apply_stored(&mut last, m)
+                .map_err(|(m, reason)| ReplayError::Move {
+                    id: stored.id,
+                    number: m.number,
+                    color: m.color,
+                    text: m.text,
+                    reason,
+                })?;
         }
         if let Some(clock) = live.clock.as_mut() {
             clock.go_live();
@@ -249,6 +265,33 @@ impl LiveGame {
         live.game.shrink_to_fit();
         Arc::make_mut(&mut live.moves).shrink_to_fit();
         Ok(live)
+    }
+
+    /// The second seat has just been filled by `color` (seats and players set): the version rises, the game
+    /// starts, with both grace periods (the clock waits for the first move), and the watchers hear who joined.
+    pub(super) fn joined_by(&mut self, color: Color) -> super::view::GameState {
+        self.version += 1;
+        self.clock_after();
+        self.seen(Color::Black);
+        self.seen(Color::White);
+        self.acted();
+        let state = self.state();
+        // Only a user joins (the computer sits down at creation).
+        let name = match &self.players[color] {
+            Some(Player::User(user)) => user.name.clone(),
+            _ => String::new(),
+        };
+        self.broadcast(
+            "join",
+            &MoveView {
+                number: 0,
+                color: color.name(),
+                text: name,
+                by: None,
+            },
+            &state,
+        );
+        state
     }
 
     /// Both seats are filled.

@@ -17,7 +17,7 @@ use super::action::Actor;
 use super::computer::{BOTS, MarkingEstimate};
 use super::live::LiveGame;
 use super::presence::Absences;
-use super::view::{GameState, MoveView, Player, Players, Summary, phase_name, seated};
+use super::view::{GameState, Player, Players, Summary, phase_name, seated};
 
 /// How a new table's seats are filled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -665,23 +665,7 @@ impl Games {
         }
         live.seats.joined = true;
         live.players[color] = Some(Player::User(user.clone()));
-        live.version += 1;
-        // The game starts now, and with it both grace periods; the clock waits for the first move.
-        live.clock_after();
-        live.seen(Color::Black);
-        live.seen(Color::White);
-        live.acted();
-        let state = live.state();
-        live.broadcast(
-            "join",
-            &MoveView {
-                number: 0,
-                color: color.name(),
-                text: user.name.clone(),
-                by: None,
-            },
-            &state,
-        );
+        let state = live.joined_by(color);
         self.set_summary(&live);
         self.changed(id, live.version);
         drop(live);

@@ -12,9 +12,8 @@ use crate::error::ApiError;
 use crate::store::StoredGame;
 
 use super::computer::MarkingEstimate;
-use super::live::{LiveGame, apply_text};
+use super::live::LiveGame;
 use super::registry::Games;
-use super::view::{MoveView, Player, SERVER};
 
 /// The event type of a stored action, read from its text (as the node that took it named it).
 fn event_kind(text: &str) -> &'static str {
@@ -157,55 +156,19 @@ impl Games {
                 .find(|&c| live.players[c].is_none() && players[c].is_some());
             live.seats = stored.seats.clone();
             live.players = players;
-            live.version += 1;
-            live.clock_after();
-            live.seen(Color::Black);
-            live.seen(Color::White);
-            live.acted();
-            let state = live.state();
             if let Some(color) = joiner {
-                // Only a user joins (the computer sits down at creation).
-                let name = match &live.players[color] {
-                    Some(Player::User(user)) => user.name.clone(),
-                    _ => String::new(),
-                };
-                live.broadcast(
-                    "join",
-                    &MoveView {
-                        number: 0,
-                        color: color.name(),
-                        text: name,
-                        by: None,
-                    },
-                    &state,
-                );
+                live.joined_by(color);
             }
             changed = true;
         }
         let known = live.moves.len();
         let mut last: Option<Color> = live.moves.last().and_then(|m| m.color.parse().ok());
         for m in stored.moves.into_iter().skip(known) {
-            let color = match m.color.parse::<Color>() {
-                Ok(c) => c,
-                Err(_) if m.color == SERVER => match last {
-                    Some(c) => c,
-                    None => break,
-                },
-                Err(_) => break,
-            };
-            last = Some(color);
-            if let Some(spent) = m.spent_ms {
-                let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
-                live.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
-            }
-            if let Err(e) = apply_text(&mut live.game, color, &m.text) {
+            let kind = event_kind(&m.text);
+            if let Err((m, e)) = live.apply_stored(&mut last, m) {
                 tracing::error!(game = id, number = m.number, error = %e, "a stored action does not apply here");
                 break;
             }
-            live.clock_after();
-            let kind = event_kind(&m.text);
-            live.push_move(color, m);
-            live.version += 1;
             if live.game.phase() != Phase::Marking {
                 live.marking = None;
             } else if live.marking.is_none() {
