@@ -459,6 +459,13 @@ pub trait Store: Send + Sync {
     /// health check.
     fn ping(&self) -> StoreFuture<'_, ()>;
 
+    /// Takes or renews the lease `name` for node `holder` for `ttl_ms` from now, unless another node holds it
+    /// unexpired: answers whether `holder` holds it now. With SQLite there is only one node, which always does.
+    fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool>;
+
+    /// Gives the lease `name` up if `holder` holds it, so that another node may take it at once.
+    fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()>;
+
     /// Closes the connections (waits for writes in flight).
     fn close(&self) -> StoreFuture<'_, ()>;
 }

@@ -709,3 +709,39 @@ async fn two_writers_store_each_move_once(db: &Database) {
     two.close().await.unwrap();
     one.close().await.unwrap();
 }
+
+/// A lease has one holder until it lapses or is given up; the holder renews it. Only PostgreSQL shares a
+/// database between nodes (SQLite's one node always holds it, checked last).
+#[tokio::test]
+async fn a_lease_has_one_holder_until_it_lapses() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = support::Backend::Postgres.database(dir.path());
+    let (one, two) = (open(&db).await.unwrap(), open(&db).await.unwrap());
+    // Node numbers use all 64 bits.
+    let (a, b) = (u64::MAX - 1, 7);
+    assert!(one.hold_lease("timers", a, 400).await.unwrap());
+    assert!(!two.hold_lease("timers", b, 400).await.unwrap());
+    // Another lease is another matter.
+    assert!(two.hold_lease("other", b, 60_000).await.unwrap());
+    assert!(!one.hold_lease("other", a, 60_000).await.unwrap());
+    // Renewed before it lapses, it stays with its holder past its first expiry.
+    for _ in 0..4 {
+        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+        assert!(one.hold_lease("timers", a, 400).await.unwrap());
+        assert!(!two.hold_lease("timers", b, 400).await.unwrap());
+    }
+    // Not renewed, it lapses, and the other takes it; the first cannot take it back.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert!(two.hold_lease("timers", b, 400).await.unwrap());
+    assert!(!one.hold_lease("timers", a, 400).await.unwrap());
+    // Given up, it goes at once; giving up a lease one does not hold changes nothing.
+    one.release_lease("timers", a).await.unwrap();
+    assert!(!one.hold_lease("timers", a, 60_000).await.unwrap());
+    two.release_lease("timers", b).await.unwrap();
+    assert!(one.hold_lease("timers", a, 60_000).await.unwrap());
+    let sqlite = open(&Database::Sqlite(dir.path().join("lite")))
+        .await
+        .unwrap();
+    assert!(sqlite.hold_lease("timers", a, 1).await.unwrap());
+    assert!(sqlite.hold_lease("timers", b, 1).await.unwrap());
+}

@@ -757,6 +757,38 @@ impl Store for PgStore {
         })
     }
 
+    fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            // The node's number is stored with its bits as they are.
+            let holder = holder as i64;
+            let ttl_ms = i64::try_from(ttl_ms).unwrap_or(i64::MAX);
+            let held = sqlx::query(
+                "INSERT INTO leases (name, holder, expires)
+                 VALUES ($1, $2, clock_timestamp() + $3 * interval '1 millisecond')
+                 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires = EXCLUDED.expires
+                 WHERE leases.holder = EXCLUDED.holder OR leases.expires < clock_timestamp()
+                 RETURNING holder",
+            )
+            .bind(name)
+            .bind(holder)
+            .bind(ttl_ms)
+            .fetch_optional(&self.pool)
+            .await?;
+            Ok(held.is_some())
+        })
+    }
+
+    fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query("DELETE FROM leases WHERE name = $1 AND holder = $2")
+                .bind(name)
+                .bind(holder as i64)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
+        })
+    }
+
     fn close(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             self.appends.close().await;

@@ -696,6 +696,20 @@ impl Store for SqliteStore {
         })
     }
 
+    fn hold_lease<'a>(
+        &'a self,
+        _name: &'a str,
+        _holder: u64,
+        _ttl_ms: u64,
+    ) -> StoreFuture<'a, bool> {
+        // One SQLite file has one node.
+        Box::pin(async { Ok(true) })
+    }
+
+    fn release_lease<'a>(&'a self, _name: &'a str, _holder: u64) -> StoreFuture<'a, ()> {
+        Box::pin(async { Ok(()) })
+    }
+
     fn close(&self) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             self.appends.close().await;

@@ -164,6 +164,12 @@ impl Store for Faulty {
         }
         self.inner.ping()
     }
+    fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool> {
+        self.inner.hold_lease(name, holder, ttl_ms)
+    }
+    fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()> {
+        self.inner.release_lease(name, holder)
+    }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()
     }
