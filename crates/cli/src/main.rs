@@ -213,7 +213,8 @@ enum Bench {
         rounds: u32,
     },
     /// Load the server over loopback WebSockets: N games at once, each with two players and a spectator;
-    /// moves/s, acknowledgement times, and memory per idle socket.
+    /// moves/s, acknowledgement times, and memory per idle socket. With several nodes, a game's players and
+    /// spectator are on different nodes, and the broadcast times across nodes are reported too.
     Server {
         /// Games played at once.
         #[arg(long, default_value_t = 100)]
@@ -224,15 +225,24 @@ enum Bench {
         /// Idle sockets to hold open besides (watching a table nobody joins).
         #[arg(long, default_value_t = 0)]
         idle: usize,
-        /// A running server to load, e.g. http://127.0.0.1:8080 (its rate limits apply); by default a server
-        /// is started in this process on a fresh temporary data directory, with rate limits raised.
+        /// A running server to load, e.g. http://127.0.0.1:8080 (its rate limits apply); once per node for
+        /// several nodes of one site. By default a server is started in this process on a fresh temporary data
+        /// directory, with rate limits raised.
         #[arg(long)]
-        url: Option<String>,
-        /// Run the server started in this process on PostgreSQL: a URL whose database name is a prefix
+        url: Vec<String>,
+        /// How many nodes to start in this process; more than one needs --database and --nats.
+        #[arg(long, default_value_t = 1, conflicts_with = "url",
+              value_parser = clap::value_parser!(u64).range(1..))]
+        nodes: u64,
+        /// Run the servers started in this process on PostgreSQL: a URL whose database name is a prefix
         /// (`postgres://USER@HOST:PORT/tesuji`); a fresh database `tesuji_bench_...` is made there and dropped
         /// after. By default the server keeps its data in SQLite in a temporary folder.
         #[arg(long, conflicts_with = "url")]
         database: Option<String>,
+        /// The NATS server through which the nodes started in this process tell each other their changes
+        /// (`nats://HOST:PORT`).
+        #[arg(long, conflicts_with = "url")]
+        nats: Option<String>,
         /// Rules spec of the games.
         #[arg(long, default_value = "chinese:size=19")]
         rules: String,
@@ -352,7 +362,9 @@ fn run(cli: Cli) -> Result<()> {
                     seconds,
                     idle,
                     url,
+                    nodes,
                     database,
+                    nats,
                     rules,
                     rate,
                 },
@@ -361,8 +373,10 @@ fn run(cli: Cli) -> Result<()> {
                 games,
                 seconds,
                 idle,
-                url,
+                urls: url,
+                nodes: usize::try_from(nodes).unwrap_or(usize::MAX),
                 database,
+                nats,
                 rules,
                 rate,
             };

@@ -115,6 +115,7 @@ fn bad_input_is_one_clear_line_and_exit_1() {
         ),
         (vec!["score", "/no/such/file.sgf"], "cannot read"),
         (vec!["bench", "playouts", "--size", "30"], "bad --size"),
+        (vec!["bench", "server", "--nodes", "2"], "--nats nats://"),
     ] {
         let o = tesuji(&args);
         assert_eq!(o.status.code(), Some(1), "{args:?}");

@@ -42,12 +42,17 @@ pub struct BenchConfig {
     pub seconds: f64,
     /// Idle sockets held open (besides the players' and spectators').
     pub idle: usize,
-    /// A running server (`http://127.0.0.1:8080`); `None` starts one in this process on a fresh database.
-    pub url: Option<String>,
-    /// For the server started in this process: a PostgreSQL URL whose database name is a prefix; the server
-    /// runs on a fresh database `PREFIX_bench_N` made there and dropped after. `None`: SQLite in a temporary
+    /// Running servers (`http://127.0.0.1:8080`), several for the nodes of one site; none starts `nodes`
+    /// servers in this process on a fresh database.
+    pub urls: Vec<String>,
+    /// How many nodes to start in this process (without `urls`); more than one needs `database` and `nats`.
+    pub nodes: usize,
+    /// For the servers started in this process: a PostgreSQL URL whose database name is a prefix; they run
+    /// on a fresh database `PREFIX_bench_N` made there and dropped after. `None`: SQLite in a temporary
     /// folder.
     pub database: Option<String>,
+    /// For the servers started in this process: the NATS server they tell each other their changes through.
+    pub nats: Option<String>,
     /// The rules spec of every game.
     pub rules: String,
     /// Moves per second in all, spread evenly over the games; `None`: every move as soon as it is the player's
@@ -61,8 +66,10 @@ impl Default for BenchConfig {
             games: 100,
             seconds: 10.0,
             idle: 0,
-            url: None,
+            urls: Vec::new(),
+            nodes: 1,
             database: None,
+            nats: None,
             rules: "chinese:size=19".to_owned(),
             rate: None,
         }
@@ -100,8 +107,10 @@ fn fresh_database(url: &str) -> Result<String, BenchError> {
 #[derive(Clone, Debug)]
 pub struct Report {
     pub config: BenchConfig,
-    /// The in-process server's address, or the URL.
+    /// The in-process nodes' addresses, or the URLs, separated by `, `.
     pub target: String,
+    /// How many nodes were loaded.
+    pub nodes: usize,
     pub cores: usize,
     /// From the first move to the last answer.
     pub elapsed: Duration,
@@ -116,6 +125,9 @@ pub struct Report {
     pub broadcasts: Vec<u32>,
     /// The same to the opponent, who answers the move: sent to received by the other player.
     pub to_opponent: Vec<u32>,
+    /// The broadcast times (to spectators and opponents) of moves sent on another node than the watcher's, in
+    /// microseconds, sorted; empty with one node.
+    pub cross_node: Vec<u32>,
     pub spectator_events: u64,
     /// Events whose version was not the previous one plus one.
     pub version_gaps: u64,
@@ -198,6 +210,11 @@ impl Report {
     pub fn to_opponent_ms(&self, q: f64) -> Option<f64> {
         quantile_ms(&self.to_opponent, q)
     }
+
+    /// The `q` quantile of the cross-node broadcast times, in milliseconds.
+    pub fn cross_node_ms(&self, q: f64) -> Option<f64> {
+        quantile_ms(&self.cross_node, q)
+    }
 }
 
 use crate::quantile_ms;
@@ -208,22 +225,28 @@ fn mib(kib: u64) -> f64 {
 
 impl fmt::Display for Report {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let in_process = self.config.url.is_none();
-        writeln!(
-            f,
-            "server          {} ({})",
-            self.target,
-            match (in_process, &self.config.database) {
-                (true, None) =>
-                    "in this process, SQLite in a fresh data directory, rate limits raised",
-                (true, Some(_)) =>
-                    "in this process, a fresh PostgreSQL database, rate limits raised",
-                (false, _) => "already running",
+        let in_process = self.config.urls.is_empty();
+        let what = match (in_process, &self.config.database) {
+            (true, None) => "in this process, SQLite in a fresh data directory, rate limits raised",
+            (true, Some(_)) if self.nodes > 1 => {
+                "in this process, a fresh PostgreSQL database, NATS between them, rate limits raised"
             }
-        )?;
+            (true, Some(_)) => "in this process, a fresh PostgreSQL database, rate limits raised",
+            (false, _) => "already running",
+        };
+        if self.nodes > 1 {
+            writeln!(
+                f,
+                "servers         {} nodes: {} ({what})",
+                self.nodes, self.target
+            )?;
+        } else {
+            writeln!(f, "server          {} ({what})", self.target)?;
+        }
         writeln!(
             f,
-            "note            the server and these load clients share this machine's {} cores{}",
+            "note            the {} and these load clients share this machine's {} cores{}",
+            if self.nodes > 1 { "nodes" } else { "server" },
             self.cores,
             if in_process {
                 " (and this process)"
@@ -253,40 +276,30 @@ impl fmt::Display for Report {
             self.moves,
             self.other_actions
         )?;
-        match (
-            self.ack_ms(0.5),
-            self.ack_ms(0.9),
-            self.ack_ms(0.99),
-            self.ack_ms(1.0),
-        ) {
-            (Some(p50), Some(p90), Some(p99), Some(max)) => writeln!(
-                f,
-                "ack ms          p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  max {max:.2} ({} acks)",
-                self.acks.len()
-            )?,
-            _ => writeln!(f, "ack ms          no moves acknowledged")?,
+        let acks = format!("{} acks", self.acks.len());
+        if !quantiles(f, "ack ms", &self.acks, &acks)? {
+            writeln!(f, "ack ms          no moves acknowledged")?;
         }
-        if let (Some(p50), Some(p90), Some(p99), Some(max)) = (
-            self.broadcast_ms(0.5),
-            self.broadcast_ms(0.9),
-            self.broadcast_ms(0.99),
-            self.broadcast_ms(1.0),
-        ) {
-            writeln!(
-                f,
-                "broadcast ms    p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  max {max:.2} (move sent to the spectator's event)"
-            )?;
-        }
-        if let (Some(p50), Some(p90), Some(p99), Some(max)) = (
-            self.to_opponent_ms(0.5),
-            self.to_opponent_ms(0.9),
-            self.to_opponent_ms(0.99),
-            self.to_opponent_ms(1.0),
-        ) {
-            writeln!(
-                f,
-                "to opponent ms  p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  max {max:.2} (move sent to the opponent's event)"
-            )?;
+        quantiles(
+            f,
+            "broadcast ms",
+            &self.broadcasts,
+            "move sent to the spectator's event",
+        )?;
+        quantiles(
+            f,
+            "to opponent ms",
+            &self.to_opponent,
+            "move sent to the opponent's event",
+        )?;
+        if self.nodes > 1 {
+            let note = format!(
+                "move sent on one node to the event of a watcher on another; {} events",
+                self.cross_node.len()
+            );
+            if !quantiles(f, "cross-node ms", &self.cross_node, &note)? {
+                writeln!(f, "cross-node ms   no move seen on another node")?;
+            }
         }
         writeln!(
             f,
@@ -341,6 +354,26 @@ impl fmt::Display for Report {
         }
         Ok(())
     }
+}
+
+/// Writes a line of `label`, the p50, p90, p99 and max of `sorted` microseconds in milliseconds, and `note`;
+/// answers false, writing nothing, when there are none.
+fn quantiles(
+    f: &mut fmt::Formatter<'_>,
+    label: &str,
+    sorted: &[u32],
+    note: &str,
+) -> Result<bool, fmt::Error> {
+    let [Some(p50), Some(p90), Some(p99), Some(max)] =
+        [0.5, 0.9, 0.99, 1.0].map(|q| quantile_ms(sorted, q))
+    else {
+        return Ok(false);
+    };
+    writeln!(
+        f,
+        "{label:<16}p50 {p50:.2}  p90 {p90:.2}  p99 {p99:.2}  max {max:.2} ({note})"
+    )?;
+    Ok(true)
 }
 
 /// This process's resident memory in KiB (Linux).
@@ -402,7 +435,7 @@ impl Drop for TempDir {
     }
 }
 
-/// Runs the bench: starts the in-process server unless a URL is given, plays, and reports.
+/// Runs the bench: starts the in-process nodes unless URLs are given, plays, and reports.
 pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
     if config.games == 0 && config.idle == 0 {
         return Err(fail("nothing to do: --games and --idle are both 0"));
@@ -420,8 +453,26 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
             "bad --rate {rate}: use a positive number of moves per second"
         )));
     }
+    if config.nodes == 0 {
+        return Err(fail("bad --nodes 0: use at least one node"));
+    }
+    if !config.urls.is_empty() && config.nodes > 1 {
+        return Err(fail(
+            "--nodes starts servers in this process; for running ones, give --url once per node",
+        ));
+    }
+    if config.urls.is_empty()
+        && config.nodes > 1
+        && (config.database.is_none() || config.nats.is_none())
+    {
+        return Err(fail(format!(
+            "--nodes {} shares one PostgreSQL database over NATS: give --database postgres://USER@HOST:PORT/PREFIX \
+             and --nats nats://HOST:PORT",
+            config.nodes
+        )));
+    }
     let sockets = (config.idle + 3 * config.games) as u64;
-    let ends = if config.url.is_none() { 2 } else { 1 };
+    let ends = if config.urls.is_empty() { 2 } else { 1 };
     let needed = sockets * ends + 256;
     if let Some(limit) = raise_open_files(needed)
         && limit < needed
@@ -432,63 +483,119 @@ pub fn run(config: &BenchConfig) -> Result<Report, BenchError> {
         )));
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    // The server gets a runtime of its own, as it would in its own process; the clients another.
-    let (server, data) = match &config.url {
-        Some(_) => (None, None),
-        None => {
-            let data = TempDir::new()?;
-            let database = match &config.database {
-                Some(url) => Database::Postgres(fresh_database(url)?),
-                None => Database::Sqlite(data.0.clone()),
-            };
-            let runtime = tokio::runtime::Builder::new_multi_thread()
-                .enable_all()
-                .thread_name("server")
-                .build()
-                .map_err(fail)?;
-            let running = runtime
-                .block_on(tesuji_server::start(ServerConfig {
-                    address: ([127, 0, 0, 1], 0).into(),
-                    database: database.clone(),
-                    limits: Limits {
-                        // Every simulated client is on loopback: no per-client limit applies.
-                        auth_per_minute: 1_000_000,
-                        actions_per_second: 1_000_000,
-                        sockets_per_user: u32::MAX,
-                        sockets_per_address: u32::MAX,
-                        open_tables_per_user: usize::MAX,
-                        ..Limits::default()
-                    },
-                    ..ServerConfig::default()
-                }))
-                .map_err(|e| fail(format!("starting the server: {e}")))?;
-            (Some((runtime, running, database)), Some(data))
-        }
+    let server = if config.urls.is_empty() {
+        Some(InProcess::start(config)?)
+    } else {
+        None
     };
-    let base = match (&config.url, &server) {
-        (Some(url), _) => url.trim_end_matches('/').to_owned(),
-        (None, Some((_, running, _))) => format!("http://{}", running.address),
-        (None, None) => unreachable!("an in-process server was started"),
+    let bases: Vec<String> = match &server {
+        Some(s) => s
+            .nodes
+            .iter()
+            .map(|(_, running)| format!("http://{}", running.address))
+            .collect(),
+        None => config
+            .urls
+            .iter()
+            .map(|url| url.trim_end_matches('/').to_owned())
+            .collect(),
     };
     let clients = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("bench")
         .build()
-        .map_err(fail)?;
-    let report = clients.block_on(drive(config, &base, cores));
-    drop(clients);
-    if let Some((runtime, running, database)) = server {
-        runtime
-            .block_on(running.stop())
-            .map_err(|e| fail(format!("stopping the server: {e}")))?;
-        if let Database::Postgres(url) = database {
-            runtime
-                .block_on(tesuji_server::store::postgres::drop_database(&url))
-                .map_err(|e| fail(format!("dropping the bench's database: {e}")))?;
+        .map_err(fail);
+    let report = clients.and_then(|clients| clients.block_on(drive(config, &bases, cores)));
+    let stopped = server.map_or(Ok(()), InProcess::stop);
+    let report = report?;
+    stopped?;
+    Ok(report)
+}
+
+/// The nodes started in this process, each on a runtime of its own as it would be in its own process, and
+/// their database.
+struct InProcess {
+    nodes: Vec<(tokio::runtime::Runtime, tesuji_server::Running)>,
+    database: Database,
+    /// SQLite's folder (unused on PostgreSQL), removed after.
+    data: TempDir,
+}
+
+impl InProcess {
+    /// Starts `config.nodes` nodes on a fresh database, one after another (the first creates the database).
+    fn start(config: &BenchConfig) -> Result<InProcess, BenchError> {
+        let data = TempDir::new()?;
+        let database = match &config.database {
+            Some(url) => Database::Postgres(fresh_database(url)?),
+            None => Database::Sqlite(data.0.clone()),
+        };
+        let mut started = InProcess {
+            nodes: Vec::with_capacity(config.nodes),
+            database,
+            data,
+        };
+        for _ in 0..config.nodes {
+            if let Err(e) = started.start_node(config) {
+                // What was started is stopped and the database dropped; the first error is the one told.
+                let _ = started.stop();
+                return Err(e);
+            }
         }
+        Ok(started)
     }
-    drop(data);
-    report
+
+    fn start_node(&mut self, config: &BenchConfig) -> Result<(), BenchError> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .thread_name("server")
+            .build()
+            .map_err(fail)?;
+        let running = runtime
+            .block_on(tesuji_server::start(ServerConfig {
+                address: ([127, 0, 0, 1], 0).into(),
+                database: self.database.clone(),
+                nats: config.nats.clone(),
+                limits: Limits {
+                    // Every simulated client is on loopback: no per-client limit applies.
+                    auth_per_minute: 1_000_000,
+                    actions_per_second: 1_000_000,
+                    sockets_per_user: u32::MAX,
+                    sockets_per_address: u32::MAX,
+                    open_tables_per_user: usize::MAX,
+                    ..Limits::default()
+                },
+                ..ServerConfig::default()
+            }))
+            .map_err(|e| fail(format!("starting the server: {e}")))?;
+        self.nodes.push((runtime, running));
+        Ok(())
+    }
+
+    /// Stops every node, then drops a PostgreSQL database (made even when no node started).
+    fn stop(self) -> Result<(), BenchError> {
+        let mut result = Ok(());
+        let mut last = None;
+        for (runtime, running) in self.nodes {
+            if let Err(e) = runtime.block_on(running.stop()) {
+                result = result.and(Err(fail(format!("stopping the server: {e}"))));
+            }
+            last = Some(runtime);
+        }
+        if let Database::Postgres(url) = &self.database {
+            let runtime = match last {
+                Some(r) => r,
+                None => tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(fail)?,
+            };
+            if let Err(e) = runtime.block_on(tesuji_server::store::postgres::drop_database(url)) {
+                result = result.and(Err(fail(format!("dropping the bench's database: {e}"))));
+            }
+        }
+        drop(self.data);
+        result
+    }
 }
 
 /// Counters every client adds to.
@@ -507,9 +614,24 @@ struct Stats {
     acks: Mutex<Vec<u32>>,
     broadcasts: Mutex<Vec<u32>>,
     to_opponent: Mutex<Vec<u32>>,
+    cross_node: Mutex<Vec<u32>>,
 }
 
 impl Stats {
+    /// Adds a task's times to one of the lists.
+    fn add(list: &Mutex<Vec<u32>>, times: &[u32]) {
+        list.lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend_from_slice(times);
+    }
+
+    /// A list's times, sorted, for the report.
+    fn take_sorted(list: &Mutex<Vec<u32>>) -> Vec<u32> {
+        let mut times = std::mem::take(&mut *list.lock().unwrap_or_else(|e| e.into_inner()));
+        times.sort_unstable();
+        times
+    }
+
     fn error(&self, what: impl fmt::Display) {
         self.errors.fetch_add(1, Ordering::Relaxed);
         let mut samples = self.error_samples.lock().unwrap_or_else(|e| e.into_inner());
@@ -521,9 +643,9 @@ impl Stats {
 
 /// What every client shares.
 struct Ctx {
-    /// A user agent without a session (the spectators' and idle sockets'); every guest is another on its
-    /// connections.
-    client: Client,
+    /// A user agent without a session for each node (the spectators' and idle sockets'); every guest is
+    /// another on its node's connections.
+    clients: Vec<Client>,
     rules: String,
     /// The least time between two moves of one player, with a rate.
     pace: Option<Duration>,
@@ -534,8 +656,9 @@ struct Ctx {
 type Guest = Client;
 
 impl Ctx {
-    async fn guest(&self, name: &str) -> Result<Guest, BenchError> {
-        let mut guest = self.client.another();
+    /// A guest signed in on node `node`, which it uses throughout.
+    async fn guest(&self, name: &str, node: usize) -> Result<Guest, BenchError> {
+        let mut guest = self.clients[node].another();
         guest.guest(name).await.map_err(fail)?;
         Ok(guest)
     }
@@ -565,12 +688,13 @@ impl Ctx {
         Ok(())
     }
 
-    /// A game's socket, with a guest's session cookie or none. The read buffer is zeroed before every read (and
-    /// grows for a larger message): 128 KiB by default, too much for sockets that read little.
+    /// A game's socket, on a guest's node with its session cookie, or on a node's client without one. The read
+    /// buffer is zeroed before every read (and grows for a larger message): 128 KiB by default, too much for
+    /// sockets that read little.
     async fn socket(
         &self,
         id: i64,
-        guest: Option<&Guest>,
+        who: &Client,
         read_buffer: usize,
     ) -> Result<Socket, BenchError> {
         let options = SocketOptions {
@@ -578,32 +702,35 @@ impl Ctx {
             write_buffer: Some(0),
             ..SocketOptions::default()
         };
-        guest
-            .unwrap_or(&self.client)
-            .socket(&format!("/api/games/{id}/ws"), &options)
+        who.socket(&format!("/api/games/{id}/ws"), &options)
             .await
             .map_err(|e| fail(format!("connecting to game {id}'s socket: {e}")))
     }
 }
 
 /// Plays for the configured time and gathers the figures.
-async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report, BenchError> {
-    if !base.starts_with("http://") {
-        return Err(fail(format!(
-            "--url {base}: only http:// URLs are supported"
-        )));
+async fn drive(config: &BenchConfig, bases: &[String], cores: usize) -> Result<Report, BenchError> {
+    let mut clients = Vec::with_capacity(bases.len());
+    for base in bases {
+        if !base.starts_with("http://") {
+            return Err(fail(format!(
+                "--url {base}: only http:// URLs are supported"
+            )));
+        }
+        // Every wait of the players and spectators has its own deadline; a server started elsewhere keeps
+        // its default rate limits, so sign-ins and tables wait them out.
+        let options = Options {
+            timeout: None,
+            message_timeout: None,
+            rate_limit_retries: 9,
+        };
+        clients.push(
+            Client::with_options(base, options).map_err(|e| fail(format!("--url {base}: {e}")))?,
+        );
     }
-    // Every wait of the players and spectators has its own deadline; a server started elsewhere keeps its
-    // default rate limits, so sign-ins and tables wait them out.
-    let options = Options {
-        timeout: None,
-        message_timeout: None,
-        rate_limit_retries: 9,
-    };
-    let client =
-        Client::with_options(base, options).map_err(|e| fail(format!("--url {base}: {e}")))?;
+    let nodes = clients.len();
     let ctx = Arc::new(Ctx {
-        client,
+        clients,
         rules: config.rules.clone(),
         pace: config
             .rate
@@ -616,14 +743,16 @@ async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report,
     let mut idle = Vec::with_capacity(config.idle);
     let (mut rss_before_idle, mut rss_after_idle) = (None, None);
     if config.idle > 0 {
-        let host = ctx.guest("idle").await?;
+        let host = ctx.guest("idle", 0).await?;
         let (id, _) = ctx.table(&host, "invite").await?;
         rss_before_idle = rss_kib();
+        // Spread over the nodes.
         let mut opening = futures_util::stream::iter(0..config.idle)
-            .map(|_| {
+            .map(|k| {
                 let ctx = Arc::clone(&ctx);
                 async move {
-                    let mut socket = ctx.socket(id, None, IDLE_READ_BUFFER).await?;
+                    let node = &ctx.clients[k % ctx.clients.len()];
+                    let mut socket = ctx.socket(id, node, IDLE_READ_BUFFER).await?;
                     match socket.next_text_until(Some(Instant::now() + STALL)).await {
                         Ok(_) => Ok(socket),
                         Err(_) => Err(fail("an idle socket got no state")),
@@ -646,9 +775,10 @@ async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report,
             .map(|k| {
                 let ctx = Arc::clone(&ctx);
                 async move {
-                    let black = ctx.guest(&format!("b{k}")).await?;
-                    let white = ctx.guest(&format!("w{k}")).await?;
-                    let ready = new_game(&ctx, &black, &white).await?;
+                    let seats = Seats::of_slot(k, nodes);
+                    let black = ctx.guest(&format!("b{k}"), seats.black).await?;
+                    let white = ctx.guest(&format!("w{k}"), seats.white).await?;
+                    let ready = new_game(&ctx, &black, &white, seats).await?;
                     Ok((black, white, ready))
                 }
             })
@@ -680,26 +810,20 @@ async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report,
     drop(idle);
 
     let s = &ctx.stats;
-    let mut acks = std::mem::take(&mut *s.acks.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut broadcasts =
-        std::mem::take(&mut *s.broadcasts.lock().unwrap_or_else(|e| e.into_inner()));
-    broadcasts.sort_unstable();
-    let mut to_opponent =
-        std::mem::take(&mut *s.to_opponent.lock().unwrap_or_else(|e| e.into_inner()));
-    to_opponent.sort_unstable();
-    acks.sort_unstable();
     let load = |a: &AtomicU64| a.load(Ordering::Relaxed);
     Ok(Report {
         config: config.clone(),
-        target: base.to_owned(),
+        target: bases.join(", "),
+        nodes,
         cores,
         elapsed,
         moves: load(&s.moves),
         other_actions: load(&s.other_actions),
         games_finished: load(&s.games_finished),
-        acks,
-        broadcasts,
-        to_opponent,
+        acks: Stats::take_sorted(&s.acks),
+        broadcasts: Stats::take_sorted(&s.broadcasts),
+        to_opponent: Stats::take_sorted(&s.to_opponent),
+        cross_node: Stats::take_sorted(&s.cross_node),
         spectator_events: load(&s.spectator_events),
         version_gaps: load(&s.version_gaps),
         resyncs: load(&s.resyncs),
@@ -720,9 +844,29 @@ async fn drive(config: &BenchConfig, base: &str, cores: usize) -> Result<Report,
     })
 }
 
+/// The nodes of a slot's players and spectator: Black on the slot's node, White on the next, the spectator
+/// on the one after (all one with a single node).
+#[derive(Clone, Copy, Debug)]
+struct Seats {
+    black: usize,
+    white: usize,
+    spectator: usize,
+}
+
+impl Seats {
+    fn of_slot(slot: usize, nodes: usize) -> Seats {
+        Seats {
+            black: slot % nodes,
+            white: (slot + 1) % nodes,
+            spectator: (slot + 2) % nodes,
+        }
+    }
+}
+
 /// A started game with its three sockets connected.
 struct Ready {
     id: i64,
+    seats: Seats,
     black: Socket,
     white: Socket,
     spectator: Socket,
@@ -730,13 +874,19 @@ struct Ready {
     watched_from: u64,
 }
 
-async fn new_game(ctx: &Ctx, black: &Guest, white: &Guest) -> Result<Ready, BenchError> {
+/// A table made by Black on its node, joined by White on its own, and the three sockets on their nodes.
+async fn new_game(
+    ctx: &Ctx,
+    black: &Guest,
+    white: &Guest,
+    seats: Seats,
+) -> Result<Ready, BenchError> {
     let (id, _) = ctx.table(black, "anyone").await?;
     ctx.join(id, white).await?;
     let (b, w, s) = tokio::join!(
-        ctx.socket(id, Some(black), READ_BUFFER),
-        ctx.socket(id, Some(white), READ_BUFFER),
-        ctx.socket(id, None, READ_BUFFER)
+        ctx.socket(id, black, READ_BUFFER),
+        ctx.socket(id, white, READ_BUFFER),
+        ctx.socket(id, &ctx.clients[seats.spectator], READ_BUFFER)
     );
     // The spectator has its state before anyone moves, so that it sees every move as an event.
     let mut spectator = s?;
@@ -751,6 +901,7 @@ async fn new_game(ctx: &Ctx, black: &Guest, white: &Guest) -> Result<Ready, Benc
     };
     Ok(Ready {
         id,
+        seats,
         black: b?,
         white: w?,
         spectator,
@@ -767,12 +918,13 @@ async fn run_slot(
     first: Ready,
     deadline: Instant,
 ) {
+    let seats = first.seats;
     let mut next = Some(first);
     let mut seed = slot.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     while Instant::now() < deadline {
         let ready = match next.take() {
             Some(r) => r,
-            None => match new_game(&ctx, &black, &white).await {
+            None => match new_game(&ctx, &black, &white, seats).await {
                 Ok(r) => r,
                 Err(e) => {
                     ctx.stats.error(e);
@@ -796,11 +948,12 @@ async fn play_game(ctx: &Arc<Ctx>, ready: Ready, seed: u64, deadline: Instant) {
         ready.watched_from,
         last_rx,
         Arc::clone(&sent),
+        ready.seats.spectator,
     ));
     let b = tokio::spawn(play(
         Arc::clone(ctx),
         ready.black,
-        "black",
+        ("black", ready.seats.black),
         seed,
         deadline,
         Arc::clone(&sent),
@@ -808,7 +961,7 @@ async fn play_game(ctx: &Arc<Ctx>, ready: Ready, seed: u64, deadline: Instant) {
     let w = tokio::spawn(play(
         Arc::clone(ctx),
         ready.white,
-        "white",
+        ("white", ready.seats.white),
         seed ^ 0x5555,
         deadline,
         sent,
@@ -843,8 +996,9 @@ struct StateView<'a> {
     board: Vec<Cow<'a, str>>,
     #[serde(borrow)]
     to_move: Cow<'a, str>,
+    /// `open` while a seat is empty (on a node that has not yet heard of the join), then the phase.
     #[serde(borrow)]
-    phase: Cow<'a, str>,
+    status: Cow<'a, str>,
     accepted: Accepted,
 }
 
@@ -880,6 +1034,7 @@ struct Position {
     /// `.`, `X`, `O` by rows from the top.
     cells: Vec<u8>,
     my_turn: bool,
+    /// The state's status: `open`, then the phase.
     phase: String,
     accepted: bool,
 }
@@ -894,8 +1049,8 @@ impl Position {
             self.cells.extend_from_slice(row.as_bytes());
         }
         self.my_turn = s.to_move == me;
-        if self.phase != s.phase {
-            self.phase = s.phase.clone().into_owned();
+        if self.phase != s.status {
+            self.phase = s.status.clone().into_owned();
         }
         self.accepted = if me == "black" {
             s.accepted.black
@@ -933,8 +1088,18 @@ impl Position {
     }
 }
 
-/// The version a player's move will make and when it was sent, for the spectator's broadcast times.
-type Sent = Arc<Mutex<Option<(u64, Instant, &'static str)>>>;
+/// A game's last move sent, for the watchers' broadcast times.
+#[derive(Clone, Copy)]
+struct SentMove {
+    /// The version it will make.
+    version: u64,
+    at: Instant,
+    by: &'static str,
+    /// The node it was sent to.
+    node: usize,
+}
+
+type Sent = Arc<Mutex<Option<SentMove>>>;
 
 /// How a player's part of a game ended.
 struct PlayerEnd {
@@ -980,11 +1145,12 @@ impl Turn {
     }
 }
 
-/// One seated player: moves on its turn, accepts at the count, until the game is over or the time is up.
+/// One seated player (its colour and node): moves on its turn, accepts at the count, until the game is over
+/// or the time is up.
 async fn play(
     ctx: Arc<Ctx>,
     mut ws: Socket,
-    me: &'static str,
+    (me, node): (&'static str, usize),
     seed: u64,
     deadline: Instant,
     sent_at: Sent,
@@ -1016,8 +1182,9 @@ async fn play(
         let nanos = u64::try_from(pace.as_nanos()).unwrap_or(u64::MAX).max(1);
         Instant::now() + Duration::from_nanos(seed.wrapping_mul(0x2545_F491_4F6C_DD1D) % nanos)
     });
-    // Times from the opponent's moves to their events here.
+    // Times from the opponent's moves to their events here, and those of them sent on another node.
     let mut replies = Vec::new();
+    let mut cross_node = Vec::new();
     let result = loop {
         if known && pos.phase == "over" {
             break Ok(true);
@@ -1061,8 +1228,12 @@ async fn play(
                         let due = next_move.map_or(sent, |d| d.max(behind));
                         next_move = Some(due + pace);
                     }
-                    *sent_at.lock().unwrap_or_else(|e| e.into_inner()) =
-                        Some((pos.version + 1, sent, me));
+                    *sent_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(SentMove {
+                        version: pos.version + 1,
+                        at: sent,
+                        by: me,
+                        node,
+                    });
                 }
                 if let Err(e) = ws.act(turn.action(), Some(pos.version), reference).await {
                     break Err(fail(format!("{me}: sending: {e}")));
@@ -1179,27 +1350,24 @@ async fn play(
                     must_pass = false;
                 }
                 let sent = *sent_at.lock().unwrap_or_else(|e| e.into_inner());
-                if let Some((version, at, mover)) = sent
-                    && version == s.version
-                    && mover != me
+                if let Some(m) = sent
+                    && m.version == s.version
+                    && m.by != me
                 {
-                    replies.push(u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX));
+                    let micros = u32::try_from(m.at.elapsed().as_micros()).unwrap_or(u32::MAX);
+                    replies.push(micros);
+                    if m.node != node {
+                        cross_node.push(micros);
+                    }
                 }
                 pos.update(s, me);
                 known = true;
             }
         }
     };
-    ctx.stats
-        .to_opponent
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .extend_from_slice(&replies);
-    ctx.stats
-        .acks
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .extend_from_slice(&acks);
+    Stats::add(&ctx.stats.to_opponent, &replies);
+    Stats::add(&ctx.stats.cross_node, &cross_node);
+    Stats::add(&ctx.stats.acks, &acks);
     let _ = ws.close().await;
     // An acknowledged action's event may not have come yet.
     result.map(|over| PlayerEnd {
@@ -1226,17 +1394,19 @@ struct Seen<'a> {
     version: u64,
 }
 
-/// A spectator: counts the events and checks that versions rise by one, until it has seen the last version
-/// the players saw.
+/// A spectator on node `node`: counts the events and checks that versions rise by one, until it has seen the
+/// last version the players saw.
 async fn spectate(
     ctx: Arc<Ctx>,
     mut ws: Socket,
     from: u64,
     mut last: watch::Receiver<Option<u64>>,
     sent_at: Sent,
+    node: usize,
 ) {
     let mut seen = Some(from);
     let mut broadcasts = Vec::new();
+    let mut cross_node = Vec::new();
     let mut target: Option<(u64, Instant)> = None;
     loop {
         if let (Some((t, _)), Some(v)) = (target, seen)
@@ -1290,10 +1460,14 @@ async fn spectate(
         } else {
             ctx.stats.spectator_events.fetch_add(1, Ordering::Relaxed);
             let sent = *sent_at.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some((version, at, _)) = sent
-                && version == m.version
+            if let Some(sent) = sent
+                && sent.version == m.version
             {
-                broadcasts.push(u32::try_from(at.elapsed().as_micros()).unwrap_or(u32::MAX));
+                let micros = u32::try_from(sent.at.elapsed().as_micros()).unwrap_or(u32::MAX);
+                broadcasts.push(micros);
+                if sent.node != node {
+                    cross_node.push(micros);
+                }
             }
             if seen.is_some_and(|v| m.version != v + 1) {
                 ctx.stats.version_gaps.fetch_add(1, Ordering::Relaxed);
@@ -1301,11 +1475,8 @@ async fn spectate(
         }
         seen = Some(m.version);
     }
-    ctx.stats
-        .broadcasts
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .extend_from_slice(&broadcasts);
+    Stats::add(&ctx.stats.broadcasts, &broadcasts);
+    Stats::add(&ctx.stats.cross_node, &cross_node);
     let _ = ws.close().await;
 }
 
@@ -1366,5 +1537,68 @@ mod tests {
         );
         assert_eq!(report.idle_held, 3);
         assert_eq!(report.acks.len() as u64, report.moves);
+        assert!(report.cross_node.is_empty());
+    }
+
+    /// The URL of a variable the test environment sets (`cargo xtask test` does); without it the test fails:
+    /// one that quietly did not run would prove nothing.
+    fn test_service(variable: &str) -> String {
+        std::env::var(variable).unwrap_or_else(|_| {
+            panic!(
+                "{variable} is not set: this test needs PostgreSQL and NATS, which `cargo xtask test` starts \
+                 and names in TESUJI_TEST_POSTGRES and TESUJI_TEST_NATS"
+            )
+        })
+    }
+
+    /// Two nodes in this process on one fresh PostgreSQL database with NATS between them: the moves are played
+    /// across the nodes, and the watchers on the other node see them.
+    #[test]
+    fn two_nodes_play_and_broadcast_across_nodes() {
+        let report = run(&BenchConfig {
+            games: 4,
+            seconds: 1.5,
+            nodes: 2,
+            database: Some(test_service("TESUJI_TEST_POSTGRES")),
+            nats: Some(test_service("TESUJI_TEST_NATS")),
+            ..BenchConfig::default()
+        })
+        .unwrap();
+        assert_eq!(report.errors, 0, "{:?}", report.error_samples);
+        assert_eq!(report.nodes, 2);
+        assert!(report.moves > 0);
+        assert!(!report.cross_node.is_empty());
+        let (p50, p99) = (report.cross_node_ms(0.5), report.cross_node_ms(0.99));
+        assert!(p50.is_some_and(|ms| ms > 0.0), "{p50:?}");
+        assert!(p99.is_some_and(|ms| ms >= p50.unwrap_or(0.0)), "{p99:?}");
+        assert!(
+            report.to_string().contains("cross-node ms   p50"),
+            "{report}"
+        );
+    }
+
+    #[test]
+    fn several_nodes_in_this_process_need_postgres_and_nats() {
+        let config = BenchConfig {
+            nodes: 2,
+            database: Some("postgres://tesuji@127.0.0.1:1/tesuji".into()),
+            ..BenchConfig::default()
+        };
+        let err = run(&config).unwrap_err().to_string();
+        assert!(
+            err.contains("--database") && err.contains("--nats"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+    }
+
+    #[test]
+    fn seats_spread_over_the_nodes() {
+        let s = Seats::of_slot(3, 2);
+        assert_ne!(s.black, s.white);
+        let s = Seats::of_slot(4, 3);
+        assert_eq!((s.black, s.white, s.spectator), (1, 2, 0));
+        let s = Seats::of_slot(5, 1);
+        assert_eq!((s.black, s.white, s.spectator), (0, 0, 0));
     }
 }
