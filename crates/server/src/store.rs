@@ -459,6 +459,10 @@ pub trait Store: Send + Sync {
     /// health check.
     fn ping(&self) -> StoreFuture<'_, ()>;
 
+    /// The name of the site this database serves, drawn once when it was made (the nodes of one site share
+    /// it). With SQLite, which serves one node, a constant.
+    fn site(&self) -> StoreFuture<'_, String>;
+
     /// Takes or renews the lease `name` for node `holder` for `ttl_ms` from now, unless another node holds it
     /// unexpired: answers whether `holder` holds it now. With SQLite there is only one node, which always does.
     fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool>;

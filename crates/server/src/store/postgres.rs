@@ -757,6 +757,15 @@ impl Store for PgStore {
         })
     }
 
+    fn site(&self) -> StoreFuture<'_, String> {
+        Box::pin(async move {
+            let id: String = sqlx::query_scalar("SELECT id FROM site")
+                .fetch_one(&self.pool)
+                .await?;
+            Ok(id)
+        })
+    }
+
     fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool> {
         Box::pin(async move {
             // The node's number is stored with its bits as they are.

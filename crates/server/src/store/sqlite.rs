@@ -696,6 +696,10 @@ impl Store for SqliteStore {
         })
     }
 
+    fn site(&self) -> StoreFuture<'_, String> {
+        Box::pin(async { Ok("local".to_owned()) })
+    }
+
     fn hold_lease<'a>(
         &'a self,
         _name: &'a str,

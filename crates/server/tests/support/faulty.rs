@@ -164,6 +164,9 @@ impl Store for Faulty {
         }
         self.inner.ping()
     }
+    fn site(&self) -> StoreFuture<'_, String> {
+        self.inner.site()
+    }
     fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool> {
         self.inner.hold_lease(name, holder, ttl_ms)
     }
