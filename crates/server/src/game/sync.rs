@@ -73,12 +73,20 @@ impl Games {
     /// another node), a game it has never held is read in; one the store no longer has is taken down. Answers
     /// whether anything changed.
     pub async fn catch_up(self: &Arc<Self>, id: i64) -> Result<bool, ApiError> {
-        let Some(entry) = self.live_entry(id) else {
-            let adopted = self.adopt(id).await?;
-            if adopted {
-                self.wake(id);
+        let entry = match self.live_entry(id) {
+            Some(entry) => entry,
+            None => {
+                if self.adopt(id).await? {
+                    self.wake(id);
+                    return Ok(true);
+                }
+                // Another task read it in meanwhile, perhaps from an earlier read of the store than this one:
+                // it is caught up below like any game held.
+                match self.live_entry(id) {
+                    Some(entry) => entry,
+                    None => return Ok(false),
+                }
             }
-            return Ok(adopted);
         };
         let mut live = entry.lock().await;
         if live.cancelled {
