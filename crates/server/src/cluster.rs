@@ -35,11 +35,10 @@ pub struct Cluster {
 }
 
 impl Cluster {
-    /// Connects to NATS at `url` and starts telling the other nodes of `games`' changes and bringing `games` up
+    /// Connects node `node` to NATS at `url` and starts telling the other nodes of `games`' changes and bringing `games` up
     /// to theirs. While NATS is away, the client reconnects by itself; once it is back, every game is brought
     /// up to the database, since notices sent meanwhile are lost.
-    pub async fn join(url: &str, games: Arc<Games>) -> Result<Cluster, ServerError> {
-        let node: u64 = rand::random();
+    pub async fn join(url: &str, games: Arc<Games>, node: u64) -> Result<Cluster, ServerError> {
         let (connected, mut reconnections) = mpsc::unbounded_channel::<()>();
         let client = async_nats::ConnectOptions::new()
             .name(format!("tesuji-{node:016x}"))

@@ -8,6 +8,7 @@ pub mod cluster;
 pub mod error;
 pub mod game;
 pub mod http;
+pub mod lease;
 pub mod limit;
 pub mod listen;
 pub mod memory;
@@ -147,9 +148,12 @@ pub async fn start_with_store(
             finished_cache: config.finished_cache,
             first_proposal: config.first_proposal,
             open_tables: config.limits.open_tables_per_user,
+            shared_timers: config.nats.is_some(),
         },
     )
     .await?;
+    // This node's number among several: drawn at each start.
+    let node: u64 = rand::random();
     let cluster = match &config.nats {
         Some(url) => {
             if !matches!(config.database, Database::Postgres(_)) {
@@ -158,10 +162,13 @@ pub async fn start_with_store(
                         .into(),
                 ));
             }
-            Some(cluster::Cluster::join(url, Arc::clone(&games)).await?)
+            Some(cluster::Cluster::join(url, Arc::clone(&games), node).await?)
         }
         None => None,
     };
+    let lease = cluster
+        .is_some()
+        .then(|| lease::keep(Arc::clone(&games), Arc::clone(&store), node));
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -199,12 +206,17 @@ pub async fn start_with_store(
         })
     };
     let router = http::router(app);
+    let games_of_task = Arc::clone(&games);
     let task = tokio::spawn(async move {
         let served = listen::serve(listener, router, async {
             let _ = stop_rx.await;
         })
         .await;
         sweeper.abort();
+        if let Some(lease) = lease {
+            lease.abort();
+            lease::give_up(&games_of_task, store.as_ref(), node).await;
+        }
         if let Some(cluster) = cluster {
             cluster.leave().await;
         }

@@ -55,6 +55,8 @@ pub fn global() -> &'static Metrics {
 pub struct Gauges {
     /// Live games in memory (open tables, games in play or in their marking phase).
     pub live_games: usize,
+    /// Whether this node runs the game timers now (see [`crate::lease`]).
+    pub lease_held: bool,
 }
 
 impl Metrics {
@@ -167,6 +169,13 @@ impl Metrics {
             "Live games in memory: open tables, games in play and in their marking phase.",
         );
         let _ = writeln!(out, "tesuji_live_games {}", gauges.live_games);
+        family(
+            &mut out,
+            "tesuji_lease_held",
+            "gauge",
+            "1 on the node that runs the game timers (every node alone does), else 0.",
+        );
+        let _ = writeln!(out, "tesuji_lease_held {}", u8::from(gauges.lease_held));
         out
     }
 }
@@ -216,7 +225,10 @@ mod tests {
                 sqlx::Error::PoolClosed,
             ))),
         );
-        let text = m.render(Gauges { live_games: 3 });
+        let text = m.render(Gauges {
+            live_games: 3,
+            lease_held: true,
+        });
         let bucket = |le: &str| {
             value(
                 &text,
@@ -235,6 +247,7 @@ mod tests {
         assert_eq!(value(&text, "tesuji_actions_total"), "2");
         assert_eq!(value(&text, "tesuji_store_errors_total"), "1");
         assert_eq!(value(&text, "tesuji_live_games"), "3");
+        assert_eq!(value(&text, "tesuji_lease_held"), "1");
     }
 
     #[test]

@@ -185,3 +185,159 @@ async fn one_of_two_simultaneous_actions_is_committed() {
     a.stop().await.unwrap();
     b.stop().await.unwrap();
 }
+
+/// A node on a runtime of its own, which the test can drop at once, as if the process died: its tasks stop
+/// mid-flight, its connections close, and nothing is given up (the timers' lease stays in the database until
+/// it lapses).
+struct Crashable {
+    base: String,
+    crash: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Crashable {
+    fn start(dir: &Path) -> Crashable {
+        let database = Backend::Postgres.database(dir);
+        let (address, at) = std::sync::mpsc::channel();
+        let (crash, crashed) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .build()
+                .unwrap();
+            let running = runtime
+                .block_on(start(ServerConfig {
+                    address: "127.0.0.1:0".parse().unwrap(),
+                    database,
+                    nats: Some(support::nats_server()),
+                    ..ServerConfig::default()
+                }))
+                .expect("node starts");
+            address.send(running.address).unwrap();
+            let _ = crashed.recv();
+            runtime.shutdown_background();
+            drop(running);
+        });
+        let address = at.recv().expect("the node's address");
+        Crashable {
+            base: format!("http://{address}"),
+            crash,
+            thread,
+        }
+    }
+
+    fn crash(self) {
+        self.crash.send(()).unwrap();
+        self.thread.join().unwrap();
+    }
+}
+
+/// Whether the node at `base` says it runs the timers (its `tesuji_lease_held` gauge).
+async fn runs_timers(base: &str) -> bool {
+    let text = reqwest::get(format!("{base}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("tesuji_lease_held "))
+        .unwrap_or_else(|| panic!("no tesuji_lease_held in\n{text}"));
+    line.ends_with(" 1")
+}
+
+/// Waits until the node at `base` runs the timers; answers how long that took. Fails after `limit`.
+async fn until_runs_timers(base: &str, limit: Duration) -> Duration {
+    let started = std::time::Instant::now();
+    while !runs_timers(base).await {
+        assert!(
+            started.elapsed() < limit,
+            "{base} did not take the timers over within {limit:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    started.elapsed()
+}
+
+/// The timers run on one node. When it dies, another takes them over within five seconds; a flag that fell
+/// while nobody ran them falls then, once, with the clock at zero; the computer plays on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_timers_move_to_another_node_when_theirs_dies() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = Crashable::start(dir.path());
+    until_runs_timers(&a.base, Duration::from_secs(5)).await;
+    let b = node(dir.path()).await;
+    let b_base = base(&b);
+    // B asks for the lease every second: for a while, it never gets it while A holds it.
+    for _ in 0..15 {
+        assert!(runs_timers(&a.base).await && !runs_timers(&b_base).await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Everyone plays on B; the timers of their games run on A.
+    let ann = guest(&b, "ann").await;
+    let bob = guest(&b, "bob").await;
+    let (status, table) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": "simple"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{table}");
+    let bot_game = table["id"].as_i64().unwrap();
+    assert_eq!(ann.play(bot_game, "E5").await.unwrap().0, 200);
+    // A made the computer's answer.
+    until(&ann, &format!("/api/games/{bot_game}"), |s| {
+        s["version"].as_u64() == Some(2)
+    })
+    .await;
+
+    let (status, table) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:1s"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{table}");
+    let timed = table["id"].as_i64().unwrap();
+    assert_eq!(bob.join(timed, None).await.unwrap().0, 200);
+    assert_eq!(ann.play(timed, "E5").await.unwrap().0, 200);
+    assert_eq!(bob.play(timed, "D5").await.unwrap().0, 200);
+    // Black's clock runs now: it falls 2 s from here (1 s and the 1 s lag allowance).
+    let clock_started = std::time::Instant::now();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    a.crash();
+    let crashed = std::time::Instant::now();
+    let fail_over = until_runs_timers(&b_base, Duration::from_secs(5)).await;
+    // A renewed its lease at most a second before it died, for three: the flag fell before B took over.
+    assert!(
+        clock_started.elapsed() > Duration::from_secs(2),
+        "B took the timers over {fail_over:?} after the crash, before the flag fell"
+    );
+    let over = until(&ann, &format!("/api/games/{timed}"), |s| {
+        s["status"] == "over"
+    })
+    .await;
+    assert_eq!(over["result"], "W+T", "{over}");
+    assert_eq!(over["clock"]["black"]["main_ms"], 0, "{over}");
+    assert_eq!(over["clock"]["black"]["flagged"], true, "{over}");
+    let moves: Vec<&str> = over["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["move"].as_str().unwrap_or("?"))
+        .collect();
+    assert_eq!(moves.len(), 3, "one loss on time after two moves: {over}");
+    assert!(
+        crashed.elapsed() < Duration::from_secs(6),
+        "the flag fell {:?} after the crash",
+        crashed.elapsed()
+    );
+    eprintln!("fail-over of the timers: {fail_over:?} after the crash");
+
+    // The computer plays on, now from B.
+    assert_eq!(ann.play(bot_game, "C3").await.unwrap().0, 200);
+    until(&ann, &format!("/api/games/{bot_game}"), |s| {
+        s["version"].as_u64() == Some(4)
+    })
+    .await;
+    b.stop().await.unwrap();
+}

@@ -294,8 +294,12 @@ impl Games {
                 .await
         })
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))??;
-        self.wake(id);
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        // A stale action may have brought this copy up to another node's: its timers start again from there.
+        if let Ok(_) | Err(ApiError::StaleVersion { .. }) = &state {
+            self.wake(id);
+        }
+        let state = state?;
         // A game this action ended may leave memory now that the action no longer holds it; other actions
         // leave the cache as it was, so the registry's lock stays off their path.
         if state.phase == "over" {

@@ -129,6 +129,10 @@ impl Games {
         tokio::spawn(async move {
             // Several actions in a row (a move, then an accept) are each a turn of their own.
             for _ in 0..4 {
+                // Another node runs the timers (and the computer) now.
+                if !games.lease.held() {
+                    return;
+                }
                 let Some(entry) = games.live_entry(id) else {
                     return;
                 };
@@ -192,10 +196,14 @@ impl Games {
                     .await
                 {
                     Ok(_) => {}
+                    // Someone else acted (here, or on another node: this copy has caught up): the timers
+                    // start again from the new position.
+                    Err(ApiError::StaleVersion { .. }) => {
+                        games.wake(id);
+                        return;
+                    }
                     Err(e) => {
-                        if !matches!(e, ApiError::StaleVersion { .. }) {
-                            tracing::warn!(game = id, error = %e, ?color, "the computer could not act");
-                        }
+                        tracing::warn!(game = id, error = %e, ?color, "the computer could not act");
                         return;
                     }
                 }

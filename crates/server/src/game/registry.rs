@@ -11,6 +11,7 @@ use tokio::sync::{Mutex, broadcast};
 use crate::auth::{Accounts, User};
 use crate::clocks::{GameClock, TimeSource};
 use crate::error::{ApiError, ServerError};
+use crate::lease::TimerLease;
 use crate::store::{Ending, GameRow, Seats, Store, StoreError};
 
 use super::action::Actor;
@@ -98,6 +99,8 @@ pub struct Games {
     pub(super) open_tables: usize,
     /// Where this node tells the other nodes of its changes (game, version), when it is one of several.
     pub(super) changes: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(i64, u64)>>,
+    /// Whether this node runs the timers (the flag, the computer) now: always when alone.
+    pub(super) lease: TimerLease,
 }
 
 /// What the games need of the server's settings.
@@ -115,6 +118,8 @@ pub struct GamesConfig {
     pub first_proposal: bool,
     /// Tables one user may have open at once.
     pub open_tables: usize,
+    /// Whether this node is one of several, which run the timers by turns (see [`crate::lease`]).
+    pub shared_timers: bool,
 }
 
 /// Finished games whose summary is filled in per round at start (see [`Games::summarize_old`]).
@@ -191,6 +196,7 @@ impl Games {
             finished_cache,
             first_proposal,
             open_tables,
+            shared_timers,
         } = config;
         let absences = Absences {
             grace_ms,
@@ -261,9 +267,13 @@ impl Games {
             first_proposal,
             open_tables,
             changes: std::sync::OnceLock::new(),
+            lease: if shared_timers {
+                TimerLease::shared()
+            } else {
+                TimerLease::alone()
+            },
         });
-        let ids: Vec<i64> = games.registry().live.keys().copied().collect();
-        for id in ids {
+        for id in games.live_ids() {
             games.wake(id);
         }
         Ok(games)
@@ -292,6 +302,16 @@ impl Games {
             live: r.live.len(),
             finished: r.finished.len(),
         }
+    }
+
+    /// The ids of the live games in memory.
+    pub fn live_ids(&self) -> Vec<i64> {
+        self.registry().live.keys().copied().collect()
+    }
+
+    /// Whether this node runs the timers now (see [`crate::lease`]).
+    pub fn lease(&self) -> &TimerLease {
+        &self.lease
     }
 
     /// A live game, if game `id` is one: what the timers act on (never a finished game read back).

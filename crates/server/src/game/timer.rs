@@ -11,10 +11,13 @@ use super::action::{Actor, Request};
 use super::registry::Games;
 
 impl Games {
-    /// After a change to game `id`: the computer's turn, and the timer of the running clock.
+    /// After a change to game `id`: the computer's turn and the timer of the running clock (on the node that
+    /// runs the timers: see [`crate::lease`]), and the grace period (on every node, for its own watchers).
     pub fn wake(self: &Arc<Self>, id: i64) {
-        self.wake_bot(id);
-        self.watch_clock(id);
+        if self.lease.held() {
+            self.wake_bot(id);
+            self.watch_clock(id);
+        }
         self.watch_grace(id);
     }
 
@@ -68,7 +71,9 @@ impl Games {
     /// Waits for the running clock of game `id` to run out, then records the loss on time. Every action starts
     /// a new watch; an older one sees the version move and ends. Like the grace watch it does not hold the game
     /// while it sleeps (a correspondence clock's deadline is days away): a game that ends meanwhile leaves
-    /// memory, and the watch finds it gone.
+    /// memory, and the watch finds it gone. A node that no longer runs the timers when the flag falls leaves it
+    /// to the one that does; a watch whose copy of the game was behind another node's catches up (the store
+    /// refuses its action as stale) and starts again.
     pub fn watch_clock(self: &Arc<Self>, id: i64) {
         let games = Arc::clone(self);
         tokio::spawn(async move {
@@ -89,6 +94,9 @@ impl Games {
                     }
                 };
                 games.time.sleep_until(deadline).await;
+                if !games.lease.held() {
+                    return;
+                }
                 let color = {
                     let Some(entry) = games.live_entry(id) else {
                         return;
@@ -117,12 +125,15 @@ impl Games {
                         0,
                     )
                     .await;
-                if let Err(e) = done
-                    && !matches!(e, ApiError::StaleVersion { .. })
-                {
-                    tracing::warn!(game = id, error = %e, "recording a loss on time failed");
+                match done {
+                    Ok(_) => games.wake_bot(id),
+                    // Another node acted first: this copy has caught up, and the timers start again from it.
+                    Err(ApiError::StaleVersion { .. }) => games.wake(id),
+                    Err(e) => {
+                        tracing::warn!(game = id, error = %e, "recording a loss on time failed");
+                        games.wake_bot(id);
+                    }
                 }
-                games.wake_bot(id);
                 return;
             }
         });

@@ -100,6 +100,7 @@ struct Checks {
 pub(super) async fn metrics(State(app): State<AppState>) -> Response {
     let gauges = Gauges {
         live_games: app.games.resident().live,
+        lease_held: app.games.lease().held(),
     };
     (
         [

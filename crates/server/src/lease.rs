@@ -1,0 +1,129 @@
+//! The game timers of a site on several nodes (the flag of a running clock, the computer's moves) run on one
+//! node at a time: the one that holds the `timers` lease in the database. It renews the lease every second
+//! for three; when it dies or loses the database, the lease lapses and the next node to ask takes it, catches
+//! every game up with the database, and starts their timers. The database still decides each action (a
+//! timer's action names the version it was meant for), so two nodes that both think they hold the lease for a
+//! moment cannot act twice; the lease only keeps the nodes from doing the same work.
+//!
+//! A node alone (SQLite, or no NATS) always holds it. The grace period's end is not a timer in this sense:
+//! each node tells its own watchers of it, and a claim is a player's action, decided by the database.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use tokio::task::JoinHandle;
+
+use crate::game::Games;
+use crate::store::Store;
+
+/// The lease's name in the database.
+pub const TIMERS: &str = "timers";
+
+/// How long a lease lasts once taken or renewed.
+pub const TTL: Duration = Duration::from_secs(3);
+
+/// How often the holder renews it, and the others ask for it.
+pub const RENEW: Duration = Duration::from_secs(1);
+
+/// Whether this node may run the timers now.
+#[derive(Debug)]
+pub struct TimerLease {
+    /// `None`: this node is alone and always holds it.
+    until: Option<std::sync::Mutex<Option<Instant>>>,
+}
+
+impl TimerLease {
+    /// The lease of a node alone: always held.
+    pub fn alone() -> TimerLease {
+        TimerLease { until: None }
+    }
+
+    /// The lease of one of several nodes: not held until [`keep`] takes it.
+    pub fn shared() -> TimerLease {
+        TimerLease {
+            until: Some(std::sync::Mutex::new(None)),
+        }
+    }
+
+    /// Whether this node holds the lease now.
+    pub fn held(&self) -> bool {
+        match &self.until {
+            None => true,
+            Some(until) => until
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .is_some_and(|until| Instant::now() < until),
+        }
+    }
+
+    /// The database granted the lease until `until` (on this node's clock, counted from before it was
+    /// asked, so never later than the database's own expiry). Answers whether it was not held just before.
+    fn granted(&self, until: Instant) -> bool {
+        let Some(slot) = &self.until else {
+            return false;
+        };
+        let was = self.held();
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = Some(until);
+        !was
+    }
+
+    /// Another node holds the lease. Answers whether this one did just before.
+    fn lost(&self) -> bool {
+        let Some(slot) = &self.until else {
+            return false;
+        };
+        let was = self.held();
+        *slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        was
+    }
+}
+
+/// Keeps asking for the timers' lease for node `node` every [`RENEW`], and renews it while held. On taking it,
+/// brings every game up to the database (the notices of the last moments may be lost with the node that
+/// died) and starts every live game's timers: a flag that fell meanwhile falls now, once.
+pub fn keep(games: Arc<Games>, store: Arc<dyn Store>, node: u64) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let ttl_ms = u64::try_from(TTL.as_millis()).unwrap_or(u64::MAX);
+        let mut every = tokio::time::interval(RENEW);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            let asked = Instant::now();
+            match tokio::time::timeout(RENEW, store.hold_lease(TIMERS, node, ttl_ms)).await {
+                Ok(Ok(true)) => {
+                    if games.lease().granted(asked + TTL) {
+                        tracing::info!("this node runs the game timers now");
+                        let games = Arc::clone(&games);
+                        tokio::spawn(async move { take_over(&games).await });
+                    }
+                }
+                Ok(Ok(false)) => {
+                    if games.lease().lost() {
+                        tracing::info!("another node runs the game timers now");
+                    }
+                }
+                // Held until it lapses on its own: another node cannot take it sooner.
+                Ok(Err(e)) => tracing::warn!(error = %e, "the timers' lease could not be renewed"),
+                Err(_) => tracing::warn!("the database did not answer about the timers' lease"),
+            }
+        }
+    })
+}
+
+/// Gives the lease up, so that another node takes it at its next ask rather than after [`TTL`].
+pub async fn give_up(games: &Games, store: &dyn Store, node: u64) {
+    games.lease().lost();
+    if let Err(e) = store.release_lease(TIMERS, node).await {
+        tracing::warn!(error = %e, "the timers' lease could not be given up; it lapses");
+    }
+}
+
+/// This node has just taken the lease: every game up to the database, then every live game's timers.
+async fn take_over(games: &Arc<Games>) {
+    if let Err(e) = games.catch_up_all().await {
+        tracing::warn!(error = %e, "catching up on taking the timers over failed");
+    }
+    for id in games.live_ids() {
+        games.wake(id);
+    }
+}
