@@ -4,7 +4,10 @@
 //! tells its own watchers (`game::sync`). So a lost notice costs only time (the next action, a resync, or the
 //! catch-up after NATS comes back brings the game up to date), and nothing but the database is ever the truth.
 
+use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -12,10 +15,28 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::error::ServerError;
-use crate::game::Games;
+use crate::game::{Games, Tell};
 
-/// The subject of the notices of changed games.
-pub const CHANGES: &str = "tesuji.games";
+/// The subject of the notices of changed games of site `site` (see [`crate::store::Store::site`]): the
+/// nodes of one database share it, and no other site on the same NATS hears them.
+pub fn changes_subject(site: &str) -> String {
+    format!("tesuji.{site}.games")
+}
+
+/// The subject of who is at the board on site `site`: each node's seated players' sockets, and its heartbeat.
+pub fn presence_subject(site: &str) -> String {
+    format!("tesuji.{site}.presence")
+}
+
+/// How often a node says it is alive.
+pub const HEARTBEAT: Duration = Duration::from_secs(1);
+
+/// A node not heard of for this long is taken for dead: its players' sockets are closed as far as the others
+/// know (their grace period starts).
+pub const SILENCE: Duration = Duration::from_secs(3);
+
+/// Sockets per snapshot message, well under NATS's default largest message.
+const SNAPSHOT_CHUNK: usize = 4096;
 
 /// A change another node made: game `game` is at `version` in the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -24,6 +45,42 @@ pub struct Notice {
     pub node: u64,
     pub game: i64,
     pub version: u64,
+}
+
+/// Who is at the board on a node. Presence is never stored: each node tells what it has, and says it is
+/// alive, so that the others can forget the sockets of a node that died.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Signal {
+    /// Node `node` is alive. `fresh`: it has just started or come back to NATS, and asks for everyone's
+    /// sockets (its own follow).
+    Alive { node: u64, fresh: bool },
+    /// All of node `node`'s sockets (game, user, count), in chunks; the first replaces what was known of it.
+    Snapshot {
+        node: u64,
+        first: bool,
+        sockets: Vec<(i64, i64, u32)>,
+    },
+    /// User `user` has `count` sockets open to game `game` on node `node` now.
+    Sockets {
+        node: u64,
+        game: i64,
+        user: i64,
+        count: u32,
+    },
+    /// User `user` looked at game `game` over HTTP on node `node`.
+    Looked { node: u64, game: i64, user: i64 },
+}
+
+impl Signal {
+    fn node(&self) -> u64 {
+        match self {
+            Signal::Alive { node, .. }
+            | Signal::Snapshot { node, .. }
+            | Signal::Sockets { node, .. }
+            | Signal::Looked { node, .. } => *node,
+        }
+    }
 }
 
 /// This node's place in the cluster: its NATS connection and the tasks that publish and read the notices.
@@ -38,7 +95,13 @@ impl Cluster {
     /// Connects node `node` to NATS at `url` and starts telling the other nodes of `games`' changes and bringing `games` up
     /// to theirs. While NATS is away, the client reconnects by itself; once it is back, every game is brought
     /// up to the database, since notices sent meanwhile are lost.
-    pub async fn join(url: &str, games: Arc<Games>, node: u64) -> Result<Cluster, ServerError> {
+    pub async fn join(
+        url: &str,
+        site: &str,
+        games: Arc<Games>,
+        node: u64,
+    ) -> Result<Cluster, ServerError> {
+        let (changes, presence) = (changes_subject(site), presence_subject(site));
         let (connected, mut reconnections) = mpsc::unbounded_channel::<()>();
         let client = async_nats::ConnectOptions::new()
             .name(format!("tesuji-{node:016x}"))
@@ -62,28 +125,52 @@ impl Cluster {
             .await
             .map_err(|e| ServerError::Nats(format!("cannot connect to NATS at {url}: {e}")))?;
         let mut notices = client
-            .subscribe(CHANGES)
+            .subscribe(changes.clone())
             .await
-            .map_err(|e| ServerError::Nats(format!("cannot subscribe to {CHANGES}: {e}")))?;
-        let (changes, mut changed) = mpsc::unbounded_channel::<(i64, u64)>();
-        games.tell_changes(changes);
+            .map_err(|e| ServerError::Nats(format!("cannot subscribe to {changes}: {e}")))?;
+        let mut signals = client
+            .subscribe(presence.clone())
+            .await
+            .map_err(|e| ServerError::Nats(format!("cannot subscribe to {presence}: {e}")))?;
+        let (tells, mut told) = mpsc::unbounded_channel::<Tell>();
+        games.tell_others(tells);
+        // Set when the connection is (re)made: the next heartbeat asks for everyone's sockets.
+        let fresh = Arc::new(AtomicBool::new(true));
 
         let publisher = {
-            let client = client.clone();
+            let (client, changes, presence) = (client.clone(), changes.clone(), presence.clone());
             tokio::spawn(async move {
-                while let Some((game, version)) = changed.recv().await {
-                    let notice = Notice {
-                        node,
-                        game,
-                        version,
+                while let Some(tell) = told.recv().await {
+                    let (subject, payload) = match tell {
+                        Tell::Changed { game, version } => (
+                            changes.clone(),
+                            serde_json::to_vec(&Notice {
+                                node,
+                                game,
+                                version,
+                            }),
+                        ),
+                        Tell::Sockets { game, user, count } => (
+                            presence.clone(),
+                            serde_json::to_vec(&Signal::Sockets {
+                                node,
+                                game,
+                                user,
+                                count,
+                            }),
+                        ),
+                        Tell::Looked { game, user } => (
+                            presence.clone(),
+                            serde_json::to_vec(&Signal::Looked { node, game, user }),
+                        ),
                     };
-                    let Ok(payload) = serde_json::to_vec(&notice) else {
+                    let Ok(payload) = payload else {
                         continue;
                     };
                     // While NATS is away the client buffers a while, then refuses: the others catch up when it
                     // is back.
-                    if let Err(e) = client.publish(CHANGES, payload.into()).await {
-                        tracing::warn!(game, error = %e, "a change could not be told to the other nodes");
+                    if let Err(e) = client.publish(subject, payload.into()).await {
+                        tracing::warn!(error = %e, "a change could not be told to the other nodes");
                     }
                 }
             })
@@ -107,12 +194,113 @@ impl Cluster {
                 }
             })
         };
+        // The nodes heard of, and when last.
+        let heard = Arc::new(std::sync::Mutex::new(HashMap::<u64, Instant>::new()));
+        let listener = {
+            let (games, client, heard, subject) = (
+                Arc::clone(&games),
+                client.clone(),
+                Arc::clone(&heard),
+                presence.clone(),
+            );
+            tokio::spawn(async move {
+                // Presence signals are applied in the order they came: a node's later count wins.
+                while let Some(message) = signals.next().await {
+                    let Ok(signal) = serde_json::from_slice::<Signal>(&message.payload) else {
+                        continue;
+                    };
+                    let from = signal.node();
+                    if from == node {
+                        continue;
+                    }
+                    let known = heard
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(from, Instant::now())
+                        .is_some();
+                    match signal {
+                        Signal::Alive { fresh, .. } => {
+                            if fresh || !known {
+                                snapshot(&client, &subject, node, &games).await;
+                            }
+                        }
+                        Signal::Snapshot { first, sockets, .. } => {
+                            games.remote_node(from, &sockets, first).await;
+                        }
+                        Signal::Sockets {
+                            game, user, count, ..
+                        } => games.remote_socket(from, game, user, count).await,
+                        Signal::Looked { game, user, .. } => games.remote_look(game, user).await,
+                    }
+                }
+            })
+        };
+        let heartbeat = {
+            let (games, client, heard, fresh, subject) = (
+                Arc::clone(&games),
+                client.clone(),
+                Arc::clone(&heard),
+                Arc::clone(&fresh),
+                presence.clone(),
+            );
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(HEARTBEAT);
+                every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                loop {
+                    every.tick().await;
+                    let connected =
+                        client.connection_state() == async_nats::connection::State::Connected;
+                    if !connected {
+                        // Nothing is heard meanwhile: nobody counts as silent for it.
+                        for at in heard.lock().unwrap_or_else(|e| e.into_inner()).values_mut() {
+                            *at = Instant::now();
+                        }
+                        continue;
+                    }
+                    let first = fresh.swap(false, Ordering::SeqCst);
+                    let alive = Signal::Alive { node, fresh: first };
+                    if let Ok(payload) = serde_json::to_vec(&alive)
+                        && client
+                            .publish(subject.clone(), payload.into())
+                            .await
+                            .is_err()
+                    {
+                        fresh.store(first, Ordering::SeqCst);
+                        continue;
+                    }
+                    if first {
+                        snapshot(&client, &subject, node, &games).await;
+                    }
+                    let silent: Vec<u64> = {
+                        let mut heard = heard.lock().unwrap_or_else(|e| e.into_inner());
+                        let silent: Vec<u64> = heard
+                            .iter()
+                            .filter(|(_, at)| at.elapsed() > SILENCE)
+                            .map(|(&n, _)| n)
+                            .collect();
+                        for n in &silent {
+                            heard.remove(n);
+                        }
+                        silent
+                    };
+                    for gone in silent {
+                        tracing::info!(
+                            node = format!("{gone:016x}"),
+                            "a node fell silent; its players count as away"
+                        );
+                        games.remote_node(gone, &[], true).await;
+                    }
+                }
+            })
+        };
         let returns = {
             let games = Arc::clone(&games);
+            let fresh = Arc::clone(&fresh);
             tokio::spawn(async move {
                 // The first `Connected` is the connection just made.
                 let _ = reconnections.recv().await;
                 while reconnections.recv().await.is_some() {
+                    fresh.store(true, Ordering::SeqCst);
                     tracing::info!("NATS is back; bringing every game up to the database");
                     if let Err(e) = games.catch_up_all().await {
                         tracing::warn!(error = %e, "catching up after NATS came back failed");
@@ -123,7 +311,7 @@ impl Cluster {
         Ok(Cluster {
             node,
             client,
-            tasks: vec![publisher, reader, returns],
+            tasks: vec![publisher, reader, listener, heartbeat, returns],
         })
     }
 
@@ -138,5 +326,27 @@ impl Cluster {
             task.abort();
         }
         let _ = self.client.flush().await;
+    }
+}
+
+/// Tells the other nodes every socket of this node's seated players.
+async fn snapshot(client: &async_nats::Client, subject: &str, node: u64, games: &Games) {
+    let sockets = games.local_sockets().await;
+    let mut chunks: Vec<&[(i64, i64, u32)]> = sockets.chunks(SNAPSHOT_CHUNK).collect();
+    if chunks.is_empty() {
+        chunks.push(&[]);
+    }
+    for (k, chunk) in chunks.into_iter().enumerate() {
+        let signal = Signal::Snapshot {
+            node,
+            first: k == 0,
+            sockets: chunk.to_vec(),
+        };
+        if let Ok(payload) = serde_json::to_vec(&signal)
+            && let Err(e) = client.publish(subject.to_owned(), payload.into()).await
+        {
+            tracing::warn!(error = %e, "this node's sockets could not be told to the others");
+            return;
+        }
     }
 }

@@ -162,7 +162,8 @@ pub async fn start_with_store(
                         .into(),
                 ));
             }
-            Some(cluster::Cluster::join(url, Arc::clone(&games), node).await?)
+            let site = store.site().await?;
+            Some(cluster::Cluster::join(url, &site, Arc::clone(&games), node).await?)
         }
         None => None,
     };

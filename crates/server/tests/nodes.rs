@@ -14,11 +14,17 @@ use support::Backend;
 
 /// A node of the cluster whose database belongs to `dir`.
 async fn node(dir: &Path) -> Running {
+    node_with(dir, tesuji_server::DEFAULT_GRACE_MS).await
+}
+
+/// A node of the cluster whose database belongs to `dir`, with a grace period of `grace_ms`.
+async fn node_with(dir: &Path, grace_ms: u64) -> Running {
     start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
         database: Backend::Postgres.database(dir),
         nats: Some(support::nats_server()),
         limits: Limits::default(),
+        grace_ms,
         ..ServerConfig::default()
     })
     .await
@@ -339,5 +345,97 @@ async fn the_timers_move_to_another_node_when_theirs_dies() {
         s["version"].as_u64() == Some(4)
     })
     .await;
+    b.stop().await.unwrap();
+}
+
+/// A player whose socket is open on one node is at the board on every node: the opponent on another node
+/// cannot claim the game, and hears when the socket closes; then the grace period runs everywhere.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn who_is_at_the_board_is_known_on_every_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let grace = Duration::from_millis(1500);
+    let a = node_with(dir.path(), 1500).await;
+    let b = node_with(dir.path(), 1500).await;
+    let ann = guest(&a, "ann").await;
+    let bob = guest(&b, "bob").await;
+    let (status, table) = ann
+        .create_game(
+            json!({"rules": "chinese:size=9", "color": "black", "time": "fischer:10m+10s"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_i64().unwrap();
+    let mut ann_ws = socket(&ann, id).await;
+    until(&bob, &format!("/api/games/{id}"), |_| true).await;
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    let mut bob_ws = socket(&bob, id).await;
+    until(&ann, &format!("/api/games/{id}"), |s| s["version"] == 1).await;
+    assert_eq!(
+        ann.act(id, Action::Play("E5"), Some(1)).await.unwrap().0,
+        200
+    );
+    // Neither is away on either node (Bob's node learns of Ann's socket on A, and A of Bob's).
+    for (c, node) in [(&ann, "A"), (&bob, "B")] {
+        let state = until(c, &format!("/api/games/{id}"), |s| {
+            s["version"] == 2 && s["absent"].as_array().is_some_and(Vec::is_empty)
+        })
+        .await;
+        assert_eq!(state["absent"], json!([]), "on {node}: {state}");
+    }
+    // Long past the grace period, Bob on B still cannot claim: Ann is at the board on A.
+    tokio::time::sleep(grace + Duration::from_millis(500)).await;
+    let (status, body) = bob
+        .post(&format!("/api/games/{id}/claim"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("opponent_present")),
+        "{body}"
+    );
+
+    // What Bob's socket heard so far (Ann's arrival, as B learned of it) is read first.
+    bob_ws.set_timeout(Some(Duration::from_millis(300)));
+    while bob_ws.next_json().await.is_ok() {}
+    bob_ws.set_timeout(Some(Duration::from_secs(10)));
+
+    // Ann's socket on A closes: Bob's socket on B hears that she is away.
+    let left = std::time::Instant::now();
+    ann_ws.close().await.unwrap();
+    let away = bob_ws
+        .next_matching(|m| m["type"] == "presence")
+        .await
+        .unwrap();
+    assert_eq!(away["state"]["absent"][0]["color"], "black", "{away}");
+    // The claim opens after the grace period, on B as on A, and not before.
+    loop {
+        let (status, body) = bob
+            .post(&format!("/api/games/{id}/claim"), json!({}))
+            .await
+            .unwrap();
+        if status == 200 {
+            assert!(
+                left.elapsed() >= grace,
+                "claimed {:?} after Ann left",
+                left.elapsed()
+            );
+            assert_eq!(body["result"], "W+F", "{body}");
+            break;
+        }
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (409, Some("grace_not_over")),
+            "{body}"
+        );
+        assert!(
+            left.elapsed() < grace * 3,
+            "no claim {:?} after Ann left",
+            left.elapsed()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    drop(bob_ws);
+    a.stop().await.unwrap();
     b.stop().await.unwrap();
 }

@@ -108,6 +108,7 @@ impl LiveGame {
                 announced: ByColor::default(),
                 told_ms: ByColor::from([now; 2]),
                 watching: false,
+                remote: HashMap::new(),
             },
         }
     }

@@ -27,4 +27,5 @@ pub use action::{Actor, Request};
 pub use computer::BOTS;
 pub use live::{LiveGame, ReplayError};
 pub use registry::{Entry, Games, GamesConfig, NewTable, Opponent, ResidentCount};
+pub use sync::Tell;
 pub use view::{GameState, MoveView, Player, Players, Summary};

@@ -11,7 +11,12 @@ use crate::error::ApiError;
 
 use super::action::Actor;
 use super::live::LiveGame;
+use super::registry::{Entry, Games};
+use super::sync::Tell;
 use super::view::{AbsentView, GameState, Player, PresenceEvent};
+
+/// The seated players' sockets open on other nodes: game → node → user → open sockets (none zero).
+pub type RemoteSockets = HashMap<i64, HashMap<u64, HashMap<i64, u32>>>;
 
 /// How long a player may be away before the opponent may claim the game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +46,8 @@ pub(super) struct Presence {
     pub(super) told_ms: ByColor<u64>,
     /// Whether a [`Games::watch_grace`] task runs for this game.
     pub(super) watching: bool,
+    /// Open game sockets of signed-in users on the other nodes, per node (see [`crate::cluster`]).
+    pub(super) remote: HashMap<u64, HashMap<i64, u32>>,
 }
 
 impl LiveGame {
@@ -87,12 +94,53 @@ impl LiveGame {
         }
     }
 
-    /// `color`'s player is away: a user with no socket open to the game. The computer is always present.
+    /// `color`'s player is away: a user with no socket open to the game on any node. The computer is always
+    /// present.
     pub(super) fn away(&self, color: Color) -> bool {
         match &self.players[color] {
-            Some(Player::User(u)) => self.presence.sockets.get(&u.id).is_none_or(|&n| n == 0),
+            Some(Player::User(u)) => {
+                let open = |sockets: &HashMap<i64, u32>| sockets.get(&u.id).is_some_and(|&n| n > 0);
+                !open(&self.presence.sockets) && !self.presence.remote.values().any(open)
+            }
             _ => false,
         }
+    }
+
+    /// Which seats are away now.
+    fn away_seats(&self) -> ByColor<bool> {
+        ByColor::from([self.away(Color::Black), self.away(Color::White)])
+    }
+
+    /// After sockets opened or closed (here or on another node): a player who has just left was last seen
+    /// now, and the watchers hear of a change to who is away when it changes the state.
+    fn sockets_changed(&mut self, before: ByColor<bool>) {
+        let mut told = false;
+        for color in [Color::Black, Color::White] {
+            let away = self.away(color);
+            if away == before[color] {
+                continue;
+            }
+            if away {
+                self.seen(color);
+            }
+            // Only a player whose absence is listed changes the state (see [`LiveGame::awaited`]).
+            if !told && self.has_grace() && self.awaited(color) {
+                let state = self.state();
+                self.broadcast_presence(&state);
+                told = true;
+            }
+        }
+    }
+
+    /// Node `node` has `sockets` open to this game now (signed-in users and their counts, none zero).
+    pub(super) fn set_remote(&mut self, node: u64, sockets: HashMap<i64, u32>) {
+        let before = self.away_seats();
+        if sockets.is_empty() {
+            self.presence.remote.remove(&node);
+        } else {
+            self.presence.remote.insert(node, sockets);
+        }
+        self.sockets_changed(before);
     }
 
     /// The players away from the board, with the time until their opponent may claim.
@@ -166,10 +214,11 @@ impl LiveGame {
         Ok(())
     }
 
-    /// A game socket of `user` opened (`open`) or closed; the opponent hears of a seated player coming or going.
-    pub fn socket(&mut self, user: i64, open: bool) {
+    /// A game socket of `user` opened (`open`) or closed on this node; the opponent hears of a seated player
+    /// coming or going. Answers the user's open sockets here now when they are seated (for the other nodes).
+    pub fn socket(&mut self, user: i64, open: bool) -> Option<u32> {
+        let before = self.away_seats();
         let count = self.presence.sockets.entry(user).or_insert(0);
-        let before = *count;
         if open {
             *count += 1;
         } else {
@@ -179,17 +228,22 @@ impl LiveGame {
         if after == 0 {
             self.presence.sockets.remove(&user);
         }
-        let Some(color) = self.seat_of(Actor::User(user)) else {
-            return;
-        };
+        let color = self.seat_of(Actor::User(user))?;
         if !open {
             self.seen(color);
         }
-        // Only a player whose absence is listed changes the state (see [`LiveGame::awaited`]).
-        if (before == 0) != (after == 0) && self.has_grace() && self.awaited(color) {
-            let state = self.state();
-            self.broadcast_presence(&state);
-        }
+        self.sockets_changed(before);
+        Some(after)
+    }
+
+    /// The open sockets of the seated players on this node, for the other nodes.
+    pub(super) fn seated_sockets(&self) -> Vec<(i64, u32)> {
+        self.presence
+            .sockets
+            .iter()
+            .filter(|&(&user, &n)| n > 0 && self.seat_of(Actor::User(user)).is_some())
+            .map(|(&user, &n)| (user, n))
+            .collect()
     }
 
     /// User `user` asked for the game's state over HTTP. A seated player who does is at the board as much as one
@@ -227,5 +281,124 @@ impl LiveGame {
         if let Ok(text) = serde_json::to_string(&event) {
             let _ = self.events.send(Arc::from(text));
         }
+    }
+}
+
+impl Games {
+    /// A game socket of `user` opened (`open`) or closed on this node: the game's presence, and the other
+    /// nodes' (when the user is seated).
+    pub async fn socket(self: &Arc<Self>, id: i64, entry: &Entry, user: i64, open: bool) {
+        let count = entry.lock().await.socket(user, open);
+        if let Some(count) = count {
+            self.tell(Tell::Sockets {
+                game: id,
+                user,
+                count,
+            });
+        }
+        if !open {
+            self.watch_grace(id);
+        }
+    }
+
+    /// Seated user `user` looked at game `id` over HTTP on this node: the other nodes count them present too.
+    pub fn looked(&self, id: i64, user: i64) {
+        self.tell(Tell::Looked { game: id, user });
+    }
+
+    /// The sockets other nodes said they have open to game `id`.
+    pub(super) fn remote_sockets_of(&self, id: i64) -> HashMap<u64, HashMap<i64, u32>> {
+        self.remote
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Node `node` says `user` has `count` sockets open to game `id` there.
+    pub async fn remote_socket(self: &Arc<Self>, node: u64, id: i64, user: i64, count: u32) {
+        let sockets = {
+            let mut remote = self.remote.lock().unwrap_or_else(|e| e.into_inner());
+            let of_game = remote.entry(id).or_default();
+            let of_node = of_game.entry(node).or_default();
+            if count == 0 {
+                of_node.remove(&user);
+            } else {
+                of_node.insert(user, count);
+            }
+            let sockets = of_node.clone();
+            if of_node.is_empty() {
+                of_game.remove(&node);
+            }
+            if of_game.is_empty() {
+                remote.remove(&id);
+            }
+            sockets
+        };
+        self.set_remote(id, node, sockets).await;
+    }
+
+    /// Node `node` says these are all the sockets it has open (game, user, count); `replace`: nothing else
+    /// of it stands (its first word after it started or came back, or its silence: none).
+    pub async fn remote_node(
+        self: &Arc<Self>,
+        node: u64,
+        sockets: &[(i64, i64, u32)],
+        replace: bool,
+    ) {
+        let changed: Vec<(i64, HashMap<i64, u32>)> = {
+            let mut remote = self.remote.lock().unwrap_or_else(|e| e.into_inner());
+            let mut changed: HashMap<i64, HashMap<i64, u32>> = HashMap::new();
+            if replace {
+                for (&id, of_game) in remote.iter_mut() {
+                    if of_game.remove(&node).is_some() {
+                        changed.insert(id, HashMap::new());
+                    }
+                }
+            }
+            for &(id, user, count) in sockets.iter().filter(|s| s.2 > 0) {
+                let of_node = remote.entry(id).or_default().entry(node).or_default();
+                of_node.insert(user, count);
+                changed.insert(id, of_node.clone());
+            }
+            remote.retain(|_, of_game| !of_game.is_empty());
+            changed.into_iter().collect()
+        };
+        for (id, of_node) in changed {
+            self.set_remote(id, node, of_node).await;
+        }
+    }
+
+    /// Node `node` says seated user `user` looked at game `id` there.
+    pub async fn remote_look(self: &Arc<Self>, id: i64, user: i64) {
+        let Some(entry) = self.live_entry(id) else {
+            return;
+        };
+        if entry.lock().await.polled(user) {
+            self.watch_grace(id);
+        }
+    }
+
+    /// The seated players' sockets open on this node: (game, user, count).
+    pub async fn local_sockets(&self) -> Vec<(i64, i64, u32)> {
+        let mut all = Vec::new();
+        for id in self.live_ids() {
+            let Some(entry) = self.live_entry(id) else {
+                continue;
+            };
+            let live = entry.lock().await;
+            all.extend(live.seated_sockets().into_iter().map(|(u, n)| (id, u, n)));
+        }
+        all
+    }
+
+    /// Game `id`'s copy here learns node `node`'s sockets, when this node holds it.
+    async fn set_remote(self: &Arc<Self>, id: i64, node: u64, sockets: HashMap<i64, u32>) {
+        let Some(entry) = self.live_entry(id) else {
+            return;
+        };
+        entry.lock().await.set_remote(node, sockets);
+        self.watch_grace(id);
     }
 }

@@ -97,8 +97,12 @@ pub struct Games {
     pub(super) first_proposal: bool,
     /// Tables one user may have open at once.
     pub(super) open_tables: usize,
-    /// Where this node tells the other nodes of its changes (game, version), when it is one of several.
-    pub(super) changes: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<(i64, u64)>>,
+    /// Where this node tells the other nodes of its changes and who is at the board here, when it is one of
+    /// several.
+    pub(super) tells: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<super::sync::Tell>>,
+    /// The seated players' sockets open on the other nodes, per game and node, as they told (also of games
+    /// this node does not hold yet, so that a game read in later knows them).
+    pub(super) remote: std::sync::Mutex<super::presence::RemoteSockets>,
     /// Whether this node runs the timers (the flag, the computer) now: always when alone.
     pub(super) lease: TimerLease,
 }
@@ -266,7 +270,8 @@ impl Games {
             absences,
             first_proposal,
             open_tables,
-            changes: std::sync::OnceLock::new(),
+            tells: std::sync::OnceLock::new(),
+            remote: std::sync::Mutex::default(),
             lease: if shared_timers {
                 TimerLease::shared()
             } else {

@@ -28,17 +28,33 @@ fn event_kind(text: &str) -> &'static str {
     }
 }
 
+/// What this node tells the other nodes (see [`crate::cluster`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tell {
+    /// Game `game` is at `version` in the store (committed here).
+    Changed { game: i64, version: u64 },
+    /// Signed-in user `user`, seated at `game`, has `count` sockets open to it on this node now.
+    Sockets { game: i64, user: i64, count: u32 },
+    /// User `user`, seated at `game`, looked at it over HTTP on this node.
+    Looked { game: i64, user: i64 },
+}
+
 impl Games {
     /// Makes this node tell the others of every change it makes from now on (see [`crate::cluster`]).
-    pub fn tell_changes(&self, changes: tokio::sync::mpsc::UnboundedSender<(i64, u64)>) {
-        let _ = self.changes.set(changes);
+    pub fn tell_others(&self, tells: tokio::sync::mpsc::UnboundedSender<Tell>) {
+        let _ = self.tells.set(tells);
+    }
+
+    /// Tells the other nodes, when there are any.
+    pub(super) fn tell(&self, tell: Tell) {
+        if let Some(tells) = self.tells.get() {
+            let _ = tells.send(tell);
+        }
     }
 
     /// Game `id` changed here and is now at `version` (committed): the other nodes hear of it.
     pub(super) fn changed(&self, id: i64, version: u64) {
-        if let Some(changes) = self.changes.get() {
-            let _ = changes.send((id, version));
-        }
+        self.tell(Tell::Changed { game: id, version });
     }
 
     /// [`Games::catch_up`] when another node says game `id` is at `version`: nothing to do when this node's
@@ -129,6 +145,8 @@ impl Games {
         if live.game.phase() == Phase::Marking {
             live.marking = MarkingEstimate::of(id, live.game.clone()).await;
         }
+        // Who is at the board on the other nodes, as they told before this node held the game.
+        live.presence.remote = self.remote_sockets_of(id);
         // The listing first (outside the registry's lock; a copy read in meanwhile lists the same).
         self.set_summary(&live);
         let mut r = self.registry();

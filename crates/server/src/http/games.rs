@@ -83,14 +83,20 @@ pub(super) async fn get_game(
     // Anyone may look; a seated player who looks is at the board. A session that cannot be read (a store
     // error) only costs that sign of presence, never the answer.
     let user = app.accounts.session(&headers).await.ok().flatten();
-    let (state, watch) = {
+    let viewer = user.map(|s| s.user.id);
+    let (state, watch, seated) = {
         let mut live = entry.lock().await;
-        let viewer = user.map(|s| s.user.id);
         let watch = viewer.is_some_and(|u| live.polled(u));
-        (live.state_for(viewer), watch)
+        let seated = viewer.filter(|&u| live.seat_of(crate::game::Actor::User(u)).is_some());
+        (live.state_for(viewer), watch, seated)
     };
     if watch {
         app.games.watch_grace(state.id);
+    }
+    if let Some(u) = seated
+        && state.phase != "over"
+    {
+        app.games.looked(state.id, u);
     }
     Ok(Json(state).into_response())
 }

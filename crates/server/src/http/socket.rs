@@ -109,12 +109,11 @@ pub(super) async fn watch_game(
 ) {
     let user_id = user.as_ref().map(|u| u.id);
     if let Some(u) = user_id {
-        entry.lock().await.socket(u, true);
+        app.games.socket(id, &entry, u, true).await;
     }
     serve_watcher(socket, Arc::clone(&app), id, Arc::clone(&entry), user).await;
     if let Some(u) = user_id {
-        entry.lock().await.socket(u, false);
-        app.games.watch_grace(id);
+        app.games.socket(id, &entry, u, false).await;
     }
     // The last watcher of a finished game lets it leave memory.
     drop(entry);
