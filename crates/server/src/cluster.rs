@@ -315,9 +315,9 @@ impl Cluster {
         })
     }
 
-    /// Whether NATS answers now.
-    pub fn connected(&self) -> bool {
-        self.client.connection_state() == async_nats::connection::State::Connected
+    /// The connection to NATS, for the health check.
+    pub fn client(&self) -> async_nats::Client {
+        self.client.clone()
     }
 
     /// Stops the tasks; notices not yet sent are dropped (the others catch up from the database).

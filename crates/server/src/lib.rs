@@ -188,6 +188,7 @@ pub async fn start_with_store(
         store: Arc::clone(&store),
         health: http::health::Probe::default(),
         metrics: metrics::global(),
+        nats: cluster.as_ref().map(cluster::Cluster::client),
     });
     let sweeper = {
         let app = Arc::clone(&app);

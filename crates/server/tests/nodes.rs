@@ -78,6 +78,10 @@ async fn players_on_two_nodes_play_one_game() {
     let b = node(dir.path()).await;
     let ann = guest(&a, "ann").await;
     let bob = guest(&b, "bob").await;
+    // A node of several checks its NATS connection too.
+    let (status, health) = ann.get("/healthz").await.unwrap();
+    assert_eq!(status, 200, "{health}");
+    assert_eq!(health["checks"], json!({"store": "ok", "nats": "ok"}));
 
     // A table made on A is in B's lobby; Bob joins it on B, and Ann's socket on A hears the join.
     let (status, table) = ann

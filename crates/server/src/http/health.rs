@@ -63,11 +63,18 @@ impl Probe {
     }
 }
 
-/// `GET /healthz`: 200 `{"ok": true, "checks": {"store": "ok"}}`, or 503 with `ok` false and the reason in
-/// place of the failing check's `"ok"`.
+/// `GET /healthz`: 200 `{"ok": true, "checks": {"store": "ok"}}` (and `"nats": "ok"` on a node that is one of
+/// several), or 503 with `ok` false and the reason in place of the failing check's `"ok"`.
 pub(super) async fn healthz(State(app): State<AppState>) -> Response {
     let store = app.health.store(app.store.as_ref()).await;
-    let ok = store.is_ok();
+    let nats = app.nats.as_ref().map(|client| {
+        if client.connection_state() == async_nats::connection::State::Connected {
+            Ok(())
+        } else {
+            Err("not connected to NATS".to_owned())
+        }
+    });
+    let ok = store.is_ok() && nats.as_ref().is_none_or(Result::is_ok);
     let status = if ok {
         StatusCode::OK
     } else {
@@ -77,6 +84,7 @@ pub(super) async fn healthz(State(app): State<AppState>) -> Response {
         ok,
         checks: Checks {
             store: store.err().unwrap_or_else(|| "ok".to_owned()),
+            nats: nats.map(|n| n.err().unwrap_or_else(|| "ok".to_owned())),
         },
     };
     (status, [(header::CACHE_CONTROL, "no-store")], Json(body)).into_response()
@@ -90,10 +98,13 @@ struct Health {
     checks: Checks,
 }
 
-/// Each check's `"ok"`, or why it failed. (`nats` joins the store when nodes talk over NATS.)
+/// Each check's `"ok"`, or why it failed.
 #[derive(Serialize)]
 struct Checks {
     store: String,
+    /// Only on a node that is one of several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    nats: Option<String>,
 }
 
 /// `GET /metrics`: the counters, and what is read from the server at the scrape.

@@ -53,6 +53,8 @@ pub struct App {
     pub health: health::Probe,
     /// The counters `GET /metrics` prints.
     pub metrics: &'static crate::metrics::Metrics,
+    /// The NATS connection of a node that is one of several, for the health check.
+    pub nats: Option<async_nats::Client>,
 }
 
 pub(crate) type AppState = Arc<App>;
