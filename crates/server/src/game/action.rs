@@ -321,6 +321,15 @@ impl Games {
         let arrived = std::time::Instant::now();
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
+        // A node of several may hold a copy behind the store: a notice not yet come (the client has seen a
+        // later version elsewhere), or none coming (NATS is away). It reads the game first, so that the action
+        // is judged against the database's position.
+        if self.tells.get().is_some()
+            && (expected_version.is_some_and(|v| v > live.version) || self.out_of_touch())
+        {
+            let stored = self.store.load_game(id).await?;
+            self.catch_up_locked(&mut live, stored).await?;
+        }
         let was_playing = live.game.phase() == Phase::Playing;
         let state = self
             .act_locked(&mut live, id, actor, command, expected_version, lag_ms)

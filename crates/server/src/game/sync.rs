@@ -52,6 +52,28 @@ impl Games {
         }
     }
 
+    /// Whether this node hears the other nodes' changes now (see [`crate::cluster`]).
+    pub fn set_in_touch(&self, in_touch: bool) {
+        self.in_touch
+            .store(in_touch, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether this node's copy of a game may be behind the store with nobody to tell it: it is one of
+    /// several and does not hear the others now.
+    pub(super) fn out_of_touch(&self) -> bool {
+        self.tells.get().is_some() && !self.in_touch.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Before game `id` is shown (a look, a resync): brought up to the store when this node does not hear the
+    /// others now, so that a player cut off from the other nodes' notices still sees their moves.
+    pub async fn refresh(self: &Arc<Self>, id: i64) {
+        if self.out_of_touch()
+            && let Err(e) = self.catch_up(id).await
+        {
+            tracing::warn!(game = id, error = %e, "catching a game up before showing it failed");
+        }
+    }
+
     /// Game `id` changed here and is now at `version` (committed): the other nodes hear of it.
     pub(super) fn changed(&self, id: i64, version: u64) {
         self.tell(Tell::Changed { game: id, version });

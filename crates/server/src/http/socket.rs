@@ -78,6 +78,7 @@ pub(super) async fn answer(
 ) -> (String, bool) {
     let message = match ClientMessage::decode(text) {
         Ok(ClientMessage::Resync) => {
+            app.games.refresh(id).await;
             // The caller takes the state and resubscribes under one lock.
             return (String::new(), true);
         }
