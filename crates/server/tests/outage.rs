@@ -291,10 +291,15 @@ async fn play_goes_on_while_nats_is_away_and_every_node_catches_up() {
     acknowledged.push("G3");
     // The database has every acknowledged move, each once.
     assert_stored(&database, id, &acknowledged).await;
+    // Meanwhile the nodes' health says NATS is away.
+    let (body, _) = until_health(&format!("http://{}", a.address), 503, WITHIN).await;
+    assert_eq!(body["checks"]["nats"], "not connected to NATS", "{body}");
     let outage = cut_at.elapsed();
 
     proxy.restore();
     let restored_at = Instant::now();
+    let (body, _) = until_health(&format!("http://{}", b.address), 200, RECONNECTED_WITHIN).await;
+    assert_eq!(body["checks"]["nats"], "ok", "{body}");
     let last = 1 + acknowledged.len() as u64;
     for w in [&mut spectator, &mut bob_ws, &mut ann_ws] {
         w.until_version(last, RECONNECTED_WITHIN).await;
