@@ -137,15 +137,17 @@ async fn players_on_two_nodes_play_one_game() {
         let event = next_event(&mut ann_ws).await;
         assert_eq!(event["version"], ws_version + 1, "{event}");
     }
-    // Play ended on B (Bob's second pass after Ann's): both nodes show the marking phase, with the same moves.
-    let on_a = until(&ann, &format!("/api/games/{id}"), |s| {
+    // Play ended on B (Bob's second pass after Ann's): both nodes show the marking phase with the estimate's
+    // first proposal (a commit of its own after the pass: a node may show the phase a moment before it).
+    let proposed = |s: &Value| {
         s["status"] == "marking"
-    })
-    .await;
-    let on_b = until(&bob, &format!("/api/games/{id}"), |s| {
-        s["status"] == "marking"
-    })
-    .await;
+            && s["moves"]
+                .as_array()
+                .and_then(|m| m.last())
+                .is_some_and(|m| m["by"] == "server")
+    };
+    let on_a = until(&ann, &format!("/api/games/{id}"), proposed).await;
+    let on_b = until(&bob, &format!("/api/games/{id}"), proposed).await;
     assert_eq!(on_a["moves"], on_b["moves"]);
     assert_eq!(on_a["version"], on_b["version"]);
 
