@@ -344,6 +344,15 @@ pub struct StoredSession {
     pub expires: i64,
 }
 
+/// How far a stored game has come (see [`Store::progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Its stored actions.
+    pub moves: i64,
+    /// Whether both seats are filled.
+    pub joined: bool,
+}
+
 /// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
     /// Creates a game with its first seats and returns its id.
@@ -428,6 +437,10 @@ pub trait Store: Send + Sync {
 
     /// One game with its moves, whatever its state.
     fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>>;
+
+    /// How far game `id` has come, without its moves: its stored action count, and whether its second seat was
+    /// taken. A node of several compares it with its copy before showing it (one indexed row).
+    fn progress(&self, id: i64) -> StoreFuture<'_, Option<Progress>>;
 
     /// A page of the games in which `user` sits, newest (highest id) first, with ids below `before` when
     /// given, at most `limit`.

@@ -17,8 +17,8 @@ use sqlx::{Acquire, Connection, Row};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
-    StoredMove, StoredSession, StoredUser, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewUser, Progress, Seats, Store, StoreError, StoreFuture,
+    StoredGame, StoredMove, StoredSession, StoredUser, bot_columns, now,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -754,6 +754,22 @@ impl Store for PgStore {
         Box::pin(async move {
             sqlx::query("SELECT 1").execute(&self.pool).await?;
             Ok(())
+        })
+    }
+
+    fn progress(&self, id: i64) -> StoreFuture<'_, Option<Progress>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT move_count, joined FROM games WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+            Ok(match row {
+                Some(row) => Some(Progress {
+                    moves: row.try_get("move_count")?,
+                    joined: row.try_get("joined")?,
+                }),
+                None => None,
+            })
         })
     }
 

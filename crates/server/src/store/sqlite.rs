@@ -19,8 +19,8 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
-    StoredMove, StoredSession, StoredUser, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewUser, Progress, Seats, Store, StoreError, StoreFuture,
+    StoredGame, StoredMove, StoredSession, StoredUser, bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
@@ -693,6 +693,22 @@ impl Store for SqliteStore {
         Box::pin(async move {
             sqlx::query("SELECT 1").execute(&self.writer).await?;
             Ok(())
+        })
+    }
+
+    fn progress(&self, id: i64) -> StoreFuture<'_, Option<Progress>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT move_count, joined FROM games WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.reader)
+                .await?;
+            Ok(match row {
+                Some(row) => Some(Progress {
+                    moves: row.try_get("move_count")?,
+                    joined: row.try_get("joined")?,
+                }),
+                None => None,
+            })
         })
     }
 

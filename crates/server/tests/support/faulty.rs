@@ -164,6 +164,9 @@ impl Store for Faulty {
         }
         self.inner.ping()
     }
+    fn progress(&self, id: i64) -> StoreFuture<'_, Option<tesuji_server::store::Progress>> {
+        self.inner.progress(id)
+    }
     fn site(&self) -> StoreFuture<'_, String> {
         self.inner.site()
     }
