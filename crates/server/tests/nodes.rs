@@ -445,3 +445,57 @@ async fn who_is_at_the_board_is_known_on_every_node() {
     a.stop().await.unwrap();
     b.stop().await.unwrap();
 }
+
+/// A client may move between nodes at any time: what one node acknowledged, the next node shows and builds
+/// on at once, without waiting for the notice (read-your-writes across nodes). B hears NATS 300 ms late here,
+/// so no notice can come first.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_changes_nodes_sees_their_last_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let nats = support::nats_server();
+    let target = nats.trim_start_matches("nats://").to_owned();
+    let slow =
+        support::proxy::Proxy::lagging(&target, support::proxy::Lag(Duration::from_millis(300)))
+            .await;
+    let a = node(dir.path()).await;
+    let b = start(ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        database: Backend::Postgres.database(dir.path()),
+        nats: Some(format!("nats://{}", slow.address())),
+        ..ServerConfig::default()
+    })
+    .await
+    .expect("node starts");
+    let (a_base, b_base) = (base(&a), base(&b));
+    let ann = guest(&a, "ann").await;
+    let bob = guest(&b, "bob").await;
+    let (_, table) = ann
+        .create_game(json!({"rules": "chinese:size=19", "color": "black", "opponent": "anyone"}))
+        .await
+        .unwrap();
+    let id = table["id"].as_i64().unwrap();
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    // Each player plays on one node, then looks on the other; every other move is played on B just after one on
+    // A, with no version: it is judged against the database's position, not B's copy.
+    let players = [(&ann, "black"), (&bob, "white")];
+    for k in 0..12 {
+        let (player, color) = players[k % 2];
+        let (node, other) = if k % 2 == 0 {
+            (&a_base, &b_base)
+        } else {
+            (&b_base, &a_base)
+        };
+        let here = player.at(node).unwrap();
+        let mv = format!("{}{}", ["C", "D", "E", "F", "G"][k % 5], 3 + k / 5);
+        let (status, body) = here.play(id, &mv).await.unwrap();
+        assert_eq!(status, 200, "{color} {mv} on {node}: {body}");
+        let (_, state) = player.at(other).unwrap().game(id).await.unwrap();
+        assert_eq!(
+            state["move_count"],
+            k + 1,
+            "{mv}, looked at on the other node: {state}"
+        );
+    }
+    a.stop().await.unwrap();
+    b.stop().await.unwrap();
+}

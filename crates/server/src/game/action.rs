@@ -330,10 +330,30 @@ impl Games {
             let stored = self.store.load_game(id).await?;
             self.catch_up_locked(&mut live, stored).await?;
         }
-        let was_playing = live.game.phase() == Phase::Playing;
-        let state = self
-            .act_locked(&mut live, id, actor, command, expected_version, lag_ms)
+        let mut was_playing = live.game.phase() == Phase::Playing;
+        let mut state = self
+            .act_locked(
+                &mut live,
+                id,
+                actor,
+                command.clone(),
+                expected_version,
+                lag_ms,
+            )
             .await;
+        // On a node of several a refusal may come from a copy behind the store (another node's action whose
+        // notice has not come yet): when the store has more, the copy catches up and the action is judged again.
+        if let Err(e) = &state
+            && !matches!(e, ApiError::Store(_))
+            && self.behind(&live).await
+        {
+            let stored = self.store.load_game(id).await?;
+            self.catch_up_locked(&mut live, stored).await?;
+            was_playing = live.game.phase() == Phase::Playing;
+            state = self
+                .act_locked(&mut live, id, actor, command, expected_version, lag_ms)
+                .await;
+        }
         crate::metrics::global().acted(arrived, &state);
         let state = state?;
         if !(self.first_proposal && was_playing && live.game.phase() == Phase::Marking) {

@@ -64,12 +64,56 @@ impl Games {
         self.tells.get().is_some() && !self.in_touch.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// Before game `id` is shown (a look, a resync): brought up to the store when this node does not hear the
-    /// others now, so that a player cut off from the other nodes' notices still sees their moves.
+    /// Whether the store has more of this locked game than this node's copy (only ever on a node of several).
+    pub(super) async fn behind(&self, live: &LiveGame) -> bool {
+        if self.tells.get().is_none() {
+            return false;
+        }
+        match self.store.progress(live.id).await {
+            Ok(Some(p)) => {
+                usize::try_from(p.moves).ok() != Some(live.moves.len())
+                    || p.joined != live.seats.joined
+            }
+            // Gone from the store: taken down on another node.
+            Ok(None) => !live.cancelled,
+            Err(e) => {
+                tracing::warn!(game = live.id, error = %e, "reading a game's progress failed");
+                false
+            }
+        }
+    }
+
+    /// Before game `id` is shown (a look, a socket's first state, a resync) on a node of several: brought up
+    /// to the store when the store has more of it than this node's copy, so that a look on any node shows at
+    /// least what was committed before it, notice or not (a client may move between nodes at any time). One
+    /// indexed row when nothing changed; the whole catch-up when this node does not hear the others now.
     pub async fn refresh(self: &Arc<Self>, id: i64) {
-        if self.out_of_touch()
-            && let Err(e) = self.catch_up(id).await
-        {
+        if self.tells.get().is_none() {
+            return;
+        }
+        if !self.out_of_touch() {
+            let Some(entry) = self.live_entry(id) else {
+                // Not held here: a finished game is read whole when asked for, a new one is read in.
+                return;
+            };
+            let (moves, joined) = {
+                let live = entry.lock().await;
+                (live.moves.len(), live.seats.joined)
+            };
+            match self.store.progress(id).await {
+                Ok(Some(p))
+                    if usize::try_from(p.moves).ok() == Some(moves) && p.joined == joined =>
+                {
+                    return;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(game = id, error = %e, "reading a game's progress failed");
+                    return;
+                }
+            }
+        }
+        if let Err(e) = self.catch_up(id).await {
             tracing::warn!(game = id, error = %e, "catching a game up before showing it failed");
         }
     }

@@ -27,7 +27,9 @@ pub(super) async fn game_ws(
     upgrade: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     same_origin(&headers)?;
-    // Refuse unknown games before upgrading, so the client gets a plain 404.
+    // Refuse unknown games before upgrading, so the client gets a plain 404; the first state is at least what
+    // the store had when the socket was asked for.
+    app.games.refresh(id).await;
     let entry = app.games.get(id).await?;
     // The cookie identifies a seated player; the Origin check above stands in for the CSRF header, which
     // browsers cannot set on an upgrade.

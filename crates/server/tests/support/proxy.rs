@@ -24,6 +24,10 @@ pub struct Proxy {
     accept: JoinHandle<()>,
 }
 
+/// What the target sends is held this long before it reaches the client (a slow link one way).
+#[derive(Clone, Copy, Default)]
+pub struct Lag(pub Duration);
+
 #[derive(Default)]
 struct Counts {
     /// Connections forwarded now.
@@ -46,6 +50,11 @@ impl Drop for Open {
 impl Proxy {
     /// A proxy to `target` (`HOST:PORT`), forwarding from a free port of 127.0.0.1.
     pub async fn start(target: &str) -> Proxy {
+        Proxy::lagging(target, Lag::default()).await
+    }
+
+    /// [`Proxy::start`], holding what the target sends for `lag` before passing it on.
+    pub async fn lagging(target: &str, lag: Lag) -> Proxy {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("the proxy listens");
@@ -67,7 +76,7 @@ impl Proxy {
                     counts.open.fetch_add(1, Ordering::SeqCst);
                     counts.forwarded.fetch_add(1, Ordering::SeqCst);
                     let open = Open(Arc::clone(&counts));
-                    tokio::spawn(forward(client, target.clone(), cut.subscribe(), open));
+                    tokio::spawn(forward(client, target.clone(), cut.subscribe(), open, lag));
                 }
             })
         };
@@ -135,6 +144,7 @@ async fn forward(
     target: String,
     mut cut: watch::Receiver<bool>,
     open: Open,
+    lag: Lag,
 ) {
     let _open = open;
     let mut server = tokio::select! {
@@ -146,8 +156,41 @@ async fn forward(
     };
     let _ = client.set_nodelay(true);
     let _ = server.set_nodelay(true);
+    if lag.0.is_zero() {
+        tokio::select! {
+            _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+            _ = cut.wait_for(|&c| c) => {}
+        }
+        return;
+    }
+    // One way straight, the other through a queue whose every chunk waits out the lag from when it was read.
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let (mut client_read, mut client_write) = client.into_split();
+    let (mut server_read, mut server_write) = server.into_split();
+    let (queue, mut queued) = tokio::sync::mpsc::unbounded_channel::<(Instant, Vec<u8>)>();
+    let reading = async move {
+        let mut buffer = vec![0u8; 16 * 1024];
+        while let Ok(n) = server_read.read(&mut buffer).await {
+            if n == 0
+                || queue
+                    .send((Instant::now() + lag.0, buffer[..n].to_vec()))
+                    .is_err()
+            {
+                break;
+            }
+        }
+    };
+    let writing = async move {
+        while let Some((due, bytes)) = queued.recv().await {
+            tokio::time::sleep_until(due.into()).await;
+            if client_write.write_all(&bytes).await.is_err() {
+                break;
+            }
+        }
+    };
     tokio::select! {
-        _ = tokio::io::copy_bidirectional(&mut client, &mut server) => {}
+        _ = tokio::io::copy(&mut client_read, &mut server_write) => {}
+        _ = async { tokio::join!(reading, writing) } => {}
         _ = cut.wait_for(|&c| c) => {}
     }
 }
