@@ -436,7 +436,13 @@ pub trait Store: Send + Sync {
     fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>>;
 
     /// One game with its moves, whatever its state.
-    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>>;
+    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        self.load_game_after(id, 0)
+    }
+
+    /// One game with only its moves numbered above `after`: what a node of several reads to catch its copy up
+    /// (the game's row and the moves are one snapshot).
+    fn load_game_after(&self, id: i64, after: i64) -> StoreFuture<'_, Option<StoredGame>>;
 
     /// How far game `id` has come, without its moves: its stored action count, and whether its second seat was
     /// taken. A node of several compares it with its copy before showing it (one indexed row).

@@ -15,6 +15,7 @@ on_both!(
     cancel_and_abort_only_unplayed_games,
     listings_come_in_pages,
     two_writers_store_each_move_once,
+    a_game_reads_from_a_move_on,
 );
 
 fn mv(number: i64, color: &str, text: &str) -> StoredMove {
@@ -744,4 +745,44 @@ async fn a_lease_has_one_holder_until_it_lapses() {
         .unwrap();
     assert!(sqlite.hold_lease("timers", a, 1).await.unwrap());
     assert!(sqlite.hold_lease("timers", b, 1).await.unwrap());
+}
+
+/// A node catching up reads a game's row with only the moves it lacks, and its progress without moves.
+async fn a_game_reads_from_a_move_on(db: &Database) {
+    let store = open(db).await.unwrap();
+    let ann = store.create_user("ann", None, None).await.unwrap();
+    let seats = Seats {
+        black: Some(ann),
+        opponent: "anyone".into(),
+        ..Seats::default()
+    };
+    let id = store
+        .create_game("chinese:size=9", "playing", &seats, None)
+        .await
+        .unwrap();
+    let texts = ["E5", "C3", "G7", "pass", "D4"];
+    for (k, text) in texts.iter().enumerate() {
+        let color = if k % 2 == 0 { "black" } else { "white" };
+        let m = mv(k as i64 + 1, color, text);
+        store.append_move(id, &m, "playing", None).await.unwrap();
+    }
+    let whole = store.load_game(id).await.unwrap().unwrap();
+    for after in 0..=6 {
+        let part = store.load_game_after(id, after).await.unwrap().unwrap();
+        let expected: Vec<_> = whole
+            .moves
+            .iter()
+            .filter(|m| m.number > after)
+            .cloned()
+            .collect();
+        assert_eq!(part.moves, expected, "after {after}");
+        assert_eq!(
+            (part.id, &part.seats, &part.state),
+            (whole.id, &whole.seats, &whole.state)
+        );
+    }
+    let progress = store.progress(id).await.unwrap().unwrap();
+    assert_eq!((progress.moves, progress.joined), (5, false));
+    assert_eq!(store.progress(id + 1000).await.unwrap(), None);
+    assert_eq!(store.load_game_after(id + 1000, 0).await.unwrap(), None);
 }

@@ -594,7 +594,7 @@ impl Store for PgStore {
         })
     }
 
-    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
+    fn load_game_after(&self, id: i64, after: i64) -> StoreFuture<'_, Option<StoredGame>> {
         Box::pin(async move {
             // Both reads see one snapshot: a move appended between them cannot be half seen.
             let mut tx = self.pool.begin().await?;
@@ -614,9 +614,11 @@ impl Store for PgStore {
             };
             let mut game = stored_game(&row)?;
             let rows = sqlx::query(
-                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = $1 ORDER BY number",
+                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = $1 AND number > $2 \
+                 ORDER BY number",
             )
             .bind(id)
+            .bind(after)
             .fetch_all(&mut *tx)
             .await?;
             game.moves = rows.iter().map(stored_move).collect::<Result<_, _>>()?;

@@ -522,7 +522,7 @@ impl Store for SqliteStore {
         })
     }
 
-    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
+    fn load_game_after(&self, id: i64, after: i64) -> StoreFuture<'_, Option<StoredGame>> {
         Box::pin(async move {
             // Both reads in one transaction: a move appended between them cannot be half seen.
             let mut tx = self.reader.begin().await?;
@@ -539,9 +539,11 @@ impl Store for SqliteStore {
             };
             let mut game = stored_game(&row)?;
             let rows = sqlx::query(
-                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = ? ORDER BY number",
+                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = ? AND number > ? \
+                 ORDER BY number",
             )
             .bind(id)
+            .bind(after)
             .fetch_all(&mut *tx)
             .await?;
             game.moves = rows.iter().map(stored_move).collect::<Result<_, _>>()?;

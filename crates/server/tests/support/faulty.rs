@@ -128,8 +128,8 @@ impl Store for Faulty {
     fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
         self.inner.live_game_ids()
     }
-    fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {
-        self.inner.load_game(id)
+    fn load_game_after(&self, id: i64, after: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        self.inner.load_game_after(id, after)
     }
     fn player_games(
         &self,
