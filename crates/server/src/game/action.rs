@@ -327,7 +327,7 @@ impl Games {
         if self.tells.get().is_some()
             && (expected_version.is_some_and(|v| v > live.version) || self.out_of_touch())
         {
-            let stored = self.store.load_game(id).await?;
+            let stored = self.store.load_game_after(id, live.stored_count()).await?;
             self.catch_up_locked(&mut live, stored).await?;
         }
         let mut was_playing = live.game.phase() == Phase::Playing;
@@ -347,7 +347,7 @@ impl Games {
             && !matches!(e, ApiError::Store(_))
             && self.behind(&live).await
         {
-            let stored = self.store.load_game(id).await?;
+            let stored = self.store.load_game_after(id, live.stored_count()).await?;
             self.catch_up_locked(&mut live, stored).await?;
             was_playing = live.game.phase() == Phase::Playing;
             state = self

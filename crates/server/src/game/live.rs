@@ -205,6 +205,11 @@ impl LiveGame {
         Ok(())
     }
 
+    /// How many stored actions this copy has: the number of the last one.
+    pub(super) fn stored_count(&self) -> i64 {
+        i64::try_from(self.moves.len()).unwrap_or(i64::MAX)
+    }
+
     /// Rebuilds a stored game by replaying its actions through the rules.
     pub fn replay(
         stored: StoredGame,

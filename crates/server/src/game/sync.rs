@@ -174,7 +174,7 @@ impl Games {
         if live.cancelled {
             return Ok(false);
         }
-        let stored = self.store.load_game(id).await?;
+        let stored = self.store.load_game_after(id, live.stored_count()).await?;
         let changed = self.catch_up_locked(&mut live, stored).await?;
         drop(live);
         if changed {
@@ -223,7 +223,8 @@ impl Games {
         Ok(true)
     }
 
-    /// [`Games::catch_up`] on a locked game, with the store's copy of it (`None`: it is gone from the store).
+    /// [`Games::catch_up`] on a locked game, with the store's copy of it (`None`: it is gone from the store),
+    /// whole or only its moves after those this copy has.
     pub(super) async fn catch_up_locked(
         &self,
         live: &mut LiveGame,
@@ -253,9 +254,9 @@ impl Games {
             }
             changed = true;
         }
-        let known = live.moves.len();
+        let known = live.stored_count();
         let mut last: Option<Color> = live.moves.last().and_then(|m| m.color.parse().ok());
-        for m in stored.moves.into_iter().skip(known) {
+        for m in stored.moves.into_iter().filter(|m| m.number > known) {
             let kind = event_kind(&m.text);
             if let Err((m, e)) = live.apply_stored(&mut last, m) {
                 tracing::error!(game = id, number = m.number, error = %e, "a stored action does not apply here");
