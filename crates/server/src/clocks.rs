@@ -140,6 +140,9 @@ pub struct GameClock {
     since: u64,
     replaying: bool,
     time: TimeSource,
+    /// When the next turn starts, if not now: the end of a live turn applied from the store (see
+    /// [`GameClock::end`]).
+    resume_at: Option<u64>,
 }
 
 /// What a turn cost, as stored with the action.
@@ -164,6 +167,7 @@ impl GameClock {
             since: time.now_ms(),
             replaying,
             time,
+            resume_at: None,
         })
     }
 
@@ -180,14 +184,19 @@ impl GameClock {
         self.clock.control()
     }
 
-    /// Starts `color`'s turn now.
+    /// Starts `color`'s turn now (or where a turn applied from the store ended).
     pub fn start(&mut self, color: Color) -> Result<(), ClockError> {
         let now = self.now();
-        self.clock.start_turn(color, now)
+        let at = self.resume_at.take().map_or(now, |at| at.min(now));
+        self.clock.start_turn(color, at)
     }
 
     /// Ends `color`'s turn: now when live, after `replayed` when replaying a stored turn. Returns the time the
     /// turn took (to store) and the player's time, or `TimedOut` when the turn came too late.
+    ///
+    /// A stored turn applied to a live clock (another node's action, caught up) is charged its stored time, not
+    /// the time this node saw pass: the turn ends that long after it started here, and the next turn starts
+    /// there, so that every node's clocks agree after each move, whenever the notice came.
     pub fn end(
         &mut self,
         color: Color,
@@ -197,7 +206,16 @@ impl GameClock {
         if self.replaying {
             self.game_ms = self.game_ms.saturating_add(replayed.unwrap_or(0));
         }
-        let now = self.now();
+        let now = match (self.replaying, replayed) {
+            (false, Some(stored)) => {
+                let now = self.now();
+                let started = now.saturating_sub(self.clock.spent_ms(now));
+                let at = started.saturating_add(stored).min(now);
+                self.resume_at = Some(at);
+                at
+            }
+            _ => self.now(),
+        };
         let time = TurnTime {
             spent_ms: self.clock.spent_ms(now),
             lag_ms,
@@ -249,7 +267,14 @@ impl GameClock {
     /// Stops the clock for good (the game is over).
     pub fn stop(&mut self) {
         let now = self.now();
-        let _ = self.clock.pause(now);
+        let at = self.resume_at.take().map_or(now, |at| at.min(now));
+        let _ = self.clock.pause(at);
+    }
+
+    /// Forgets where a turn applied from the store ended, once what follows it has started (or nothing does:
+    /// the marking phase), so that no later turn starts there.
+    pub fn settle(&mut self) {
+        self.resume_at = None;
     }
 
     /// The clocks as the pages show them, at this moment.

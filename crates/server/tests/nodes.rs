@@ -499,3 +499,61 @@ async fn a_player_who_changes_nodes_sees_their_last_move() {
     a.stop().await.unwrap();
     b.stop().await.unwrap();
 }
+
+/// A move caught up from another node is charged the time stored with it, not the time this node saw pass
+/// before the notice came: after every move both nodes show the same clocks.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clocks_agree_on_every_node_after_each_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = tesuji_server::ManualTime::new();
+    let nats = support::nats_server();
+    // A hears NATS 300 ms late: it learns of B's moves only when a look makes it read the store.
+    let slow = support::proxy::Proxy::lagging(
+        nats.trim_start_matches("nats://"),
+        support::proxy::Lag(Duration::from_millis(300)),
+    )
+    .await;
+    let config = |nats: String| ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        database: Backend::Postgres.database(dir.path()),
+        nats: Some(nats),
+        time: tesuji_server::TimeSource::manual(&time),
+        ..ServerConfig::default()
+    };
+    let a = start(config(format!("nats://{}", slow.address())))
+        .await
+        .unwrap();
+    let b = start(config(nats.clone())).await.unwrap();
+    let ann = guest(&a, "ann").await;
+    let bob = guest(&b, "bob").await;
+    let (_, table) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:10m"}))
+        .await
+        .unwrap();
+    let id = table["id"].as_i64().unwrap();
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
+    // B has Ann's move (its look reads the store) before any time passes: White's turn runs from here on both.
+    until(&bob, &format!("/api/games/{id}"), |s| s["version"] == 2).await;
+    time.advance(1_000);
+    assert_eq!(bob.play(id, "D5").await.unwrap().0, 200);
+    // Time passes before A hears of Bob's move.
+    time.advance(700);
+    let on_a = until(&ann, &format!("/api/games/{id}"), |s| s["version"] == 3).await;
+    let on_b = until(&bob, &format!("/api/games/{id}"), |s| s["version"] == 3).await;
+    let clock = |s: &Value, c: &str| s["clock"][c]["main_ms"].as_u64().unwrap();
+    assert_eq!(clock(&on_b, "white"), 599_000, "{on_b}");
+    assert_eq!(
+        clock(&on_a, "white"),
+        clock(&on_b, "white"),
+        "White's time on A: {on_a}"
+    );
+    assert_eq!(
+        clock(&on_a, "black"),
+        clock(&on_b, "black"),
+        "Black's time on A: {on_a}"
+    );
+    assert_eq!(clock(&on_a, "black"), 599_300, "{on_a}");
+    a.stop().await.unwrap();
+    b.stop().await.unwrap();
+}

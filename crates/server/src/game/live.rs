@@ -200,6 +200,9 @@ impl LiveGame {
             return Err((m, reason));
         }
         self.clock_after();
+        if let Some(clock) = self.clock.as_mut() {
+            clock.settle();
+        }
         self.push_move(color, m);
         self.version += 1;
         Ok(())
