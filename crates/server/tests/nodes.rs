@@ -8,37 +8,24 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tesuji_client::{Action, Client, Socket};
-use tesuji_server::{Limits, Running, ServerConfig, start};
+use tesuji_server::{Running, ServerConfig, start};
 
 use support::Backend;
+use support::nodes::{base, guest, node_at, node_config};
 
 /// A node of the cluster whose database belongs to `dir`.
 async fn node(dir: &Path) -> Running {
-    node_with(dir, tesuji_server::DEFAULT_GRACE_MS).await
+    node_at(dir, &support::nats_server()).await
 }
 
 /// A node of the cluster whose database belongs to `dir`, with a grace period of `grace_ms`.
 async fn node_with(dir: &Path, grace_ms: u64) -> Running {
     start(ServerConfig {
-        address: "127.0.0.1:0".parse().unwrap(),
-        database: Backend::Postgres.database(dir),
-        nats: Some(support::nats_server()),
-        limits: Limits::default(),
         grace_ms,
-        ..ServerConfig::default()
+        ..node_config(dir, &support::nats_server())
     })
     .await
     .expect("node starts")
-}
-
-fn base(running: &Running) -> String {
-    format!("http://{}", running.address)
-}
-
-async fn guest(running: &Running, name: &str) -> Client {
-    let mut c = Client::new(&base(running)).unwrap();
-    c.guest(name).await.unwrap();
-    c
 }
 
 /// A socket that gives up after a few seconds, so that a missing event fails the test instead of hanging it.
@@ -57,18 +44,7 @@ async fn next_event(ws: &mut Socket) -> Value {
 
 /// Waits until `check` holds of the answer of `GET path` on `c`, for at most five seconds.
 async fn until(c: &Client, path: &str, check: impl Fn(&Value) -> bool) -> Value {
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        let (status, body) = c.get(path).await.unwrap();
-        if status == 200 && check(&body) {
-            return body;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "{path} never satisfied the check: {status} {body}"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    support::nodes::until(c, path, Duration::from_secs(5), check).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -14,6 +14,7 @@ use tesuji_client::{Action, Client, Socket};
 use tesuji_server::{Database, Running, ServerConfig, start};
 
 use support::Backend;
+use support::nodes::{base, guest, node_at, until};
 use support::proxy::Proxy;
 
 /// How long a node has to show what it should (a catch-up, a health check turning).
@@ -31,41 +32,7 @@ fn host_port(url: &str, default_port: u16) -> String {
 
 /// A node on the database of `dir` whose NATS is at `nats`.
 async fn node(dir: &Path, nats: &str) -> Running {
-    start(ServerConfig {
-        address: "127.0.0.1:0".parse().unwrap(),
-        database: Backend::Postgres.database(dir),
-        nats: Some(nats.to_owned()),
-        ..ServerConfig::default()
-    })
-    .await
-    .expect("node starts")
-}
-
-fn base(running: &Running) -> String {
-    format!("http://{}", running.address)
-}
-
-async fn guest(running: &Running, name: &str) -> Client {
-    let mut c = Client::new(&base(running)).unwrap();
-    c.guest(name).await.unwrap();
-    c
-}
-
-/// Waits until `check` holds of the answer of `GET path` on `c`, for at most `within`.
-async fn until(c: &Client, path: &str, within: Duration, check: impl Fn(&Value) -> bool) -> Value {
-    let deadline = Instant::now() + within;
-    loop {
-        let (status, body) = c.get(path).await.unwrap();
-        if status == 200 && check(&body) {
-            return body;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{} {path} did not satisfy the check within {within:?}: {status} {body}",
-            c.base()
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    node_at(dir, nats).await
 }
 
 /// A game's moves as a state lists them: `(number, colour, move)`.

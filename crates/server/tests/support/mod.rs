@@ -3,6 +3,7 @@
 #![allow(dead_code)] // each test file uses its part
 
 pub mod faulty;
+pub mod nodes;
 pub mod proxy;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
