@@ -103,20 +103,16 @@ impl Cluster {
     ) -> Result<Cluster, ServerError> {
         let (changes, presence) = (changes_subject(site), presence_subject(site));
         let (connected, mut reconnections) = mpsc::unbounded_channel::<()>();
-        let touch = Arc::clone(&games);
         let client = async_nats::ConnectOptions::new()
             .name(format!("tesuji-{node:016x}"))
             .event_callback(move |event| {
                 let connected = connected.clone();
-                let touch = Arc::clone(&touch);
                 async move {
                     match event {
                         async_nats::Event::Connected => {
-                            touch.set_in_touch(true);
                             let _ = connected.send(());
                         }
                         async_nats::Event::Disconnected => {
-                            touch.set_in_touch(false);
                             tracing::warn!(
                                 "NATS is away; the other nodes' changes wait for its return"
                             );

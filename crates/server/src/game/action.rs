@@ -321,15 +321,6 @@ impl Games {
         let arrived = std::time::Instant::now();
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
-        // A node of several may hold a copy behind the store: a notice not yet come (the client has seen a
-        // later version elsewhere), or none coming (NATS is away). It reads the game first, so that the action
-        // is judged against the database's position.
-        if self.tells.get().is_some()
-            && (expected_version.is_some_and(|v| v > live.version) || self.out_of_touch())
-        {
-            let stored = self.store.load_game_after(id, live.stored_count()).await?;
-            self.catch_up_locked(&mut live, stored).await?;
-        }
         let mut was_playing = live.game.phase() == Phase::Playing;
         let mut state = self
             .act_locked(
@@ -342,7 +333,9 @@ impl Games {
             )
             .await;
         // On a node of several a refusal may come from a copy behind the store (another node's action whose
-        // notice has not come yet): when the store has more, the copy catches up and the action is judged again.
+        // notice has not come yet, or will not while NATS is away; a version the client saw elsewhere): when the
+        // store has more, the copy catches up and the action is judged again. An action the stale copy accepts
+        // loses its commit to the stored one instead (`Conflict`, below).
         if let Err(e) = &state
             && !matches!(e, ApiError::Store(_))
             && self.behind(&live).await

@@ -105,8 +105,6 @@ pub struct Games {
     pub(super) remote: std::sync::Mutex<super::presence::RemoteSockets>,
     /// Whether this node runs the timers (the flag, the computer) now: always when alone.
     pub(super) lease: TimerLease,
-    /// Whether this node hears the others now (NATS is up); without it, its copies may be behind the store.
-    pub(super) in_touch: std::sync::atomic::AtomicBool,
 }
 
 /// What the games need of the server's settings.
@@ -274,7 +272,6 @@ impl Games {
             open_tables,
             tells: std::sync::OnceLock::new(),
             remote: std::sync::Mutex::default(),
-            in_touch: std::sync::atomic::AtomicBool::new(true),
             lease: if shared_timers {
                 TimerLease::shared()
             } else {

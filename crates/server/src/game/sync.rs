@@ -52,32 +52,29 @@ impl Games {
         }
     }
 
-    /// Whether this node hears the other nodes' changes now (see [`crate::cluster`]).
-    pub fn set_in_touch(&self, in_touch: bool) {
-        self.in_touch
-            .store(in_touch, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    /// Whether this node's copy of a game may be behind the store with nobody to tell it: it is one of
-    /// several and does not hear the others now.
-    pub(super) fn out_of_touch(&self) -> bool {
-        self.tells.get().is_some() && !self.in_touch.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
     /// Whether the store has more of this locked game than this node's copy (only ever on a node of several).
     pub(super) async fn behind(&self, live: &LiveGame) -> bool {
-        if self.tells.get().is_none() {
-            return false;
-        }
-        match self.store.progress(live.id).await {
-            Ok(Some(p)) => {
-                usize::try_from(p.moves).ok() != Some(live.moves.len())
-                    || p.joined != live.seats.joined
-            }
+        self.several()
+            && !live.cancelled
+            && self
+                .store_is_ahead(live.id, live.moves.len(), live.seats.joined)
+                .await
+    }
+
+    /// Whether this node is one of several (it tells the others its changes).
+    fn several(&self) -> bool {
+        self.tells.get().is_some()
+    }
+
+    /// Whether the store has more of game `id` than a copy with `moves` stored actions and its second seat
+    /// `joined` or not, or no longer has it: one indexed row.
+    async fn store_is_ahead(&self, id: i64, moves: usize, joined: bool) -> bool {
+        match self.store.progress(id).await {
+            Ok(Some(p)) => usize::try_from(p.moves).ok() != Some(moves) || p.joined != joined,
             // Gone from the store: taken down on another node.
-            Ok(None) => !live.cancelled,
+            Ok(None) => true,
             Err(e) => {
-                tracing::warn!(game = live.id, error = %e, "reading a game's progress failed");
+                tracing::warn!(game = id, error = %e, "reading a game's progress failed");
                 false
             }
         }
@@ -85,35 +82,24 @@ impl Games {
 
     /// Before game `id` is shown (a look, a socket's first state, a resync) on a node of several: brought up
     /// to the store when the store has more of it than this node's copy, so that a look on any node shows at
-    /// least what was committed before it, notice or not (a client may move between nodes at any time). One
-    /// indexed row when nothing changed; the whole catch-up when this node does not hear the others now.
+    /// least what was committed before it, whether its notice came, comes late, or (NATS away) not at all: a
+    /// client may move between nodes at any time. The game is not held while the store is asked.
     pub async fn refresh(self: &Arc<Self>, id: i64) {
-        if self.tells.get().is_none() {
+        // A node alone holds the store's copy.
+        if !self.several() {
             return;
         }
-        if !self.out_of_touch() {
-            let Some(entry) = self.live_entry(id) else {
-                // Not held here: a finished game is read whole when asked for, a new one is read in.
-                return;
-            };
-            let (moves, joined) = {
-                let live = entry.lock().await;
-                (live.moves.len(), live.seats.joined)
-            };
-            match self.store.progress(id).await {
-                Ok(Some(p))
-                    if usize::try_from(p.moves).ok() == Some(moves) && p.joined == joined =>
-                {
-                    return;
-                }
-                Ok(_) => {}
-                Err(e) => {
-                    tracing::warn!(game = id, error = %e, "reading a game's progress failed");
-                    return;
-                }
-            }
-        }
-        if let Err(e) = self.catch_up(id).await {
+        let Some(entry) = self.live_entry(id) else {
+            // Not held here: a finished game is read whole when asked for, a live one is read in.
+            return;
+        };
+        let (moves, joined) = {
+            let live = entry.lock().await;
+            (live.moves.len(), live.seats.joined)
+        };
+        if self.store_is_ahead(id, moves, joined).await
+            && let Err(e) = self.catch_up(id).await
+        {
             tracing::warn!(game = id, error = %e, "catching a game up before showing it failed");
         }
     }
