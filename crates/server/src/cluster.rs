@@ -85,8 +85,6 @@ impl Signal {
 
 /// This node's place in the cluster: its NATS connection and the tasks that publish and read the notices.
 pub struct Cluster {
-    /// This node's number.
-    pub node: u64,
     client: async_nats::Client,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -309,7 +307,6 @@ impl Cluster {
             })
         };
         Ok(Cluster {
-            node,
             client,
             tasks: vec![publisher, reader, listener, heartbeat, returns],
         })
