@@ -382,11 +382,14 @@ impl Games {
 
     /// The seated players' sockets open on this node: (game, user, count).
     pub async fn local_sockets(&self) -> Vec<(i64, i64, u32)> {
+        let entries: Vec<(i64, Entry)> = self
+            .registry()
+            .live
+            .iter()
+            .map(|(&id, entry)| (id, Arc::clone(entry)))
+            .collect();
         let mut all = Vec::new();
-        for id in self.live_ids() {
-            let Some(entry) = self.live_entry(id) else {
-                continue;
-            };
+        for (id, entry) in entries {
             let live = entry.lock().await;
             all.extend(live.seated_sockets().into_iter().map(|(u, n)| (id, u, n)));
         }
