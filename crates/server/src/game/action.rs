@@ -295,9 +295,12 @@ impl Games {
         })
         .await
         .map_err(|e| ApiError::Internal(e.to_string()))?;
-        // A stale action may have brought this copy up to another node's: its timers start again from there.
-        if let Ok(_) | Err(ApiError::StaleVersion { .. }) = &state {
-            self.wake(id);
+        // On a node of several a stale action may have brought this copy up to another node's: its timers start
+        // again from there.
+        match &state {
+            Ok(_) => self.wake(id),
+            Err(ApiError::StaleVersion { .. }) if self.several() => self.wake(id),
+            Err(_) => {}
         }
         let state = state?;
         // A game this action ended may leave memory now that the action no longer holds it; other actions

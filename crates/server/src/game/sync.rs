@@ -62,7 +62,7 @@ impl Games {
     }
 
     /// Whether this node is one of several (it tells the others its changes).
-    fn several(&self) -> bool {
+    pub(super) fn several(&self) -> bool {
         self.tells.get().is_some()
     }
 
