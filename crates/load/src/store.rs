@@ -156,6 +156,7 @@ fn turn(number: usize, color: Color, mv: Move, size: tesuji_rules::Size) -> Stor
         text: Action::Turn(color, mv).text(size),
         spent_ms: None,
         lag_ms: None,
+        at_ms: None,
     }
 }
 
@@ -181,6 +182,7 @@ fn random_game(
             text,
             spent_ms: None,
             lag_ms: None,
+            at_ms: None,
         });
     };
     let mut turns = 0;

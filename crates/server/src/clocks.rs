@@ -53,6 +53,18 @@ impl TimeSource {
         }
     }
 
+    /// Milliseconds since the Unix epoch (the manual time itself, for a manual source): the time stored with
+    /// each action, which the nodes of a site compare. Unlike [`TimeSource::now_ms`] it may step when the
+    /// system's clock is set, so it only places another node's action on this node's scale.
+    pub fn wall_ms(&self) -> u64 {
+        match &self.manual {
+            None => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+            Some(m) => m.now_ms(),
+        }
+    }
+
     /// Waits until this source reads `deadline_ms` or later. The real clock sleeps a few milliseconds longer, so
     /// that a check made on waking finds the deadline passed whatever the rounding.
     pub async fn sleep_until(&self, deadline_ms: u64) {
@@ -271,6 +283,19 @@ impl GameClock {
         let _ = self.clock.pause(at);
     }
 
+    /// Starts the next turn where the action just applied from the store was accepted, `at_wall` on the
+    /// accepting node's wall clock ([`TimeSource::wall_ms`]), rather than when this node heard of it: a node
+    /// that learns of a move late (NATS delayed or cut) still runs the next player's clock from the move.
+    /// Never later than now; the nodes' wall clocks are assumed to agree (NTP: docs/DEPLOY.md), any
+    /// difference between them moves the start by as much.
+    pub fn resume_at_wall(&mut self, at_wall: u64) {
+        if self.replaying {
+            return;
+        }
+        let now = self.now();
+        self.resume_at = Some(now.saturating_sub(self.time.wall_ms().saturating_sub(at_wall)));
+    }
+
     /// Forgets where a turn applied from the store ended, once what follows it has started (or nothing does:
     /// the marking phase), so that no later turn starts there.
     pub fn settle(&mut self) {
@@ -406,6 +431,32 @@ mod tests {
         let (black, white) = (live.view().black.main_ms, live.view().white.main_ms);
         assert!((79_000..=80_000).contains(&black), "{black}");
         assert!((69_000..=70_000).contains(&white), "{white}");
+    }
+
+    #[test]
+    fn a_turn_heard_of_late_starts_where_it_was_accepted() {
+        // Another node accepted Black's move at 10 s and tells this node at 15 s: White's turn runs from 10 s.
+        let manual = ManualTime::new();
+        let mut clock =
+            GameClock::new(control("absolute:1m"), false, TimeSource::manual(&manual)).unwrap();
+        manual.advance(15_000);
+        clock.resume_at_wall(10_000);
+        clock.start(Color::White).unwrap();
+        assert_eq!(clock.left(Color::White).main_ms, 55_000);
+        // White's move, accepted elsewhere at 40 s having taken 30 s, heard of at 42 s: Black's turn from 40 s,
+        // White charged what was stored.
+        manual.advance(27_000);
+        let (time, on_time) = clock.end(Color::White, 0, Some(30_000));
+        assert_eq!((time.spent_ms, on_time.unwrap().main_ms), (30_000, 30_000));
+        clock.resume_at_wall(40_000);
+        clock.start(Color::Black).unwrap();
+        assert_eq!(clock.left(Color::Black).main_ms, 58_000);
+        // A wall time ahead of this node's (its clock behind the other's) starts the turn now, never later.
+        let (_, on_time) = clock.end(Color::Black, 0, Some(2_000));
+        assert!(on_time.is_ok());
+        clock.resume_at_wall(50_000);
+        clock.start(Color::White).unwrap();
+        assert_eq!(clock.left(Color::White).main_ms, 30_000);
     }
 
     #[tokio::test]

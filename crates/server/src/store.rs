@@ -77,6 +77,7 @@ macro_rules! row_decoders {
                 text: r.try_get("move")?,
                 spent_ms: r.try_get("spent_ms")?,
                 lag_ms: r.try_get("lag_ms")?,
+                at_ms: r.try_get("at_ms")?,
             })
         }
 
@@ -233,6 +234,9 @@ pub struct StoredMove {
     /// In a timed game, the time the turn took and the lag its client reported (milliseconds).
     pub spent_ms: Option<i64>,
     pub lag_ms: Option<i64>,
+    /// When the action was accepted: milliseconds since the Unix epoch on the accepting node's clock (the
+    /// manual time, in tests); `None` for actions stored before it was kept.
+    pub at_ms: Option<i64>,
 }
 
 /// Who sits in a game's seats and how an empty seat is filled.

@@ -25,6 +25,7 @@ fn mv(number: i64, color: &str, text: &str) -> StoredMove {
         text: text.into(),
         spent_ms: None,
         lag_ms: None,
+        at_ms: None,
     }
 }
 
@@ -763,10 +764,23 @@ async fn a_game_reads_from_a_move_on(db: &Database) {
     let texts = ["E5", "C3", "G7", "pass", "D4"];
     for (k, text) in texts.iter().enumerate() {
         let color = if k % 2 == 0 { "black" } else { "white" };
-        let m = mv(k as i64 + 1, color, text);
+        let mut m = mv(k as i64 + 1, color, text);
+        // When each was accepted, kept as given (the last one from before such times were kept).
+        m.at_ms = (k < 4).then_some(1_796_000_000_000 + 1_500 * k as i64);
         store.append_move(id, &m, "playing", None).await.unwrap();
     }
     let whole = store.load_game(id).await.unwrap().unwrap();
+    let times: Vec<_> = whole.moves.iter().map(|m| m.at_ms).collect();
+    assert_eq!(
+        times,
+        [
+            Some(1_796_000_000_000),
+            Some(1_796_000_001_500),
+            Some(1_796_000_003_000),
+            Some(1_796_000_004_500),
+            None
+        ]
+    );
     for after in 0..=6 {
         let part = store.load_game_after(id, after).await.unwrap().unwrap();
         let expected: Vec<_> = whole

@@ -512,6 +512,7 @@ impl Games {
             text,
             spent_ms: turn_time.map(|t| as_i64(t.spent_ms)),
             lag_ms: turn_time.map(|t| as_i64(t.lag_ms)),
+            at_ms: Some(as_i64(self.time.wall_ms())),
         };
         let phase = phase_name(live.game.phase());
         let ending = (live.game.phase() == Phase::Over).then(|| Ending {

@@ -182,14 +182,14 @@ impl LiveGame {
         &mut self,
         last: &mut Option<Color>,
         m: StoredMove,
-    ) -> Result<(), (StoredMove, String)> {
+    ) -> Result<(), Box<(StoredMove, String)>> {
         let color = match m.color.parse::<Color>() {
             Ok(c) => c,
             Err(_) if m.color == SERVER => match *last {
                 Some(c) => c,
-                None => return Err((m, "no action before".into())),
+                None => return Err(Box::new((m, "no action before".into()))),
             },
-            Err(_) => return Err((m, "unknown colour".into())),
+            Err(_) => return Err(Box::new((m, "unknown colour".into()))),
         };
         *last = Some(color);
         if let Some(spent) = m.spent_ms {
@@ -197,7 +197,10 @@ impl LiveGame {
             self.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
         }
         if let Err(reason) = apply_text(&mut self.game, color, &m.text) {
-            return Err((m, reason));
+            return Err(Box::new((m, reason)));
+        }
+        if let (Some(clock), Some(at)) = (self.clock.as_mut(), m.at_ms) {
+            clock.resume_at_wall(u64::try_from(at).unwrap_or(0));
         }
         self.clock_after();
         if let Some(clock) = self.clock.as_mut() {
@@ -258,14 +261,16 @@ impl LiveGame {
         // play, the action just before it.
         let mut last: Option<Color> = None;
         for m in stored.moves {
-            live.apply_stored(&mut last, m)
-                .map_err(|(m, reason)| ReplayError::Move {
+            live.apply_stored(&mut last, m).map_err(|bad| {
+                let (m, reason) = *bad;
+                ReplayError::Move {
                     id: stored.id,
                     number: m.number,
                     color: m.color,
                     text: m.text,
                     reason,
-                })?;
+                }
+            })?;
         }
         if let Some(clock) = live.clock.as_mut() {
             clock.go_live();

@@ -244,7 +244,8 @@ impl Games {
         let mut last: Option<Color> = live.moves.last().and_then(|m| m.color.parse().ok());
         for m in stored.moves.into_iter().filter(|m| m.number > known) {
             let kind = event_kind(&m.text);
-            if let Err((m, e)) = live.apply_stored(&mut last, m) {
+            if let Err(bad) = live.apply_stored(&mut last, m) {
+                let (m, e) = *bad;
                 tracing::error!(game = id, number = m.number, error = %e, "a stored action does not apply here");
                 break;
             }

@@ -149,6 +149,7 @@ struct MoveArrays<'a> {
     text: Vec<&'a str>,
     spent_ms: Vec<Option<i64>>,
     lag_ms: Vec<Option<i64>>,
+    at_ms: Vec<Option<i64>>,
 }
 
 impl<'a> MoveArrays<'a> {
@@ -160,14 +161,16 @@ impl<'a> MoveArrays<'a> {
             text: moves.iter().map(|m| m.text.as_str()).collect(),
             spent_ms: moves.iter().map(|m| m.spent_ms).collect(),
             lag_ms: moves.iter().map(|m| m.lag_ms).collect(),
+            at_ms: moves.iter().map(|m| m.at_ms).collect(),
         }
     }
 
     /// Inserts the rows, skipping keys already taken; answers the keys inserted.
     async fn insert(&self, tx: &mut PgConnection) -> Result<Vec<(i64, i64)>, sqlx::Error> {
         let rows = sqlx::query(
-            "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) \
-             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[], $6::BIGINT[]) \
+            "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms, at_ms) \
+             SELECT * FROM UNNEST($1::BIGINT[], $2::BIGINT[], $3::TEXT[], $4::TEXT[], $5::BIGINT[], $6::BIGINT[], \
+             $7::BIGINT[]) \
              ON CONFLICT DO NOTHING RETURNING game_id, number",
         )
         .bind(&self.game)
@@ -176,6 +179,7 @@ impl<'a> MoveArrays<'a> {
         .bind(&self.text)
         .bind(&self.spent_ms)
         .bind(&self.lag_ms)
+        .bind(&self.at_ms)
         .fetch_all(&mut *tx)
         .await?;
         rows.iter()
@@ -614,7 +618,7 @@ impl Store for PgStore {
             };
             let mut game = stored_game(&row)?;
             let rows = sqlx::query(
-                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = $1 AND number > $2 \
+                "SELECT number, color, move, spent_ms, lag_ms, at_ms FROM moves WHERE game_id = $1 AND number > $2 \
                  ORDER BY number",
             )
             .bind(id)

@@ -145,7 +145,7 @@ async fn insert_moves(
         return Ok(HashSet::new());
     }
     let mut insert = QueryBuilder::<Sqlite>::new(
-        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) ",
+        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms, at_ms) ",
     );
     insert.push_values(batch, |mut row, a| {
         row.push_bind(a.game)
@@ -153,7 +153,8 @@ async fn insert_moves(
             .push_bind(a.mv.color.as_str())
             .push_bind(a.mv.text.as_str())
             .push_bind(a.mv.spent_ms)
-            .push_bind(a.mv.lag_ms);
+            .push_bind(a.mv.lag_ms)
+            .push_bind(a.mv.at_ms);
     });
     insert.push(" ON CONFLICT DO NOTHING RETURNING game_id, number");
     // Not cached: the text differs with the batch's size.
@@ -172,7 +173,7 @@ async fn insert_move(
     a: &Append,
 ) -> Result<Result<(), StoreError>, sqlx::Error> {
     let inserted = sqlx::query(
-        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) VALUES (?, ?, ?, ?, ?, ?) \
+        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms, at_ms) VALUES (?, ?, ?, ?, ?, ?, ?) \
          ON CONFLICT DO NOTHING",
     )
     .bind(a.game)
@@ -181,6 +182,7 @@ async fn insert_move(
     .bind(&a.mv.text)
     .bind(a.mv.spent_ms)
     .bind(a.mv.lag_ms)
+    .bind(a.mv.at_ms)
     .execute(&mut *tx)
     .await;
     match inserted {
@@ -539,7 +541,7 @@ impl Store for SqliteStore {
             };
             let mut game = stored_game(&row)?;
             let rows = sqlx::query(
-                "SELECT number, color, move, spent_ms, lag_ms FROM moves WHERE game_id = ? AND number > ? \
+                "SELECT number, color, move, spent_ms, lag_ms, at_ms FROM moves WHERE game_id = ? AND number > ? \
                  ORDER BY number",
             )
             .bind(id)
@@ -662,7 +664,7 @@ impl Store for SqliteStore {
                 let id: i64 = row.try_get(0)?;
                 for chunk in g.moves.chunks(IMPORT_ROWS) {
                     let mut insert = QueryBuilder::<Sqlite>::new(
-                        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms) ",
+                        "INSERT INTO moves (game_id, number, color, move, spent_ms, lag_ms, at_ms) ",
                     );
                     insert.push_values(chunk, |mut row, m| {
                         row.push_bind(id)
@@ -670,7 +672,8 @@ impl Store for SqliteStore {
                             .push_bind(m.color.as_str())
                             .push_bind(m.text.as_str())
                             .push_bind(m.spent_ms)
-                            .push_bind(m.lag_ms);
+                            .push_bind(m.lag_ms)
+                            .push_bind(m.at_ms);
                     });
                     // Not cached: the text differs with the chunk's size.
                     insert.build().persistent(false).execute(&mut *tx).await?;

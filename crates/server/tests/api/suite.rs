@@ -1929,6 +1929,7 @@ async fn append_behind(dir: &Path, id: i64, (number, color, text): (i64, &str, &
         text: text.into(),
         spent_ms: None,
         lag_ms: None,
+        at_ms: None,
     };
     store.append_move(id, &action, state, None).await.unwrap();
     store.close().await.unwrap();
