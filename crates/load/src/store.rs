@@ -346,7 +346,7 @@ async fn fill(
     players: &Arc<Vec<i64>>,
     report: &mut StoreReport,
 ) -> Result<(), BenchError> {
-    let live = store.live_game_ids().await.map_err(fail)?.len() as u64;
+    let live = store.live_games().await.map_err(fail)?.len() as u64;
     report.games_before = store.count_games().await.map_err(fail)? - live as i64;
     fill_live(store, config, players, live, report).await?;
     let before = u64::try_from(report.games_before).unwrap_or(0);

@@ -435,9 +435,10 @@ pub trait Store: Send + Sync {
         ending: Option<&'a Ending>,
     ) -> StoreFuture<'a, ()>;
 
-    /// The ids of every game that has not ended (state other than `over`), in order: the live games, rebuilt
-    /// at start one at a time (with [`Store::load_game`]), so that no more than one game's rows are held.
-    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>>;
+    /// Every game that has not ended (state other than `over`) with how far it has come, in order of id: the
+    /// live games, rebuilt at start one at a time (with [`Store::load_game`]), so that no more than one game's
+    /// rows are held; a node of several compares them with its copies before it shows the lobby.
+    fn live_games(&self) -> StoreFuture<'_, Vec<(i64, Progress)>>;
 
     /// One game with its moves, whatever its state.
     fn load_game(&self, id: i64) -> StoreFuture<'_, Option<StoredGame>> {

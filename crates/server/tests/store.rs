@@ -18,6 +18,12 @@ on_both!(
     a_game_reads_from_a_move_on,
 );
 
+/// The ids of the games the store lists as live.
+async fn live_ids(store: &dyn Store) -> Vec<i64> {
+    let live = store.live_games().await.unwrap();
+    live.into_iter().map(|(id, _)| id).collect()
+}
+
 fn mv(number: i64, color: &str, text: &str) -> StoredMove {
     StoredMove {
         number,
@@ -102,7 +108,7 @@ async fn appends_are_unique_and_load_in_order(db: &Database) {
     );
 
     // Only the game that goes on is live; the finished one is read alone.
-    assert_eq!(store.live_game_ids().await.unwrap(), [b]);
+    assert_eq!(live_ids(&*store).await, [b]);
     let live = store.load_game(b).await.unwrap().unwrap();
     assert_eq!(live.moves, vec![mv(1, "black", "D4")]);
     assert_eq!(live.seats, bot_seats);
@@ -195,7 +201,7 @@ async fn appends_are_unique_and_load_in_order(db: &Database) {
 
     // Reopening runs the migrations again without harm.
     let store = open(db).await.unwrap();
-    assert_eq!(store.live_game_ids().await.unwrap().len(), 1);
+    assert_eq!(live_ids(&*store).await.len(), 1);
     assert!(store.load_game(a).await.unwrap().is_some());
     store.close().await.unwrap();
 }
@@ -278,7 +284,7 @@ async fn concurrent_appends_all_land_and_a_duplicate_fails_alone(db: &Database) 
         t.await.unwrap();
     }
 
-    assert!(store.live_game_ids().await.unwrap().is_empty());
+    assert!(live_ids(&*store).await.is_empty());
     for &id in &games {
         let game = store.load_game(id).await.unwrap().unwrap();
         let expected: Vec<StoredMove> = (1..=20).map(|n| mv(n, color(n), &point(id, n))).collect();
@@ -358,7 +364,7 @@ async fn imported_games_read_back_as_written(db: &Database) {
             ))
             .collect::<Vec<_>>()
     );
-    assert!(store.live_game_ids().await.unwrap().is_empty());
+    assert!(live_ids(&*store).await.is_empty());
     store.close().await.unwrap();
 }
 
@@ -634,7 +640,7 @@ async fn listings_come_in_pages(db: &Database) {
     assert!(store.unsummarized_games(10).await.unwrap().is_empty());
     let first = &store.finished_games(None, 1).await.unwrap()[0];
     assert_eq!((first.id, first.result.as_deref()), (ids[5], Some("B+R")));
-    assert_eq!(store.live_game_ids().await.unwrap(), [ids[9]]);
+    assert_eq!(live_ids(&*store).await, [ids[9]]);
     store.close().await.unwrap();
 }
 
@@ -748,7 +754,8 @@ async fn a_lease_has_one_holder_until_it_lapses() {
     assert!(sqlite.hold_lease("timers", b, 1).await.unwrap());
 }
 
-/// A node catching up reads a game's row with only the moves it lacks, and its progress without moves.
+/// A node catching up reads a game's row with only the moves it lacks (each with the time it was accepted),
+/// and its progress without moves, alone or with every live game's.
 async fn a_game_reads_from_a_move_on(db: &Database) {
     let store = open(db).await.unwrap();
     let ann = store.create_user("ann", None, None).await.unwrap();
@@ -797,6 +804,7 @@ async fn a_game_reads_from_a_move_on(db: &Database) {
     }
     let progress = store.progress(id).await.unwrap().unwrap();
     assert_eq!((progress.moves, progress.joined), (5, false));
+    assert_eq!(store.live_games().await.unwrap(), [(id, progress)]);
     assert_eq!(store.progress(id + 1000).await.unwrap(), None);
     assert_eq!(store.load_game_after(id + 1000, 0).await.unwrap(), None);
 }

@@ -208,7 +208,7 @@ impl Games {
         };
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
-        for id in store.live_game_ids().await? {
+        for (id, _) in store.live_games().await? {
             let Some(stored) = store.load_game(id).await? else {
                 continue;
             };

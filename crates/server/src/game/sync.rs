@@ -125,7 +125,7 @@ impl Games {
     /// when notices may have been lost. Answers how many games changed.
     pub async fn catch_up_all(self: &Arc<Self>) -> Result<usize, ApiError> {
         let mut ids: Vec<i64> = self.registry().live.keys().copied().collect();
-        ids.extend(self.store.live_game_ids().await?);
+        ids.extend(self.store.live_games().await?.into_iter().map(|(id, _)| id));
         ids.sort_unstable();
         ids.dedup();
         let mut changed = 0;

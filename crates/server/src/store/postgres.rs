@@ -589,12 +589,22 @@ impl Store for PgStore {
         Box::pin(self.appends.append(game, mv, state, ending))
     }
 
-    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
+    fn live_games(&self) -> StoreFuture<'_, Vec<(i64, Progress)>> {
         Box::pin(async move {
-            let rows = sqlx::query("SELECT id FROM games WHERE state <> 'over' ORDER BY id")
-                .fetch_all(&self.pool)
-                .await?;
-            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+            let rows = sqlx::query(
+                "SELECT id, move_count, joined FROM games WHERE state <> 'over' ORDER BY id",
+            )
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(|r| {
+                    let progress = Progress {
+                        moves: r.try_get("move_count")?,
+                        joined: r.try_get("joined")?,
+                    };
+                    Ok((r.try_get("id")?, progress))
+                })
+                .collect()
         })
     }
 

@@ -513,14 +513,20 @@ impl Store for SqliteStore {
         Box::pin(self.appends.append(game, mv, state, ending))
     }
 
-    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
+    fn live_games(&self) -> StoreFuture<'_, Vec<(i64, Progress)>> {
         Box::pin(async move {
-            let rows = sqlx::query(
-                "SELECT id FROM games INDEXED BY games_live WHERE state <> 'over' ORDER BY id",
-            )
-            .fetch_all(&self.reader)
-            .await?;
-            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+            let rows = sqlx::query("SELECT id, move_count, joined FROM games INDEXED BY games_live WHERE state <> 'over' ORDER BY id")
+                .fetch_all(&self.reader)
+                .await?;
+            rows.iter()
+                .map(|r| {
+                    let progress = Progress {
+                        moves: r.try_get("move_count")?,
+                        joined: r.try_get("joined")?,
+                    };
+                    Ok((r.try_get("id")?, progress))
+                })
+                .collect()
         })
     }
 

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
-    Ending, GameRow, ImportedGame, NewUser, Seats, Store, StoreError, StoreFuture, StoredGame,
-    StoredMove, StoredSession, StoredUser,
+    Ending, GameRow, ImportedGame, NewUser, Progress, Seats, Store, StoreError, StoreFuture,
+    StoredGame, StoredMove, StoredSession, StoredUser,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -125,8 +125,8 @@ impl Store for Faulty {
             Ok(())
         })
     }
-    fn live_game_ids(&self) -> StoreFuture<'_, Vec<i64>> {
-        self.inner.live_game_ids()
+    fn live_games(&self) -> StoreFuture<'_, Vec<(i64, Progress)>> {
+        self.inner.live_games()
     }
     fn load_game_after(&self, id: i64, after: i64) -> StoreFuture<'_, Option<StoredGame>> {
         self.inner.load_game_after(id, after)
@@ -164,7 +164,7 @@ impl Store for Faulty {
         }
         self.inner.ping()
     }
-    fn progress(&self, id: i64) -> StoreFuture<'_, Option<tesuji_server::store::Progress>> {
+    fn progress(&self, id: i64) -> StoreFuture<'_, Option<Progress>> {
         self.inner.progress(id)
     }
     fn site(&self) -> StoreFuture<'_, String> {
