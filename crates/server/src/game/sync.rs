@@ -9,7 +9,7 @@ use tesuji_rules::{Color, Phase};
 use tokio::sync::Mutex;
 
 use crate::error::ApiError;
-use crate::store::StoredGame;
+use crate::store::{Progress, StoredGame};
 
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
@@ -37,6 +37,15 @@ pub enum Tell {
     Sockets { game: i64, user: i64, count: u32 },
     /// User `user`, seated at `game`, looked at it over HTTP on this node.
     Looked { game: i64, user: i64 },
+}
+
+/// Whether a copy with `moves` stored actions and its second seat `joined` or not differs from the store's
+/// progress of its game (`None`: no longer live there, taken down or ended on another node).
+fn differs(stored: Option<Progress>, moves: usize, joined: bool) -> bool {
+    match stored {
+        Some(p) => usize::try_from(p.moves).ok() != Some(moves) || p.joined != joined,
+        None => true,
+    }
 }
 
 impl Games {
@@ -70,9 +79,7 @@ impl Games {
     /// `joined` or not, or no longer has it: one indexed row.
     async fn store_is_ahead(&self, id: i64, moves: usize, joined: bool) -> bool {
         match self.store.progress(id).await {
-            Ok(Some(p)) => usize::try_from(p.moves).ok() != Some(moves) || p.joined != joined,
-            // Gone from the store: taken down on another node.
-            Ok(None) => true,
+            Ok(stored) => differs(stored, moves, joined),
             Err(e) => {
                 tracing::warn!(game = id, error = %e, "reading a game's progress failed");
                 false
@@ -102,6 +109,51 @@ impl Games {
         {
             tracing::warn!(game = id, error = %e, "catching a game up before showing it failed");
         }
+    }
+
+    /// Before the lobby is shown on a node of several: every live game brought up to the store where the store
+    /// has more of it (a join, a move, a new table, one taken down or ended elsewhere), so that the lobby read
+    /// on any node shows at least what was committed before it, as [`Games::refresh`] does for one game. One
+    /// indexed read of the live games' rows; only the games that differ are read.
+    pub async fn refresh_live(self: &Arc<Self>) {
+        if !self.several() {
+            return;
+        }
+        let stored = match self.store.live_games().await {
+            Ok(stored) => stored,
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the live games failed");
+                return;
+            }
+        };
+        let stored: std::collections::HashMap<i64, Progress> = stored.into_iter().collect();
+        let mut ids: Vec<i64> = self.registry().live.keys().copied().collect();
+        ids.extend(stored.keys().copied());
+        ids.sort_unstable();
+        ids.dedup();
+        for id in ids {
+            let stale = match self.live_entry(id) {
+                None => true,
+                Some(entry) => {
+                    let live = entry.lock().await;
+                    !live.cancelled
+                        && differs(
+                            stored.get(&id).copied(),
+                            live.moves.len(),
+                            live.seats.joined,
+                        )
+                }
+            };
+            if stale && let Err(e) = self.catch_up(id).await {
+                tracing::warn!(game = id, error = %e, "catching a game up before the lobby failed");
+            }
+        }
+    }
+
+    /// Game `id` for a look (its state, record or replay): [`Games::refresh`]ed, then from memory or the store.
+    pub async fn look(self: &Arc<Self>, id: i64) -> Result<super::Entry, ApiError> {
+        self.refresh(id).await;
+        self.get(id).await
     }
 
     /// Game `id` changed here and is now at `version` (committed): the other nodes hear of it.

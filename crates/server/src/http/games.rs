@@ -79,8 +79,7 @@ pub(super) async fn get_game(
     PathId(id): PathId,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    app.games.refresh(id).await;
-    let entry = app.games.get(id).await?;
+    let entry = app.games.look(id).await?;
     // Anyone may look; a seated player who looks is at the board. A session that cannot be read (a store
     // error) only costs that sign of presence, never the answer.
     let user = app.accounts.session(&headers).await.ok().flatten();

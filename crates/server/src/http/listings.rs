@@ -26,6 +26,7 @@ pub(super) fn lobby_json(games: &Games) -> serde_json::Value {
 }
 
 pub(super) async fn lobby(State(app): State<AppState>) -> Json<serde_json::Value> {
+    app.games.refresh_live().await;
     Json(lobby_json(&app.games))
 }
 

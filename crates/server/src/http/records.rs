@@ -17,7 +17,7 @@ pub(super) async fn sgf(
     State(app): State<AppState>,
     PathId(id): PathId,
 ) -> Result<Response, ApiError> {
-    let entry = app.games.get(id).await?;
+    let entry = app.games.look(id).await?;
     let (text, file) = {
         let live = entry.lock().await;
         (live.sgf(), live.sgf_file_name())
@@ -54,7 +54,7 @@ pub(super) async fn game_replay(
     State(app): State<AppState>,
     PathId(id): PathId,
 ) -> Result<Response, ApiError> {
-    let entry = app.games.get(id).await?;
+    let entry = app.games.look(id).await?;
     let view = entry.lock().await.replay_view();
     Ok(Json(view).into_response())
 }
@@ -65,7 +65,7 @@ pub(super) async fn game_rulesets(
     PathId(id): PathId,
     work: RecordWork,
 ) -> Result<Response, ApiError> {
-    let entry = app.games.get(id).await?;
+    let entry = app.games.look(id).await?;
     let game = entry.lock().await.game.clone();
     if game.phase() != tesuji_rules::Phase::Over {
         return Err(ApiError::NotOver);
