@@ -338,13 +338,22 @@ impl Games {
         // On a node of several a refusal may come from a copy behind the store (another node's action whose
         // notice has not come yet, or will not while NATS is away; a version the client saw elsewhere): when the
         // store has more, the copy catches up and the action is judged again. An action the stale copy accepts
-        // loses its commit to the stored one instead (`Conflict`, below).
-        if let Err(e) = &state
-            && !matches!(e, ApiError::Store(_))
-            && self.behind(&live).await
-        {
-            let stored = self.store.load_game_after(id, live.stored_count()).await?;
-            self.catch_up_locked(&mut live, stored).await?;
+        // loses its commit to the stored one instead, and the copy catches up there (`Conflict`, below): then
+        // an action sent without a version is judged again too, as one node would have judged it after the
+        // other's; one sent at a version is stale indeed.
+        let again = match &state {
+            Ok(_) | Err(ApiError::Store(_)) => false,
+            Err(ApiError::StaleVersion { .. }) if expected_version.is_none() => true,
+            Err(_) => {
+                let behind = self.behind(&live).await;
+                if behind {
+                    let stored = self.store.load_game_after(id, live.stored_count()).await?;
+                    self.catch_up_locked(&mut live, stored).await?;
+                }
+                behind
+            }
+        };
+        if again {
             was_playing = live.game.phase() == Phase::Playing;
             state = self
                 .act_locked(&mut live, id, actor, command, expected_version, lag_ms)
