@@ -535,9 +535,11 @@ impl Games {
         {
             // A writer can fail after its commit (it died before answering): then the action is on disk and
             // stands, and undoing it would leave the live game behind the store. One read of the store says
-            // which, and what stands instead when another node stored this number first.
+            // which, and what stands instead when another node stored this number first. (A conflict is never
+            // this node's: the same action from another node, say the same time-out, is that node's.)
             let now = self.store.load_game(id).await;
-            if Self::landed(now.as_ref().ok().and_then(Option::as_ref), &stored) {
+            let conflict = matches!(e, StoreError::Conflict { .. });
+            if !conflict && Self::landed(now.as_ref().ok().and_then(Option::as_ref), &stored) {
                 tracing::warn!(game = id, error = %e, "the store failed after committing an action; it stands");
             } else {
                 live.game.undo();
