@@ -105,6 +105,8 @@ pub struct Games {
     pub(super) remote: std::sync::Mutex<super::presence::RemoteSockets>,
     /// Whether this node runs the timers (the flag, the computer) now: always when alone.
     pub(super) lease: TimerLease,
+    /// Held while a game another node created is read in (see [`Games::adopt`]).
+    pub(super) adopting: Mutex<()>,
 }
 
 /// What the games need of the server's settings.
@@ -277,6 +279,7 @@ impl Games {
             } else {
                 TimerLease::alone()
             },
+            adopting: Mutex::new(()),
         });
         for id in games.live_ids() {
             games.wake(id);

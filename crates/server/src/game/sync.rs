@@ -224,7 +224,14 @@ impl Games {
     /// Reads in a live game another node created: it is replayed and served from now on like the others (the
     /// caller wakes its timers). Answers whether it was read in (not when it is finished, gone, or was read
     /// in meanwhile).
+    ///
+    /// One game is read in at a time: otherwise a read of the store made before the game ended could insert
+    /// its copy after a later read found it ended and left, and nobody would bring that copy up to date.
     pub(super) async fn adopt(&self, id: i64) -> Result<bool, ApiError> {
+        let _one = self.adopting.lock().await;
+        if self.registry().live.contains_key(&id) {
+            return Ok(false);
+        }
         let Some(stored) = self.store.load_game(id).await? else {
             return Ok(false);
         };
