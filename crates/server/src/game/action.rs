@@ -299,7 +299,11 @@ impl Games {
         // again from there.
         match &state {
             Ok(_) => self.wake(id),
-            Err(ApiError::StaleVersion { .. }) if self.several() => self.wake(id),
+            Err(ApiError::StaleVersion { .. }) if self.several() => {
+                self.wake(id);
+                // The catch-up may have ended the game (see below).
+                self.trim();
+            }
             Err(_) => {}
         }
         let state = state?;

@@ -214,8 +214,13 @@ impl Games {
         }
         let stored = self.store.load_game_after(id, live.stored_count()).await?;
         let changed = self.catch_up_locked(&mut live, stored).await?;
+        let over = live.game.phase() == Phase::Over;
         drop(live);
-        if changed {
+        drop(entry);
+        if over {
+            // Ended elsewhere: it may leave memory now that this catch-up no longer holds it.
+            self.trim();
+        } else if changed {
             self.wake(id);
         }
         Ok(changed)
