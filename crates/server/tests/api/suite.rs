@@ -1,5 +1,5 @@
-//! The server over real sockets: a server bound to port 0 on a fresh database per test, of the kind the
-//! including test target names (`crate::BACKEND`).
+//! The server over real sockets: a site (one server, or two nodes) bound to port 0 on a fresh database per
+//! test, of the kind the including test target names (`crate::BACKEND`).
 
 use std::path::Path;
 
@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 use tesuji_client::reqwest::Method;
 use tesuji_client::{Client, SocketOptions};
 use tesuji_rules::{Color, Game, Move, Point, Rules};
-use tesuji_server::{Limits, ManualTime, Running, ServerConfig, TimeSource, start};
+use tesuji_server::{Limits, ManualTime, ServerConfig, ServerError, TimeSource};
+
+use crate::support::site::Site;
 
 /// A server on port 0 keeping its data in `dir`, otherwise as by default.
 fn config(dir: &Path) -> ServerConfig {
@@ -18,11 +20,11 @@ fn config(dir: &Path) -> ServerConfig {
     }
 }
 
-async fn server(dir: &Path) -> Running {
+async fn server(dir: &Path) -> Site {
     server_with(dir, Limits::default()).await
 }
 
-async fn server_with(dir: &Path, limits: Limits) -> Running {
+async fn server_with(dir: &Path, limits: Limits) -> Site {
     start(ServerConfig {
         limits,
         ..config(dir)
@@ -32,7 +34,7 @@ async fn server_with(dir: &Path, limits: Limits) -> Running {
 }
 
 /// A server whose clocks and timers run on `time` only (the default grace period of 60 s).
-async fn server_at(dir: &Path, time: &ManualTime) -> Running {
+async fn server_at(dir: &Path, time: &ManualTime) -> Site {
     start(ServerConfig {
         time: TimeSource::manual(time),
         ..config(dir)
@@ -41,18 +43,23 @@ async fn server_at(dir: &Path, time: &ManualTime) -> Running {
     .expect("server starts")
 }
 
-/// The server's base URL.
-fn base(running: &Running) -> String {
-    format!("http://{}", running.address)
+/// The site of the including target's kind (one server, or two nodes) on `config`.
+async fn start(config: ServerConfig) -> Result<Site, ServerError> {
+    Site::start(crate::BACKEND, config).await
+}
+
+/// The base URL of the node the next client sits on (the nodes take turns).
+fn base(running: &Site) -> String {
+    running.base()
 }
 
 /// A new browser without a session: its own cookie jar.
-fn anonymous(running: &Running) -> Client {
+fn anonymous(running: &Site) -> Client {
     Client::new(&base(running)).unwrap()
 }
 
 /// A new browser signed in as a guest; the session cookie is HttpOnly and SameSite=Lax.
-async fn guest(running: &Running, name: &str) -> Client {
+async fn guest(running: &Site, name: &str) -> Client {
     let mut c = anonymous(running);
     let session = c.guest(name).await.unwrap();
     let set = session.set_cookie.unwrap();
@@ -74,7 +81,7 @@ async fn table(c: &Client, rules: &str, color: &str, opponent: &str) -> Value {
 }
 
 /// A started game: Black created it, White joined.
-async fn seated(running: &Running, rules: &str) -> (i64, Client, Client) {
+async fn seated(running: &Site, rules: &str) -> (i64, Client, Client) {
     let black = guest(running, "black").await;
     let white = guest(running, "white").await;
     let id = table(&black, rules, "black", "anyone").await["id"]
@@ -2269,7 +2276,11 @@ async fn a_late_move_and_the_flag_timer_lose_the_game_on_time_once() {
     time.advance(2_001);
     state_until(&black, id, "the time-out", |s| s["result"] == "B+T").await;
     let (status, body) = white.play(id, "D5").await.unwrap();
-    assert_eq!((status, body["reason"].as_str()), (422, Some("game_over")));
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (422, Some("game_over")),
+        "{body}"
+    );
     let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["moves"], only_the_timeout, "{state}");
     running.stop().await.unwrap();
@@ -2736,6 +2747,14 @@ async fn a_player_who_polls_over_http_is_present() {
     assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
     let mut b_ws = black.game_socket(id).await.unwrap();
     assert_eq!(b_ws.next_json().await.unwrap()["type"], "state");
+    // Black is at the board on every node before the time moves (on a site of several, the socket's node tells
+    // the others within milliseconds; the manual time would otherwise leap ahead of the news).
+    state_until(&white, id, "Black present", |s| {
+        s["absent"]
+            .as_array()
+            .is_some_and(|a| a.iter().all(|p| p["color"] != "black"))
+    })
+    .await;
     let url = format!("/api/games/{id}");
     // White has no socket; looking every 50 s keeps the claim away, and Black's page hears of each look (its
     // countdown would otherwise reach 0 with no claim to make).
@@ -3180,7 +3199,7 @@ async fn a_players_games_come_in_pages() {
 }
 
 /// A server that keeps no finished game in memory once nobody holds it.
-async fn server_without_cache(dir: &Path) -> Running {
+async fn server_without_cache(dir: &Path) -> Site {
     start(ServerConfig {
         finished_cache: 0,
         ..config(dir)
@@ -3201,10 +3220,7 @@ async fn records(c: &Client, id: i64) -> (Value, String, Value) {
 
 /// Polls the server's count of games in memory until `want` holds (the server lets a game go when its last
 /// holder is done, which a client cannot see), for at most 5 s.
-async fn resident_until(
-    running: &Running,
-    want: impl Fn(tesuji_server::game::ResidentCount) -> bool,
-) {
+async fn resident_until(running: &Site, want: impl Fn(tesuji_server::game::ResidentCount) -> bool) {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
     while !want(running.resident()) {
         assert!(
@@ -3377,7 +3393,8 @@ async fn the_archive_pages_through_finished_games_while_games_end() {
         };
         assert_eq!(g["status"], want, "{g}");
     }
-    assert_eq!(running.resident().live, 1);
+    // Every node lets the ended games go (another node hears of an end through NATS).
+    resident_until(&running, |r| r.live == 1).await;
     for bad in [
         "limit=0",
         "limit=101",

@@ -5,6 +5,7 @@
 pub mod faulty;
 pub mod nodes;
 pub mod proxy;
+pub mod site;
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
@@ -33,6 +34,8 @@ pub fn postgres_server() -> String {
 pub enum Backend {
     Sqlite,
     Postgres,
+    /// Two nodes on one PostgreSQL database and the tests' NATS (see [`site::Site`]).
+    TwoNodes,
 }
 
 impl Backend {
@@ -42,7 +45,7 @@ impl Backend {
     pub fn database(self, dir: &Path) -> Database {
         match self {
             Backend::Sqlite => Database::Sqlite(dir.to_path_buf()),
-            Backend::Postgres => {
+            Backend::Postgres | Backend::TwoNodes => {
                 let server = postgres_server();
                 let base = server.rsplit_once('/').map_or(server.as_str(), |(b, _)| b);
                 Database::Postgres(format!("{base}/t_{:016x}", run_key(dir)))
