@@ -39,12 +39,17 @@ pub const SILENCE: Duration = Duration::from_secs(3);
 const SNAPSHOT_CHUNK: usize = 4096;
 
 /// A change another node made: game `game` is at `version` in the database.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Notice {
     /// The node that made it (a random number each node draws at start).
     pub node: u64,
     pub game: i64,
     pub version: u64,
+    /// The action that made this version, as stored, when an action did (not a join or a new table): a node
+    /// whose copy lacks only it applies it without reading the database. Absent from the notices of nodes
+    /// before it was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<crate::store::StoredMove>,
 }
 
 /// Who is at the board on a node. Presence is never stored: each node tells what it has, and says it is
@@ -140,12 +145,17 @@ impl Cluster {
             tokio::spawn(async move {
                 while let Some(tell) = told.recv().await {
                     let (subject, payload) = match tell {
-                        Tell::Changed { game, version } => (
+                        Tell::Changed {
+                            game,
+                            version,
+                            action,
+                        } => (
                             changes.clone(),
                             serde_json::to_vec(&Notice {
                                 node,
                                 game,
                                 version,
+                                action,
                             }),
                         ),
                         Tell::Sockets { game, user, count } => (
@@ -185,7 +195,10 @@ impl Cluster {
                     }
                     let games = Arc::clone(&games);
                     tokio::spawn(async move {
-                        if let Err(e) = games.catch_up_to(notice.game, notice.version).await {
+                        if let Err(e) = games
+                            .catch_up_to(notice.game, notice.version, notice.action)
+                            .await
+                        {
                             tracing::warn!(game = notice.game, error = %e, "catching up with another node failed");
                         }
                     });

@@ -223,8 +223,9 @@ pub enum StoreError {
 /// A boxed future of a storage result.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
-/// One stored action of a game: a move (`D4`, `pass`) or `resign`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One stored action of a game: a move (`D4`, `pass`) or `resign`. (Serialized in the notices the nodes send
+/// each other, [`crate::cluster::Notice`].)
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct StoredMove {
     /// 1 for the first action.
     pub number: i64,

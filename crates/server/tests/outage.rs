@@ -503,3 +503,56 @@ async fn actions_are_refused_while_the_database_is_away_and_play_resumes_after()
         began.elapsed()
     );
 }
+
+/// A node's notice carries the action it committed: another node whose copy lacks only that action applies it
+/// without reading the database, so its watchers see the moves even while its own database connection is cut
+/// (and, with it whole, one round trip sooner).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_notice_brings_its_move_to_a_node_cut_from_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let Database::Postgres(database) = Backend::Postgres.database(dir.path()) else {
+        unreachable!()
+    };
+    let nats = support::nats_server();
+    // Node A is on the database directly and creates it; node B reaches it through the proxy only.
+    let a = node(dir.path(), &nats).await;
+    let proxy = Proxy::start(&host_port(&database, 5432)).await;
+    let mut proxied = Url::parse(&database).unwrap();
+    proxied.set_ip_host("127.0.0.1".parse().unwrap()).unwrap();
+    proxied.set_port(Some(proxy.address().port())).unwrap();
+    let b = start(ServerConfig {
+        address: "127.0.0.1:0".parse().unwrap(),
+        database: Database::Postgres(proxied.to_string()),
+        nats: Some(nats.clone()),
+        ..ServerConfig::default()
+    })
+    .await
+    .expect("node B starts");
+    let ann = guest(&a, "ann").await;
+    let bob = guest(&a, "bob").await;
+    let (status, table) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"}))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{table}");
+    let id = table["id"].as_i64().unwrap();
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    let cat = guest(&b, "cat").await;
+    let mut watcher = Watcher::open(&cat, id, "Cat's socket on B").await;
+    watcher.until_version(1, WITHIN).await;
+
+    proxy.cut().await;
+    let mut acknowledged: Vec<&str> = Vec::new();
+    for (player, mv) in [(&ann, "E5"), (&bob, "C3"), (&ann, "G7"), (&bob, "pass")] {
+        let (status, body) = player.play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{mv} on A: {body}");
+        acknowledged.push(mv);
+        watcher
+            .until_version(1 + acknowledged.len() as u64, WITHIN)
+            .await;
+    }
+    assert_eq!(watcher.moves, acknowledged, "Cat's socket on B");
+    proxy.restore();
+    a.stop().await.unwrap();
+    b.stop().await.unwrap();
+}

@@ -561,6 +561,7 @@ impl Games {
                 return Err(e.into());
             }
         }
+        let told = self.several().then(|| stored.clone());
         live.push_move(color, stored);
         live.version += 1;
         if live.game.phase() != Phase::Marking {
@@ -581,7 +582,7 @@ impl Games {
             live.broadcast(request.kind(), action, &state);
         }
         self.set_summary(live);
-        self.changed(id, live.version);
+        self.changed(id, live.version, told);
         if ending.is_some() {
             self.retire(id);
         }

@@ -595,7 +595,7 @@ impl Games {
         }
         let state = live.state_for(Some(creator.id));
         self.set_summary(&live);
-        self.changed(id, live.version);
+        self.changed(id, live.version, None);
         self.registry().live.insert(id, Arc::new(Mutex::new(live)));
         self.wake(id);
         Ok((state, invite))
@@ -641,7 +641,7 @@ impl Games {
     /// then it leaves memory and the lobby (the store has already let it go).
     pub(super) fn take_down(&self, id: i64, live: &mut LiveGame, event: &str) {
         live.cancelled = true;
-        self.changed(id, live.version);
+        self.changed(id, live.version, None);
         let event = serde_json::json!({"type": event, "version": live.version});
         let _ = live.events.send(Arc::from(event.to_string()));
         // Dropping the sender ends every watcher's stream once it has read the event.
@@ -695,7 +695,7 @@ impl Games {
         live.players[color] = Some(Player::User(user.clone()));
         let state = live.joined_by(color);
         self.set_summary(&live);
-        self.changed(id, live.version);
+        self.changed(id, live.version, None);
         drop(live);
         self.wake(id);
         Ok(state)

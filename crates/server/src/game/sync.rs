@@ -9,7 +9,7 @@ use tesuji_rules::{Color, Phase};
 use tokio::sync::Mutex;
 
 use crate::error::ApiError;
-use crate::store::{Progress, StoredGame};
+use crate::store::{Progress, StoredGame, StoredMove};
 
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
@@ -29,10 +29,14 @@ fn event_kind(text: &str) -> &'static str {
 }
 
 /// What this node tells the other nodes (see [`crate::cluster`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tell {
-    /// Game `game` is at `version` in the store (committed here).
-    Changed { game: i64, version: u64 },
+    /// Game `game` is at `version` in the store (committed here), by `action` when an action made it.
+    Changed {
+        game: i64,
+        version: u64,
+        action: Option<StoredMove>,
+    },
     /// Signed-in user `user`, seated at `game`, has `count` sockets open to it on this node now.
     Sockets { game: i64, user: i64, count: u32 },
     /// User `user`, seated at `game`, looked at it over HTTP on this node.
@@ -156,18 +160,44 @@ impl Games {
         self.get(id).await
     }
 
-    /// Game `id` changed here and is now at `version` (committed): the other nodes hear of it.
-    pub(super) fn changed(&self, id: i64, version: u64) {
-        self.tell(Tell::Changed { game: id, version });
+    /// Game `id` changed here and is now at `version` (committed), by `action` when an action made it: the
+    /// other nodes hear of it.
+    pub(super) fn changed(&self, id: i64, version: u64, action: Option<StoredMove>) {
+        self.tell(Tell::Changed {
+            game: id,
+            version,
+            action,
+        });
     }
 
-    /// [`Games::catch_up`] when another node says game `id` is at `version`: nothing to do when this node's
-    /// copy is there already.
-    pub async fn catch_up_to(self: &Arc<Self>, id: i64, version: u64) -> Result<bool, ApiError> {
+    /// [`Games::catch_up`] when another node says game `id` is at `version`, by `action` when an action made
+    /// it: nothing to do when this node's copy is there already; the action applied at once, without reading
+    /// the store, when it is the one action this copy lacks (it was committed before it was told); otherwise
+    /// (notices crossed, or one was lost) what the copy lacks is read from the store.
+    pub async fn catch_up_to(
+        self: &Arc<Self>,
+        id: i64,
+        version: u64,
+        action: Option<StoredMove>,
+    ) -> Result<bool, ApiError> {
         if let Some(entry) = self.live_entry(id) {
-            let live = entry.lock().await;
-            if live.version >= version && !live.cancelled {
+            let mut live = entry.lock().await;
+            if live.cancelled {
                 return Ok(false);
+            }
+            if live.version >= version {
+                return Ok(false);
+            }
+            if let Some(m) = action
+                && live.version + 1 == version
+                && m.number == live.stored_count() + 1
+            {
+                let changed = self.apply_caught_up(&mut live, vec![m]).await;
+                let over = live.game.phase() == Phase::Over;
+                drop(live);
+                drop(entry);
+                self.after_catch_up(id, changed, over);
+                return Ok(changed);
             }
         }
         self.catch_up(id).await
@@ -217,13 +247,18 @@ impl Games {
         let over = live.game.phase() == Phase::Over;
         drop(live);
         drop(entry);
+        self.after_catch_up(id, changed, over);
+        Ok(changed)
+    }
+
+    /// Once a catch-up has let game `id` go: a game that ended elsewhere may leave memory now that the catch-up
+    /// no longer holds it; one that changed gets its timers started again from where it is.
+    fn after_catch_up(self: &Arc<Self>, id: i64, changed: bool, over: bool) {
         if over {
-            // Ended elsewhere: it may leave memory now that this catch-up no longer holds it.
             self.trim();
         } else if changed {
             self.wake(id);
         }
-        Ok(changed)
     }
 
     /// Reads in a live game another node created: it is replayed and served from now on like the others (the
@@ -304,9 +339,22 @@ impl Games {
             }
             changed = true;
         }
+        if self.apply_caught_up(live, stored.moves).await {
+            changed = true;
+        } else if changed {
+            self.set_summary(live);
+        }
+        Ok(changed)
+    }
+
+    /// Applies the stored actions this copy lacks (those of `moves` numbered after its last), in order, each
+    /// told to its watchers as at its commit; answers whether any was.
+    async fn apply_caught_up(&self, live: &mut LiveGame, moves: Vec<StoredMove>) -> bool {
+        let id = live.id;
+        let mut changed = false;
         let known = live.stored_count();
         let mut last: Option<Color> = live.moves.last().and_then(|m| m.color.parse().ok());
-        for m in stored.moves.into_iter().filter(|m| m.number > known) {
+        for m in moves.into_iter().filter(|m| m.number > known) {
             let kind = event_kind(&m.text);
             if let Err(bad) = live.apply_stored(&mut last, m) {
                 let (m, e) = *bad;
@@ -331,6 +379,6 @@ impl Games {
                 self.retire(id);
             }
         }
-        Ok(changed)
+        changed
     }
 }
