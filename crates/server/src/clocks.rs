@@ -250,6 +250,17 @@ impl GameClock {
         self.replaying = false;
     }
 
+    /// After [`GameClock::go_live`], on a site whose other nodes kept the clocks running while this node read
+    /// the game in: the turn in progress has run since `at_wall` (when the action before it was accepted, on
+    /// [`TimeSource::wall_ms`]), not since now.
+    pub fn running_since_wall(&mut self, at_wall: u64) {
+        if self.replaying || self.running().is_none() {
+            return;
+        }
+        let ran = self.time.wall_ms().saturating_sub(at_wall);
+        self.game_ms = self.game_ms.saturating_add(ran);
+    }
+
     /// Who has run out of time now (the lag allowance included), if anyone.
     pub fn flag_check(&mut self) -> Option<Color> {
         let now = self.now();

@@ -492,6 +492,12 @@ pub trait Store: Send + Sync {
     /// unexpired: answers whether `holder` holds it now. With SQLite there is only one node, which always does.
     fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool>;
 
+    /// For a node starting at `now_ms` (wall milliseconds): `None` when no node holds the lease `name` (the
+    /// site was down, so its clocks start again; `now_ms` is recorded as the time they did), or the time
+    /// recorded so by the node that started the site, whose other nodes run. Always `None` with SQLite, where a
+    /// starting node is the only one.
+    fn clocks_since<'a>(&'a self, name: &'a str, now_ms: u64) -> StoreFuture<'a, Option<u64>>;
+
     /// Gives the lease `name` up if `holder` holds it, so that another node may take it at once.
     fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()>;
 

@@ -533,3 +533,59 @@ async fn clocks_agree_on_every_node_after_each_move() {
     a.stop().await.unwrap();
     b.stop().await.unwrap();
 }
+
+/// A node that starts while another runs the site (it holds the timers) takes each clock as it runs there: the
+/// turn in progress has run since the last move, not since the node read the game. A site that was down as a
+/// whole starts the turn again when its first node returns (no clock runs while nobody serves), on every node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_that_joins_a_running_site_shows_the_clocks_as_they_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = tesuji_server::ManualTime::new();
+    let config = ServerConfig {
+        time: tesuji_server::TimeSource::manual(&time),
+        ..node_config(dir.path(), &support::nats_server())
+    };
+    let a = start(config.clone()).await.unwrap();
+    until_runs_timers(&base(&a), Duration::from_secs(5)).await;
+    let ann = guest(&a, "ann").await;
+    let bob = guest(&a, "bob").await;
+    let (_, table) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:10m"}))
+        .await
+        .unwrap();
+    let id = table["id"].as_i64().unwrap();
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
+    time.advance(20_000);
+    assert_eq!(bob.play(id, "D5").await.unwrap().0, 200);
+    time.advance(7_000);
+    // B starts now, 7 s into Black's turn.
+    let b = start(config.clone()).await.unwrap();
+    let path = format!("/api/games/{id}");
+    let clock = |s: &Value, c: &str| s["clock"][c]["main_ms"].as_u64().unwrap();
+    let both_show = async |nodes: [&Running; 2], black: u64| {
+        for node in nodes {
+            let (_, state) = Client::new(&base(node)).unwrap().game(id).await.unwrap();
+            assert_eq!(
+                (clock(&state, "black"), clock(&state, "white")),
+                (black, 580_000),
+                "{} {path}: {state}",
+                base(node)
+            );
+        }
+    };
+    both_show([&a, &b], 593_000).await;
+    // The whole site goes down for a minute: no clock runs meanwhile, and Black's turn starts again when the
+    // first node comes back; the second, joining a running site, starts it there too, not at the move.
+    a.stop().await.unwrap();
+    b.stop().await.unwrap();
+    time.advance(60_000);
+    let b = start(config.clone()).await.unwrap();
+    until_runs_timers(&base(&b), Duration::from_secs(5)).await;
+    time.advance(2_000);
+    let a = start(config).await.unwrap();
+    time.advance(3_000);
+    both_show([&a, &b], 595_000).await;
+    a.stop().await.unwrap();
+    b.stop().await.unwrap();
+}

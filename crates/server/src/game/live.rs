@@ -216,6 +216,26 @@ impl LiveGame {
         i64::try_from(self.moves.len()).unwrap_or(i64::MAX)
     }
 
+    /// Rebuilds a stored game as [`LiveGame::replay`] does, for a site whose other nodes kept its clock running
+    /// (a game another node created, or every live game at the start of a node that joins a running site):
+    /// the turn in progress has run since the last action was accepted, or since the site's clocks started
+    /// again (`since`, wall milliseconds: see [`crate::store::Store::clocks_since`]) if that is later, not
+    /// since the game was read.
+    pub fn replay_running(
+        stored: StoredGame,
+        players: Players,
+        time: &TimeSource,
+        absences: Absences,
+        since: u64,
+    ) -> Result<LiveGame, ReplayError> {
+        let last_at = stored.moves.last().and_then(|m| m.at_ms);
+        let mut live = LiveGame::replay(stored, players, time, absences)?;
+        if let (Some(clock), Some(at)) = (live.clock.as_mut(), last_at) {
+            clock.running_since_wall(u64::try_from(at).unwrap_or(0).max(since));
+        }
+        Ok(live)
+    }
+
     /// Rebuilds a stored game by replaying its actions through the rules.
     pub fn replay(
         stored: StoredGame,

@@ -107,6 +107,8 @@ pub struct Games {
     pub(super) lease: TimerLease,
     /// Held while a game another node created is read in (see [`Games::adopt`]).
     pub(super) adopting: Mutex<()>,
+    /// Since when the site's clocks run (wall milliseconds): a game read in runs no turn from earlier.
+    pub(super) clocks_since: u64,
 }
 
 /// What the games need of the server's settings.
@@ -210,6 +212,14 @@ impl Games {
         };
         let mut games = HashMap::new();
         let mut summaries = HashMap::new();
+        // While the site is down no clock runs: the turns in progress start again, now. A node that joins a
+        // site whose other nodes run (one holds the timers) takes each clock as it runs there.
+        let now_wall = time.wall_ms();
+        let running_since = if shared_timers {
+            store.clocks_since(crate::lease::TIMERS, now_wall).await?
+        } else {
+            None
+        };
         for (id, _) in store.live_games().await? {
             let Some(stored) = store.load_game(id).await? else {
                 continue;
@@ -217,7 +227,12 @@ impl Games {
             let players = Self::players_of(&accounts, &stored.seats).await?;
             // One game that no longer replays (say, after a rules change) must not keep every other game
             // offline: it is left out, loudly, and its rows stay in the database for a later fix.
-            let live = match LiveGame::replay(stored, players, &time, absences) {
+            let replayed = if let Some(since) = running_since {
+                LiveGame::replay_running(stored, players, &time, absences, since)
+            } else {
+                LiveGame::replay(stored, players, &time, absences)
+            };
+            let live = match replayed {
                 Ok(live) => live,
                 Err(e) => {
                     tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
@@ -280,6 +295,7 @@ impl Games {
                 TimerLease::alone()
             },
             adopting: Mutex::new(()),
+            clocks_since: running_since.unwrap_or(now_wall),
         });
         for id in games.live_ids() {
             games.wake(id);

@@ -280,11 +280,12 @@ impl Games {
             return Ok(false);
         }
         let players = Self::players_of(&self.accounts, &stored.seats).await?;
-        let (time, absences) = (self.time.clone(), self.absences);
-        let replayed =
-            tokio::task::spawn_blocking(move || LiveGame::replay(stored, players, &time, absences))
-                .await
-                .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let (time, absences, since) = (self.time.clone(), self.absences, self.clocks_since);
+        let replayed = tokio::task::spawn_blocking(move || {
+            LiveGame::replay_running(stored, players, &time, absences, since)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
         // A game that no longer replays is not served (as at start); asking for it again tries again.
         let mut live = match replayed {
             Ok(live) => live,

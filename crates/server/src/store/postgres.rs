@@ -819,6 +819,23 @@ impl Store for PgStore {
         })
     }
 
+    fn clocks_since<'a>(&'a self, name: &'a str, now_ms: u64) -> StoreFuture<'a, Option<u64>> {
+        Box::pin(async move {
+            let now_ms = i64::try_from(now_ms).unwrap_or(i64::MAX);
+            // One statement: the time is recorded only when nobody holds the lease, and read otherwise.
+            let since: Option<i64> = sqlx::query_scalar(
+                "WITH held AS (SELECT 1 FROM leases WHERE name = $1 AND expires > clock_timestamp()),
+                 cold AS (UPDATE site SET clocks_since = $2 WHERE NOT EXISTS (SELECT 1 FROM held) RETURNING 1)
+                 SELECT CASE WHEN EXISTS (SELECT 1 FROM held) THEN COALESCE(clocks_since, 0) END FROM site",
+            )
+            .bind(name)
+            .bind(now_ms)
+            .fetch_one(&self.pool)
+            .await?;
+            Ok(since.map(|s| u64::try_from(s).unwrap_or(0)))
+        })
+    }
+
     fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             sqlx::query("DELETE FROM leases WHERE name = $1 AND holder = $2")

@@ -737,6 +737,10 @@ impl Store for SqliteStore {
         Box::pin(async { Ok(true) })
     }
 
+    fn clocks_since<'a>(&'a self, _name: &'a str, _now_ms: u64) -> StoreFuture<'a, Option<u64>> {
+        Box::pin(async { Ok(None) })
+    }
+
     fn release_lease<'a>(&'a self, _name: &'a str, _holder: u64) -> StoreFuture<'a, ()> {
         Box::pin(async { Ok(()) })
     }

@@ -173,6 +173,9 @@ impl Store for Faulty {
     fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool> {
         self.inner.hold_lease(name, holder, ttl_ms)
     }
+    fn clocks_since<'a>(&'a self, name: &'a str, now_ms: u64) -> StoreFuture<'a, Option<u64>> {
+        self.inner.clocks_since(name, now_ms)
+    }
     fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()> {
         self.inner.release_lease(name, holder)
     }
