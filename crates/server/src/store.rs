@@ -70,6 +70,14 @@ macro_rules! row_decoders {
             })
         }
 
+        /// A game's progress from its `move_count` and `joined` columns.
+        fn progress_row(r: &$row) -> Result<Progress, StoreError> {
+            Ok(Progress {
+                moves: r.try_get("move_count")?,
+                joined: r.try_get("joined")?,
+            })
+        }
+
         fn stored_move(r: &$row) -> Result<StoredMove, StoreError> {
             Ok(StoredMove {
                 number: r.try_get("number")?,

@@ -597,13 +597,7 @@ impl Store for PgStore {
             .fetch_all(&self.pool)
             .await?;
             rows.iter()
-                .map(|r| {
-                    let progress = Progress {
-                        moves: r.try_get("move_count")?,
-                        joined: r.try_get("joined")?,
-                    };
-                    Ok((r.try_get("id")?, progress))
-                })
+                .map(|r| Ok((r.try_get("id")?, progress_row(r)?)))
                 .collect()
         })
     }
@@ -779,13 +773,7 @@ impl Store for PgStore {
                 .bind(id)
                 .fetch_optional(&self.pool)
                 .await?;
-            Ok(match row {
-                Some(row) => Some(Progress {
-                    moves: row.try_get("move_count")?,
-                    joined: row.try_get("joined")?,
-                }),
-                None => None,
-            })
+            row.as_ref().map(progress_row).transpose()
         })
     }
 

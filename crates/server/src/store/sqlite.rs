@@ -519,13 +519,7 @@ impl Store for SqliteStore {
                 .fetch_all(&self.reader)
                 .await?;
             rows.iter()
-                .map(|r| {
-                    let progress = Progress {
-                        moves: r.try_get("move_count")?,
-                        joined: r.try_get("joined")?,
-                    };
-                    Ok((r.try_get("id")?, progress))
-                })
+                .map(|r| Ok((r.try_get("id")?, progress_row(r)?)))
                 .collect()
         })
     }
@@ -713,13 +707,7 @@ impl Store for SqliteStore {
                 .bind(id)
                 .fetch_optional(&self.reader)
                 .await?;
-            Ok(match row {
-                Some(row) => Some(Progress {
-                    moves: row.try_get("move_count")?,
-                    joined: row.try_get("joined")?,
-                }),
-                None => None,
-            })
+            row.as_ref().map(progress_row).transpose()
         })
     }
 
