@@ -11,7 +11,7 @@ use tesuji_client::{Action, Client, Socket};
 use tesuji_server::{Running, ServerConfig, start};
 
 use support::Backend;
-use support::nodes::{base, guest, node_at, node_config};
+use support::nodes::{base, guest, node_at, node_config, two_seated};
 
 /// A node of the cluster whose database belongs to `dir`.
 async fn node(dir: &Path) -> Running {
@@ -141,13 +141,8 @@ async fn one_of_two_simultaneous_actions_is_committed() {
     for round in 0..5 {
         let ann = guest(&a, "ann").await;
         let bob = guest(&b, "bob").await;
-        let (_, table) = ann
-            .create_game(json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"}))
-            .await
-            .unwrap();
-        let id = table["id"].as_i64().unwrap();
-        let (status, _) = bob.join(id, None).await.unwrap();
-        assert_eq!(status, 200);
+        let table = json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"});
+        let id = two_seated(&ann, &bob, table).await;
         until(&ann, &format!("/api/games/{id}"), |s| {
             s["status"] == "playing"
         })
@@ -280,13 +275,8 @@ async fn the_timers_move_to_another_node_when_theirs_dies() {
     })
     .await;
 
-    let (status, table) = ann
-        .create_game(json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:1s"}))
-        .await
-        .unwrap();
-    assert_eq!(status, 201, "{table}");
-    let timed = table["id"].as_i64().unwrap();
-    assert_eq!(bob.join(timed, None).await.unwrap().0, 200);
+    let table = json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:1s"});
+    let timed = two_seated(&ann, &bob, table).await;
     assert_eq!(ann.play(timed, "E5").await.unwrap().0, 200);
     assert_eq!(bob.play(timed, "D5").await.unwrap().0, 200);
     // Black's clock runs now: it falls 2 s from here (1 s and the 1 s lag allowance).
@@ -445,12 +435,8 @@ async fn a_player_who_changes_nodes_sees_their_last_move() {
     let (a_base, b_base) = (base(&a), base(&b));
     let ann = guest(&a, "ann").await;
     let bob = guest(&b, "bob").await;
-    let (_, table) = ann
-        .create_game(json!({"rules": "chinese:size=19", "color": "black", "opponent": "anyone"}))
-        .await
-        .unwrap();
-    let id = table["id"].as_i64().unwrap();
-    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    let table = json!({"rules": "chinese:size=19", "color": "black", "opponent": "anyone"});
+    let id = two_seated(&ann, &bob, table).await;
     // Each player plays on one node, then looks on the other; every other move is played on B just after one on
     // A, with no version: it is judged against the database's position, not B's copy.
     let players = [(&ann, "black"), (&bob, "white")];
@@ -502,12 +488,8 @@ async fn clocks_agree_on_every_node_after_each_move() {
     let b = start(config(nats.clone())).await.unwrap();
     let ann = guest(&a, "ann").await;
     let bob = guest(&b, "bob").await;
-    let (_, table) = ann
-        .create_game(json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:10m"}))
-        .await
-        .unwrap();
-    let id = table["id"].as_i64().unwrap();
-    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    let table = json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:10m"});
+    let id = two_seated(&ann, &bob, table).await;
     assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
     // B has Ann's move (its look reads the store) before any time passes: White's turn runs from here on both.
     until(&bob, &format!("/api/games/{id}"), |s| s["version"] == 2).await;
@@ -549,12 +531,8 @@ async fn a_node_that_joins_a_running_site_shows_the_clocks_as_they_run() {
     until_runs_timers(&base(&a), Duration::from_secs(5)).await;
     let ann = guest(&a, "ann").await;
     let bob = guest(&a, "bob").await;
-    let (_, table) = ann
-        .create_game(json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:10m"}))
-        .await
-        .unwrap();
-    let id = table["id"].as_i64().unwrap();
-    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    let table = json!({"rules": "chinese:size=9", "color": "black", "time": "absolute:10m"});
+    let id = two_seated(&ann, &bob, table).await;
     assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
     time.advance(20_000);
     assert_eq!(bob.play(id, "D5").await.unwrap().0, 200);

@@ -14,7 +14,7 @@ use tesuji_client::{Action, Client, Socket};
 use tesuji_server::{Database, Running, ServerConfig, start};
 
 use support::Backend;
-use support::nodes::{base, guest, node_at, until};
+use support::nodes::{base, guest, node_at, two_seated, until};
 use support::proxy::Proxy;
 
 /// How long a node has to show what it should (a catch-up, a health check turning).
@@ -409,14 +409,9 @@ async fn actions_are_refused_while_the_database_is_away_and_play_resumes_after()
     let node = base(&running);
     let ann = guest(&running, "ann").await;
     let bob = guest(&running, "bob").await;
-    let (status, table) = ann
-        .create_game(json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"}))
-        .await
-        .unwrap();
-    assert_eq!(status, 201, "{table}");
-    let id = table["id"].as_i64().unwrap();
+    let table = json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"});
+    let id = two_seated(&ann, &bob, table).await;
     let path = format!("/api/games/{id}");
-    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
     let mut acknowledged: Vec<&str> = Vec::new();
     for (player, mv) in [(&ann, "E5"), (&bob, "C3"), (&ann, "G7")] {
         let (status, body) = player.play(id, mv).await.unwrap();
@@ -530,13 +525,8 @@ async fn a_notice_brings_its_move_to_a_node_cut_from_the_database() {
     .expect("node B starts");
     let ann = guest(&a, "ann").await;
     let bob = guest(&a, "bob").await;
-    let (status, table) = ann
-        .create_game(json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"}))
-        .await
-        .unwrap();
-    assert_eq!(status, 201, "{table}");
-    let id = table["id"].as_i64().unwrap();
-    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    let table = json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"});
+    let id = two_seated(&ann, &bob, table).await;
     let cat = guest(&b, "cat").await;
     let mut watcher = Watcher::open(&cat, id, "Cat's socket on B").await;
     watcher.until_version(1, WITHIN).await;

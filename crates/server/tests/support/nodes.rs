@@ -56,3 +56,14 @@ pub async fn until(
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+/// A game for two: the table `table` (as `POST /api/games` takes it) made by `creator`, joined by `joiner` (on
+/// the same node or another); its id.
+pub async fn two_seated(creator: &Client, joiner: &Client, table: Value) -> i64 {
+    let (status, made) = creator.create_game(table).await.unwrap();
+    assert_eq!(status, 201, "{made}");
+    let id = made["id"].as_i64().unwrap();
+    let (status, joined) = joiner.join(id, None).await.unwrap();
+    assert_eq!(status, 200, "{joined}");
+    id
+}
