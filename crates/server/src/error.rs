@@ -52,7 +52,7 @@ pub enum ApiError {
     TooManyMoves,
     #[error("the record has {turns} moves; a replay shows at most {limit}")]
     RecordTooLong { turns: usize, limit: usize },
-    #[error("storage failed")]
+    #[error("{}", store_sentence(.0))]
     Store(#[from] StoreError),
     #[error("internal error: {0}")]
     Internal(String),
@@ -172,6 +172,9 @@ impl ApiError {
             ApiError::TooManyMoves | ApiError::RecordTooLong { .. } => {
                 (StatusCode::UNPROCESSABLE_ENTITY, "too_many_moves")
             }
+            ApiError::Store(e) if e.is_unavailable() => {
+                (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable")
+            }
             ApiError::Store(_) | ApiError::Internal(_) => {
                 (StatusCode::INTERNAL_SERVER_ERROR, "internal")
             }
@@ -221,6 +224,19 @@ impl ApiError {
     }
 }
 
+/// The seconds a client is asked to wait (`Retry-After`) when the database cannot be reached.
+pub const STORE_RETRY_AFTER_S: u64 = 2;
+
+/// What a refusal says when the store failed: the database being out of reach is worth saying (the request
+/// may be made again); any other failure's details go to the log only.
+fn store_sentence(e: &StoreError) -> &'static str {
+    if e.is_unavailable() {
+        "the database cannot be reached just now: nothing was changed; try again in a moment"
+    } else {
+        "storage failed"
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let (status, reason) = self.status_and_reason();
@@ -239,7 +255,12 @@ impl IntoResponse for ApiError {
             }),
         )
             .into_response();
-        if let ApiError::RateLimited { retry_after } = self {
+        let retry_after = match &self {
+            ApiError::RateLimited { retry_after } => Some(*retry_after),
+            _ if status == StatusCode::SERVICE_UNAVAILABLE => Some(STORE_RETRY_AFTER_S),
+            _ => None,
+        };
+        if let Some(retry_after) = retry_after {
             response
                 .headers_mut()
                 .insert(axum::http::header::RETRY_AFTER, retry_after.into());

@@ -228,6 +228,32 @@ pub enum StoreError {
     Moved { game: i64 },
 }
 
+impl StoreError {
+    /// Whether the database could not be reached or refused to serve (connection lost or refused, no
+    /// connection free in time, the server shutting down or full), rather than refusing this request: the same
+    /// request may succeed in a moment.
+    pub fn is_unavailable(&self) -> bool {
+        match self {
+            StoreError::Connect { .. } => true,
+            StoreError::Database(e) => match e {
+                sqlx::Error::Io(_)
+                | sqlx::Error::Tls(_)
+                | sqlx::Error::PoolTimedOut
+                | sqlx::Error::PoolClosed
+                | sqlx::Error::WorkerCrashed => true,
+                // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutting down, cannot connect now),
+                // 53300 (too many connections); SQLite's busy and locked are not this.
+                sqlx::Error::Database(db) => db.code().is_some_and(|code| {
+                    code.starts_with("08")
+                        || matches!(code.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+                }),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+}
+
 /// A boxed future of a storage result.
 pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
 
@@ -511,4 +537,33 @@ pub trait Store: Send + Sync {
 
     /// Closes the connections (waits for writes in flight).
     fn close(&self) -> StoreFuture<'_, ()>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_database_out_of_reach_is_unavailable() {
+        let io = || std::io::Error::from(std::io::ErrorKind::ConnectionReset);
+        for e in [
+            StoreError::Database(sqlx::Error::Io(io())),
+            StoreError::Database(sqlx::Error::PoolTimedOut),
+            StoreError::Database(sqlx::Error::PoolClosed),
+            StoreError::Connect {
+                database: "postgres://tesuji@db/tesuji".into(),
+                reason: "connection refused".into(),
+            },
+        ] {
+            assert!(e.is_unavailable(), "{e}");
+        }
+        for e in [
+            StoreError::Database(sqlx::Error::RowNotFound),
+            StoreError::Database(sqlx::Error::Protocol("bad message".into())),
+            StoreError::Conflict { game: 1, number: 2 },
+            StoreError::NameTaken,
+        ] {
+            assert!(!e.is_unavailable(), "{e}");
+        }
+    }
 }

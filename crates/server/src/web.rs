@@ -484,6 +484,7 @@ mod tests {
                     "name_taken",
                     "wrong_login",
                     "rate_limited",
+                    "store_unavailable",
                     "too_large",
                     "bad_sgf",
                     "too_many_moves",

@@ -58,7 +58,11 @@ async fn an_action_on_disk_stands_and_one_not_stored_is_undone() {
     // The writer fails before committing C3: refused, and the game is as it was.
     store.fail_before_commit.store(true, Ordering::SeqCst);
     let (status, refused) = white.play(id, "C3").await.unwrap();
-    assert_eq!(status, 500, "{refused}");
+    assert_eq!(
+        (status, refused["reason"].as_str()),
+        (503, Some("store_unavailable")),
+        "{refused}"
+    );
     let (_, now) = white.game(id).await.unwrap();
     assert_eq!(
         (&now["version"], &now["board"]),

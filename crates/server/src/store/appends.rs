@@ -137,9 +137,17 @@ async fn commit_appends(writer: impl WriteBatch, mut queue: mpsc::UnboundedRecei
             }
             // Nothing of the batch was committed: every caller hears of it.
             Err(e) => {
+                let e = StoreError::from(e);
+                // Each caller gets a copy (sqlx's errors are not Clone) that says the same of the database:
+                // out of reach (the request may be made again), or failing.
+                let unavailable = e.is_unavailable();
                 let text = e.to_string();
                 for append in batch {
-                    let copy = sqlx::Error::Io(std::io::Error::other(text.clone()));
+                    let copy = if unavailable {
+                        sqlx::Error::Io(std::io::Error::other(text.clone()))
+                    } else {
+                        sqlx::Error::Protocol(text.clone())
+                    };
                     let _ = append.done.send(Err(copy.into()));
                 }
             }
