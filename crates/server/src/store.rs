@@ -7,6 +7,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+pub use tesuji_rating::Rating;
+
 /// A game row's columns, as `stored_game` reads them. (Macros, so that queries stay static text.)
 macro_rules! game_columns {
     () => {
@@ -67,6 +69,21 @@ macro_rules! row_decoders {
                 seats: seats(r)?,
                 time_control: r.try_get("time_control")?,
                 moves: Vec::new(),
+            })
+        }
+
+        /// A rating from the `rating`, `deviation` and `volatility` columns (`None` when `rating` is NULL).
+        fn rating_row(r: &$row, prefix: &str) -> Result<Option<Rating>, StoreError> {
+            let rating: Option<f64> = r.try_get(format!("{prefix}rating").as_str())?;
+            let deviation: Option<f64> = r.try_get(format!("{prefix}deviation").as_str())?;
+            let volatility: Option<f64> = r.try_get(format!("{prefix}volatility").as_str())?;
+            Ok(match (rating, deviation, volatility) {
+                (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
+                    rating,
+                    deviation,
+                    volatility,
+                }),
+                _ => None,
             })
         }
 
@@ -392,6 +409,31 @@ pub struct Progress {
     pub joined: bool,
 }
 
+/// How a rated game changes its players' ratings: their new ratings (Black's, White's) from those they have
+/// now (a player never rated has [`Rating::default`]).
+pub type RatingUpdate = Box<dyn FnOnce(Rating, Rating) -> (Rating, Rating) + Send>;
+
+/// What [`Store::rate_game`] did.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rated {
+    /// The game is rated now: Black's and White's ratings before and after.
+    Now {
+        before: (Rating, Rating),
+        after: (Rating, Rating),
+    },
+    /// It had been rated before (by this node or another): nothing changed.
+    Already,
+}
+
+/// One point of a player's rating history: their rating after game `game`, which ended (was rated) at `at`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingPoint {
+    pub game: i64,
+    /// Seconds since the Unix epoch.
+    pub at: i64,
+    pub rating: Rating,
+}
+
 /// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
     /// Creates a game with its first seats and returns its id.
@@ -534,6 +576,25 @@ pub trait Store: Send + Sync {
 
     /// Gives the lease `name` up if `holder` holds it, so that another node may take it at once.
     fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()>;
+
+    /// Rates game `game` between users `black` and `white`, once: in one transaction, unless it was rated
+    /// before, both players' ratings are read (and held against other writers), `update` gives their new ones,
+    /// which are written on the users and as the game's rows of their histories, at `at` (seconds since the
+    /// Unix epoch). Two nodes rating one game at once rate it once.
+    fn rate_game<'a>(
+        &'a self,
+        game: i64,
+        black: i64,
+        white: i64,
+        at: i64,
+        update: RatingUpdate,
+    ) -> StoreFuture<'a, Rated>;
+
+    /// User `user`'s rating now; `None` until their first rated game.
+    fn rating(&self, user: i64) -> StoreFuture<'_, Option<Rating>>;
+
+    /// User `user`'s rating after each rated game, oldest first, the last `limit` of them.
+    fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>>;
 
     /// Closes the connections (waits for writes in flight).
     fn close(&self) -> StoreFuture<'_, ()>;

@@ -16,6 +16,8 @@ on_both!(
     listings_come_in_pages,
     two_writers_store_each_move_once,
     a_game_reads_from_a_move_on,
+    a_game_is_rated_once_and_kept_in_each_history,
+    two_nodes_rating_one_game_rate_it_once,
 );
 
 /// The ids of the games the store lists as live.
@@ -807,4 +809,119 @@ async fn a_game_reads_from_a_move_on(db: &Database) {
     assert_eq!(store.live_games().await.unwrap(), [(id, progress)]);
     assert_eq!(store.progress(id + 1000).await.unwrap(), None);
     assert_eq!(store.load_game_after(id + 1000, 0).await.unwrap(), None);
+}
+
+/// A ranked game's two players and the game, in a fresh store.
+async fn rated_pair(store: &dyn Store) -> (i64, i64, [i64; 2]) {
+    let ann = store
+        .create_user("ann", Some("ann"), Some("hash"))
+        .await
+        .unwrap();
+    let bob = store
+        .create_user("bob", Some("bob"), Some("hash"))
+        .await
+        .unwrap();
+    let seats = Seats {
+        black: Some(ann),
+        white: Some(bob),
+        opponent: "anyone".into(),
+        joined: true,
+        ..Seats::default()
+    };
+    let mut games = [0; 2];
+    for g in &mut games {
+        *g = store
+            .create_game("chinese:size=9", "playing", &seats, None)
+            .await
+            .unwrap();
+    }
+    (ann, bob, games)
+}
+
+/// Black wins `handicap`-stone games, as the server will rate them (crates/rating).
+fn black_wins(handicap: u8) -> tesuji_server::store::RatingUpdate {
+    Box::new(move |b, w| tesuji_rating::rate(b, w, tesuji_rating::Outcome::BlackWins, handicap))
+}
+
+/// A game is rated once: its players' ratings change by crates/rating's computation from what they were (a new
+/// player's default first), a second rating of it changes nothing, and each player's history has the game.
+async fn a_game_is_rated_once_and_kept_in_each_history(db: &Database) {
+    use tesuji_rating::{Outcome, Rating, rate};
+    use tesuji_server::store::Rated;
+    let store = open(db).await.unwrap();
+    let (ann, bob, [first, second]) = rated_pair(&*store).await;
+    assert_eq!(store.rating(ann).await.unwrap(), None);
+    let fresh = Rating::default();
+    let expected = rate(fresh, fresh, Outcome::BlackWins, 0);
+    assert_eq!(
+        store
+            .rate_game(first, ann, bob, 1_000, black_wins(0))
+            .await
+            .unwrap(),
+        Rated::Now {
+            before: (fresh, fresh),
+            after: expected
+        }
+    );
+    assert_eq!(
+        store
+            .rate_game(first, ann, bob, 1_001, black_wins(0))
+            .await
+            .unwrap(),
+        Rated::Already
+    );
+    assert_eq!(store.rating(ann).await.unwrap(), Some(expected.0));
+    assert_eq!(store.rating(bob).await.unwrap(), Some(expected.1));
+    // The next game starts from there.
+    let again = rate(expected.0, expected.1, Outcome::BlackWins, 2);
+    assert_eq!(
+        store
+            .rate_game(second, ann, bob, 2_000, black_wins(2))
+            .await
+            .unwrap(),
+        Rated::Now {
+            before: expected,
+            after: again
+        }
+    );
+    let history = store.rating_history(ann, 10).await.unwrap();
+    let points: Vec<_> = history.iter().map(|p| (p.game, p.at, p.rating)).collect();
+    assert_eq!(
+        points,
+        [(first, 1_000, expected.0), (second, 2_000, again.0)]
+    );
+    let last = store.rating_history(bob, 1).await.unwrap();
+    assert_eq!(last.len(), 1);
+    assert_eq!((last[0].game, last[0].rating), (second, again.1));
+    assert!(
+        store
+            .rating_history(ann + bob + 1, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+}
+
+/// Two stores on one database (two nodes) rate the same game at once: one rates it, the other hears `Already`,
+/// and the ratings changed once.
+async fn two_nodes_rating_one_game_rate_it_once(db: &Database) {
+    use tesuji_server::store::Rated;
+    let one = open(db).await.unwrap();
+    let two = open(db).await.unwrap();
+    let (ann, bob, [game, _]) = rated_pair(&*one).await;
+    let (a, b) = tokio::join!(
+        one.rate_game(game, ann, bob, 1_000, black_wins(0)),
+        two.rate_game(game, ann, bob, 1_000, black_wins(0)),
+    );
+    let (a, b) = (a.unwrap(), b.unwrap());
+    let rated: Vec<_> = [a, b]
+        .into_iter()
+        .filter_map(|r| match r {
+            Rated::Now { after, .. } => Some(after),
+            Rated::Already => None,
+        })
+        .collect();
+    assert_eq!(rated.len(), 1, "{a:?} {b:?}");
+    assert_eq!(one.rating(ann).await.unwrap(), Some(rated[0].0));
+    assert_eq!(two.rating_history(bob, 10).await.unwrap().len(), 1);
 }

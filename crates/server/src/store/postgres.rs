@@ -17,8 +17,9 @@ use sqlx::{Acquire, Connection, Row};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewUser, Progress, Seats, Store, StoreError, StoreFuture,
-    StoredGame, StoredMove, StoredSession, StoredUser, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
+    Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
+    bot_columns, now,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -832,6 +833,120 @@ impl Store for PgStore {
                 .execute(&self.pool)
                 .await?;
             Ok(())
+        })
+    }
+
+    fn rate_game<'a>(
+        &'a self,
+        game: i64,
+        black: i64,
+        white: i64,
+        at: i64,
+        update: RatingUpdate,
+    ) -> StoreFuture<'a, Rated> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await?;
+            let done = sqlx::query("SELECT 1 FROM rating_changes WHERE game_id = $1 LIMIT 1")
+                .bind(game)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if done.is_some() {
+                return Ok(Rated::Already);
+            }
+            // The users' rows are locked in id order, so that two games rated at once wait, never deadlock.
+            let rows = sqlx::query(
+                "SELECT id, rating, rating_deviation AS deviation, rating_volatility AS volatility \
+                 FROM users WHERE id IN ($1, $2) ORDER BY id FOR UPDATE",
+            )
+            .bind(black)
+            .bind(white)
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut now = [Rating::default(); 2];
+            for r in &rows {
+                let id: i64 = r.try_get("id")?;
+                let rating = rating_row(r, "")?.unwrap_or_default();
+                for (k, user) in [black, white].into_iter().enumerate() {
+                    if user == id {
+                        now[k] = rating;
+                    }
+                }
+            }
+            let after = update(now[0], now[1]);
+            for (user, r) in [(black, after.0), (white, after.1)] {
+                sqlx::query(
+                    "UPDATE users SET rating = $1, rating_deviation = $2, rating_volatility = $3 WHERE id = $4",
+                )
+                .bind(r.rating)
+                .bind(r.deviation)
+                .bind(r.volatility)
+                .bind(user)
+                .execute(&mut *tx)
+                .await?;
+                let inserted = sqlx::query(
+                    "INSERT INTO rating_changes (game_id, user_id, rating, deviation, volatility, at) \
+                     VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING",
+                )
+                .bind(game)
+                .bind(user)
+                .bind(r.rating)
+                .bind(r.deviation)
+                .bind(r.volatility)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+                if inserted.rows_affected() == 0 {
+                    // Rated meanwhile by another node, which held the users first: this one changes nothing.
+                    return Ok(Rated::Already);
+                }
+            }
+            tx.commit().await?;
+            Ok(Rated::Now {
+                before: (now[0], now[1]),
+                after,
+            })
+        })
+    }
+
+    fn rating(&self, user: i64) -> StoreFuture<'_, Option<Rating>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT rating, rating_deviation AS deviation, rating_volatility AS volatility \
+                 FROM users WHERE id = $1",
+            )
+            .bind(user)
+            .fetch_optional(&self.pool)
+            .await?;
+            match row {
+                Some(r) => rating_row(&r, ""),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>> {
+        Box::pin(async move {
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = sqlx::query(
+                "SELECT game_id, at, rating, deviation, volatility FROM rating_changes \
+                 WHERE user_id = $1 ORDER BY at DESC, game_id DESC LIMIT $2",
+            )
+            .bind(user)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+            let mut points = rows
+                .iter()
+                .map(|r| {
+                    Ok(RatingPoint {
+                        game: r.try_get("game_id")?,
+                        at: r.try_get("at")?,
+                        rating: rating_row(r, "")?.unwrap_or_default(),
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            points.reverse();
+            Ok(points)
         })
     }
 

@@ -19,8 +19,9 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewUser, Progress, Seats, Store, StoreError, StoreFuture,
-    StoredGame, StoredMove, StoredSession, StoredUser, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
+    Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
+    bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
@@ -731,6 +732,121 @@ impl Store for SqliteStore {
 
     fn release_lease<'a>(&'a self, _name: &'a str, _holder: u64) -> StoreFuture<'a, ()> {
         Box::pin(async { Ok(()) })
+    }
+
+    fn rate_game<'a>(
+        &'a self,
+        game: i64,
+        black: i64,
+        white: i64,
+        at: i64,
+        update: RatingUpdate,
+    ) -> StoreFuture<'a, Rated> {
+        Box::pin(async move {
+            // IMMEDIATE: the write lock from the start (waiting for it, as the busy timeout allows), never a
+            // read lock that another writer's could leave unable to become one.
+            let mut tx = self.writer.begin_with("BEGIN IMMEDIATE").await?;
+            let done = sqlx::query("SELECT 1 FROM rating_changes WHERE game_id = ? LIMIT 1")
+                .bind(game)
+                .fetch_optional(&mut *tx)
+                .await?;
+            if done.is_some() {
+                return Ok(Rated::Already);
+            }
+            let rows = sqlx::query(
+                "SELECT id, rating, rating_deviation AS deviation, rating_volatility AS volatility \
+                 FROM users WHERE id IN (?, ?)",
+            )
+            .bind(black)
+            .bind(white)
+            .fetch_all(&mut *tx)
+            .await?;
+            let mut now = [Rating::default(); 2];
+            for r in &rows {
+                let id: i64 = r.try_get("id")?;
+                let rating = rating_row(r, "")?.unwrap_or_default();
+                for (k, user) in [black, white].into_iter().enumerate() {
+                    if user == id {
+                        now[k] = rating;
+                    }
+                }
+            }
+            let after = update(now[0], now[1]);
+            for (user, r) in [(black, after.0), (white, after.1)] {
+                sqlx::query(
+                    "UPDATE users SET rating = ?, rating_deviation = ?, rating_volatility = ? WHERE id = ?",
+                )
+                .bind(r.rating)
+                .bind(r.deviation)
+                .bind(r.volatility)
+                .bind(user)
+                .execute(&mut *tx)
+                .await?;
+                let inserted = sqlx::query(
+                    "INSERT INTO rating_changes (game_id, user_id, rating, deviation, volatility, at) \
+                     VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                )
+                .bind(game)
+                .bind(user)
+                .bind(r.rating)
+                .bind(r.deviation)
+                .bind(r.volatility)
+                .bind(at)
+                .execute(&mut *tx)
+                .await?;
+                if inserted.rows_affected() == 0 {
+                    // Rated meanwhile by another node, which held the users first: this one changes nothing.
+                    return Ok(Rated::Already);
+                }
+            }
+            tx.commit().await?;
+            Ok(Rated::Now {
+                before: (now[0], now[1]),
+                after,
+            })
+        })
+    }
+
+    fn rating(&self, user: i64) -> StoreFuture<'_, Option<Rating>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT rating, rating_deviation AS deviation, rating_volatility AS volatility \
+                 FROM users WHERE id = ?",
+            )
+            .bind(user)
+            .fetch_optional(&self.reader)
+            .await?;
+            match row {
+                Some(r) => rating_row(&r, ""),
+                None => Ok(None),
+            }
+        })
+    }
+
+    fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>> {
+        Box::pin(async move {
+            let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+            let rows = sqlx::query(
+                "SELECT game_id, at, rating, deviation, volatility FROM rating_changes \
+                 WHERE user_id = ? ORDER BY at DESC, game_id DESC LIMIT ?",
+            )
+            .bind(user)
+            .bind(limit)
+            .fetch_all(&self.reader)
+            .await?;
+            let mut points = rows
+                .iter()
+                .map(|r| {
+                    Ok(RatingPoint {
+                        game: r.try_get("game_id")?,
+                        at: r.try_get("at")?,
+                        rating: rating_row(r, "")?.unwrap_or_default(),
+                    })
+                })
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            points.reverse();
+            Ok(points)
+        })
     }
 
     fn close(&self) -> StoreFuture<'_, ()> {

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
-    Ending, GameRow, ImportedGame, NewUser, Progress, Seats, Store, StoreError, StoreFuture,
-    StoredGame, StoredMove, StoredSession, StoredUser,
+    Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
+    Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -178,6 +178,22 @@ impl Store for Faulty {
     }
     fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()> {
         self.inner.release_lease(name, holder)
+    }
+    fn rate_game<'a>(
+        &'a self,
+        game: i64,
+        black: i64,
+        white: i64,
+        at: i64,
+        update: RatingUpdate,
+    ) -> StoreFuture<'a, Rated> {
+        self.inner.rate_game(game, black, white, at, update)
+    }
+    fn rating(&self, user: i64) -> StoreFuture<'_, Option<Rating>> {
+        self.inner.rating(user)
+    }
+    fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>> {
+        self.inner.rating_history(user, limit)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()
