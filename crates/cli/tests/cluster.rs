@@ -246,8 +246,9 @@ async fn play(
                     return;
                 }
             }
-            // Illegal, or stale (another node's copy was ahead): look again.
-            Ok((400 | 409, _)) => {}
+            // Illegal (a random point may be suicide or a ko), or stale (another node's copy was ahead): look
+            // again.
+            Ok((400 | 409 | 422, _)) => {}
             Ok((status, body)) => panic!("game {id}: {mv} answered {status} {body}"),
             Err(_) => move_on(seat, bases, alive),
         }
