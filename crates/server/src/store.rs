@@ -73,10 +73,10 @@ macro_rules! row_decoders {
         }
 
         /// A rating from the `rating`, `deviation` and `volatility` columns (`None` when `rating` is NULL).
-        fn rating_row(r: &$row, prefix: &str) -> Result<Option<Rating>, StoreError> {
-            let rating: Option<f64> = r.try_get(format!("{prefix}rating").as_str())?;
-            let deviation: Option<f64> = r.try_get(format!("{prefix}deviation").as_str())?;
-            let volatility: Option<f64> = r.try_get(format!("{prefix}volatility").as_str())?;
+        fn rating_row(r: &$row) -> Result<Option<Rating>, StoreError> {
+            let rating: Option<f64> = r.try_get("rating")?;
+            let deviation: Option<f64> = r.try_get("deviation")?;
+            let volatility: Option<f64> = r.try_get("volatility")?;
             Ok(match (rating, deviation, volatility) {
                 (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
                     rating,
@@ -84,6 +84,36 @@ macro_rules! row_decoders {
                     volatility,
                 }),
                 _ => None,
+            })
+        }
+
+        /// Black's and White's ratings from their users' rows (`id` and a rating); a player never rated, or
+        /// without a row, has the default.
+        fn ratings_of(
+            rows: &[$row],
+            black: i64,
+            white: i64,
+        ) -> Result<(Rating, Rating), StoreError> {
+            let mut now = (Rating::default(), Rating::default());
+            for r in rows {
+                let id: i64 = r.try_get("id")?;
+                let rating = rating_row(r)?.unwrap_or_default();
+                if id == black {
+                    now.0 = rating;
+                }
+                if id == white {
+                    now.1 = rating;
+                }
+            }
+            Ok(now)
+        }
+
+        /// A point of a rating history from a `rating_changes` row.
+        fn rating_point(r: &$row) -> Result<RatingPoint, StoreError> {
+            Ok(RatingPoint {
+                game: r.try_get("game_id")?,
+                at: r.try_get("at")?,
+                rating: rating_row(r)?.unwrap_or_default(),
             })
         }
 

@@ -862,17 +862,8 @@ impl Store for PgStore {
             .bind(white)
             .fetch_all(&mut *tx)
             .await?;
-            let mut now = [Rating::default(); 2];
-            for r in &rows {
-                let id: i64 = r.try_get("id")?;
-                let rating = rating_row(r, "")?.unwrap_or_default();
-                for (k, user) in [black, white].into_iter().enumerate() {
-                    if user == id {
-                        now[k] = rating;
-                    }
-                }
-            }
-            let after = update(now[0], now[1]);
+            let now = ratings_of(&rows, black, white)?;
+            let after = update(now.0, now.1);
             for (user, r) in [(black, after.0), (white, after.1)] {
                 sqlx::query(
                     "UPDATE users SET rating = $1, rating_deviation = $2, rating_volatility = $3 WHERE id = $4",
@@ -901,10 +892,7 @@ impl Store for PgStore {
                 }
             }
             tx.commit().await?;
-            Ok(Rated::Now {
-                before: (now[0], now[1]),
-                after,
-            })
+            Ok(Rated::Now { before: now, after })
         })
     }
 
@@ -918,7 +906,7 @@ impl Store for PgStore {
             .fetch_optional(&self.pool)
             .await?;
             match row {
-                Some(r) => rating_row(&r, ""),
+                Some(r) => rating_row(&r),
                 None => Ok(None),
             }
         })
@@ -937,13 +925,7 @@ impl Store for PgStore {
             .await?;
             let mut points = rows
                 .iter()
-                .map(|r| {
-                    Ok(RatingPoint {
-                        game: r.try_get("game_id")?,
-                        at: r.try_get("at")?,
-                        rating: rating_row(r, "")?.unwrap_or_default(),
-                    })
-                })
+                .map(rating_point)
                 .collect::<Result<Vec<_>, StoreError>>()?;
             points.reverse();
             Ok(points)
