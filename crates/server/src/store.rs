@@ -13,7 +13,15 @@ pub use tesuji_rating::Rating;
 macro_rules! game_columns {
     () => {
         "id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, joined, \
-         time_control"
+         time_control, ranked"
+    };
+}
+
+/// A user row's columns, as `user_row` reads them (the password hash apart).
+macro_rules! user_columns {
+    () => {
+        "id, name, password_hash IS NULL AS guest, created, rating, rating_deviation AS deviation, \
+         rating_volatility AS volatility"
     };
 }
 
@@ -22,9 +30,11 @@ macro_rules! game_columns {
 macro_rules! listing {
     () => {
         "SELECT g.id, g.rules, g.created, g.state, g.black_user, g.white_user, g.bot, g.bot_color, \
-         g.opponent, g.invite, g.joined, g.time_control, g.move_count, g.result, g.ended, \
+         g.opponent, g.invite, g.joined, g.time_control, g.ranked, g.move_count, g.result, g.ended, \
          b.name AS b_name, b.password_hash IS NULL AS b_guest, b.created AS b_created, \
-         w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created \
+         b.rating AS b_rating, b.rating_deviation AS b_deviation, b.rating_volatility AS b_volatility, \
+         w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created, \
+         w.rating AS w_rating, w.rating_deviation AS w_deviation, w.rating_volatility AS w_volatility \
          FROM games g LEFT JOIN users b ON b.id = g.black_user LEFT JOIN users w ON w.id = g.white_user"
     };
 }
@@ -44,6 +54,7 @@ macro_rules! row_decoders {
                 },
                 guest: r.try_get("guest")?,
                 created: r.try_get("created")?,
+                rating: rating_row(r)?,
             })
         }
 
@@ -57,6 +68,7 @@ macro_rules! row_decoders {
                 opponent: r.try_get("opponent")?,
                 invite: r.try_get("invite")?,
                 joined: r.try_get("joined")?,
+                ranked: r.try_get("ranked")?,
             })
         }
 
@@ -74,9 +86,14 @@ macro_rules! row_decoders {
 
         /// A rating from the `rating`, `deviation` and `volatility` columns (`None` when `rating` is NULL).
         fn rating_row(r: &$row) -> Result<Option<Rating>, StoreError> {
-            let rating: Option<f64> = r.try_get("rating")?;
-            let deviation: Option<f64> = r.try_get("deviation")?;
-            let volatility: Option<f64> = r.try_get("volatility")?;
+            prefixed_rating(r, "")
+        }
+
+        /// A rating from the columns `{prefix}rating`, `{prefix}deviation` and `{prefix}volatility`.
+        fn prefixed_rating(r: &$row, prefix: &str) -> Result<Option<Rating>, StoreError> {
+            let rating: Option<f64> = r.try_get(format!("{prefix}rating").as_str())?;
+            let deviation: Option<f64> = r.try_get(format!("{prefix}deviation").as_str())?;
+            let volatility: Option<f64> = r.try_get(format!("{prefix}volatility").as_str())?;
             Ok(match (rating, deviation, volatility) {
                 (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
                     rating,
@@ -150,6 +167,7 @@ macro_rules! row_decoders {
                         password_hash: None,
                         guest: r.try_get(format!("{prefix}_guest").as_str())?,
                         created: r.try_get(format!("{prefix}_created").as_str())?,
+                        rating: prefixed_rating(r, &format!("{prefix}_"))?,
                     }),
                     None => None,
                 })
@@ -334,6 +352,8 @@ pub struct Seats {
     pub invite: Option<String>,
     /// The second seat was filled by a join after the table was created.
     pub joined: bool,
+    /// The game changes its players' ratings when it ends with a result (its creator chose so).
+    pub ranked: bool,
 }
 
 /// A stored game with its actions in order.
@@ -362,7 +382,7 @@ pub struct Ending {
 }
 
 /// A game as a listing shows it, read from its row alone (no moves).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameRow {
     pub id: i64,
     pub rules: String,
@@ -398,7 +418,7 @@ pub struct ImportedGame {
 }
 
 /// A stored user: an account (with a password hash) or a guest (without).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct StoredUser {
     pub id: i64,
     pub name: String,
@@ -406,6 +426,8 @@ pub struct StoredUser {
     /// A guest has no password.
     pub guest: bool,
     pub created: i64,
+    /// `None` until the user's first rated game.
+    pub rating: Option<Rating>,
 }
 
 /// A user to create under a checked name ([`crate::names`]): an account when it has a password hash, else a
@@ -453,6 +475,17 @@ pub enum Rated {
     },
     /// It had been rated before (by this node or another): nothing changed.
     Already,
+}
+
+/// How many finished games a player played under one rules spec in one seat with one result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecordRow {
+    pub rules: String,
+    /// The player sat at Black (else White).
+    pub black: bool,
+    /// The result's first letter: `B` or `W` for the winner, `0` for a draw, `V` for a void game.
+    pub result: String,
+    pub games: i64,
 }
 
 /// One point of a player's rating history: their rating after game `game`, which ended (was rated) at `at`.
@@ -619,6 +652,15 @@ pub trait Store: Send + Sync {
         at: i64,
         update: RatingUpdate,
     ) -> StoreFuture<'a, Rated>;
+
+    /// At most `limit` ranked games that ended with a result (not void) between two users and have no rating
+    /// rows: ended while no node could rate them (a crash between the ending's commit and the rating), in id
+    /// order, from above `after`.
+    fn unrated_games(&self, after: i64, limit: usize) -> StoreFuture<'_, Vec<i64>>;
+
+    /// User `user`'s finished games with a result, counted by rules spec, seat and result letter (see
+    /// [`RecordRow`]).
+    fn player_record(&self, user: i64) -> StoreFuture<'_, Vec<RecordRow>>;
 
     /// User `user`'s rating now; `None` until their first rated game.
     fn rating(&self, user: i64) -> StoreFuture<'_, Option<Rating>>;

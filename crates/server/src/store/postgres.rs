@@ -18,8 +18,8 @@ use sqlx::{Acquire, Connection, Row};
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
     Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
-    Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
-    bot_columns, now,
+    RecordRow, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession,
+    StoredUser, bot_columns, now,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -343,7 +343,8 @@ impl Store for PgStore {
             let (bot, bot_color) = bot_columns(seats);
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                 invite, joined, time_control) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                 invite, joined, time_control, ranked) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+                 RETURNING id",
             )
             .bind(rules)
             .bind(now())
@@ -356,6 +357,7 @@ impl Store for PgStore {
             .bind(&seats.invite)
             .bind(seats.joined)
             .bind(time_control)
+            .bind(seats.ranked)
             .fetch_one(&self.pool)
             .await?;
             Ok(row.try_get::<i64, _>(0)?)
@@ -505,10 +507,11 @@ impl Store for PgStore {
 
     fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "SELECT id, name, password_hash, password_hash IS NULL AS guest, created FROM users \
-                 WHERE name_key = $1",
-            )
+            let row = sqlx::query(concat!(
+                "SELECT password_hash, ",
+                user_columns!(),
+                " FROM users WHERE name_key = $1"
+            ))
             .bind(name_key)
             .fetch_optional(&self.pool)
             .await?;
@@ -518,9 +521,11 @@ impl Store for PgStore {
 
     fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "SELECT id, name, password_hash IS NULL AS guest, created FROM users WHERE id = $1",
-            )
+            let row = sqlx::query(concat!(
+                "SELECT ",
+                user_columns!(),
+                " FROM users WHERE id = $1"
+            ))
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
@@ -723,8 +728,8 @@ impl Store for PgStore {
                 let (bot, bot_color) = bot_columns(&g.seats);
                 let row = sqlx::query(
                     "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                     invite, joined, time_control, move_count, result, ended) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id",
+                     invite, joined, time_control, move_count, result, ended, ranked) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
                 )
                 .bind(&g.rules)
                 .bind(g.created)
@@ -740,6 +745,7 @@ impl Store for PgStore {
                 .bind(i64::try_from(g.moves.len()).unwrap_or(i64::MAX))
                 .bind(g.ending.as_ref().and_then(|e| e.result.as_deref()))
                 .bind(g.ending.as_ref().map(|e| e.ended))
+                .bind(g.seats.ranked)
                 .fetch_one(&mut *tx)
                 .await?;
                 let id: i64 = row.try_get(0)?;
@@ -893,6 +899,44 @@ impl Store for PgStore {
             }
             tx.commit().await?;
             Ok(Rated::Now { before: now, after })
+        })
+    }
+
+    fn unrated_games(&self, after: i64, limit: usize) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id FROM games g WHERE ranked AND state = 'over' AND id > $1 \
+                 AND result IS NOT NULL AND result <> 'Void' AND black_user IS NOT NULL AND white_user IS NOT NULL \
+                 AND NOT EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = g.id) ORDER BY id LIMIT $2",
+            )
+            .bind(after)
+            .bind(limit_of(limit))
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+        })
+    }
+
+    fn player_record(&self, user: i64) -> StoreFuture<'_, Vec<RecordRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT rules, black_user = $1 AS black, substr(result, 1, 1) AS result, COUNT(*) AS games \
+                 FROM games WHERE state = 'over' AND result IS NOT NULL AND (black_user = $1 OR white_user = $1) \
+                 GROUP BY rules, black_user = $1, substr(result, 1, 1) ORDER BY rules",
+            )
+            .bind(user)
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter()
+                .map(|r| {
+                    Ok(RecordRow {
+                        rules: r.try_get("rules")?,
+                        black: r.try_get("black")?,
+                        result: r.try_get("result")?,
+                        games: r.try_get("games")?,
+                    })
+                })
+                .collect()
         })
     }
 

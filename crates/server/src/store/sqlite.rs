@@ -20,8 +20,8 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
     Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
-    Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
-    bot_columns, now,
+    RecordRow, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession,
+    StoredUser, bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
@@ -262,7 +262,7 @@ impl Store for SqliteStore {
             let (bot, bot_color) = bot_columns(seats);
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                 invite, joined, time_control) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                 invite, joined, time_control, ranked) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
             )
             .bind(rules)
             .bind(now())
@@ -275,6 +275,7 @@ impl Store for SqliteStore {
             .bind(&seats.invite)
             .bind(seats.joined)
             .bind(time_control)
+            .bind(seats.ranked)
             .fetch_one(&self.writer)
             .await?;
             Ok(row.try_get::<i64, _>(0)?)
@@ -429,10 +430,11 @@ impl Store for SqliteStore {
 
     fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "SELECT id, name, password_hash, password_hash IS NULL AS guest, created FROM users \
-                 WHERE name_key = ?",
-            )
+            let row = sqlx::query(concat!(
+                "SELECT password_hash, ",
+                user_columns!(),
+                " FROM users WHERE name_key = ?"
+            ))
             .bind(name_key)
             .fetch_optional(&self.reader)
             .await?;
@@ -442,9 +444,11 @@ impl Store for SqliteStore {
 
     fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "SELECT id, name, password_hash IS NULL AS guest, created FROM users WHERE id = ?",
-            )
+            let row = sqlx::query(concat!(
+                "SELECT ",
+                user_columns!(),
+                " FROM users WHERE id = ?"
+            ))
             .bind(id)
             .fetch_optional(&self.reader)
             .await?;
@@ -643,8 +647,8 @@ impl Store for SqliteStore {
                 let (bot, bot_color) = bot_columns(&g.seats);
                 let row = sqlx::query(
                     "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                     invite, joined, time_control, move_count, result, ended) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                     invite, joined, time_control, move_count, result, ended, ranked) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 )
                 .bind(&g.rules)
                 .bind(g.created)
@@ -660,6 +664,7 @@ impl Store for SqliteStore {
                 .bind(i64::try_from(g.moves.len()).unwrap_or(i64::MAX))
                 .bind(g.ending.as_ref().and_then(|e| e.result.as_deref()))
                 .bind(g.ending.as_ref().map(|e| e.ended))
+                .bind(g.seats.ranked)
                 .fetch_one(&mut *tx)
                 .await?;
                 let id: i64 = row.try_get(0)?;
@@ -792,6 +797,47 @@ impl Store for SqliteStore {
             }
             tx.commit().await?;
             Ok(Rated::Now { before: now, after })
+        })
+    }
+
+    fn unrated_games(&self, after: i64, limit: usize) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT id FROM games g WHERE ranked AND state = 'over' AND id > ? \
+                 AND result IS NOT NULL AND result <> 'Void' AND black_user IS NOT NULL AND white_user IS NOT NULL \
+                 AND NOT EXISTS (SELECT 1 FROM rating_changes r WHERE r.game_id = g.id) ORDER BY id LIMIT ?",
+            )
+            .bind(after)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.reader)
+            .await?;
+            rows.iter().map(|r| Ok(r.try_get(0)?)).collect()
+        })
+    }
+
+    fn player_record(&self, user: i64) -> StoreFuture<'_, Vec<RecordRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT rules, black_user = ? AS black, substr(result, 1, 1) AS result, COUNT(*) AS games \
+                 FROM games WHERE state = 'over' AND result IS NOT NULL AND (black_user = ? OR white_user = ?) \
+                 GROUP BY rules, black_user = ?, substr(result, 1, 1) ORDER BY rules",
+            )
+            .bind(user)
+            .bind(user)
+            .bind(user)
+            .bind(user)
+            .fetch_all(&self.reader)
+            .await?;
+            rows.iter()
+                .map(|r| {
+                    Ok(RecordRow {
+                        rules: r.try_get("rules")?,
+                        black: r.try_get("black")?,
+                        result: r.try_get("result")?,
+                        games: r.try_get("games")?,
+                    })
+                })
+                .collect()
         })
     }
 

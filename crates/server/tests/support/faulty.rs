@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
     Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
-    Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession, StoredUser,
+    RecordRow, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession,
+    StoredUser,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -188,6 +189,12 @@ impl Store for Faulty {
         update: RatingUpdate,
     ) -> StoreFuture<'a, Rated> {
         self.inner.rate_game(game, black, white, at, update)
+    }
+    fn unrated_games(&self, after: i64, limit: usize) -> StoreFuture<'_, Vec<i64>> {
+        self.inner.unrated_games(after, limit)
+    }
+    fn player_record(&self, user: i64) -> StoreFuture<'_, Vec<RecordRow>> {
+        self.inner.player_record(user)
     }
     fn rating(&self, user: i64) -> StoreFuture<'_, Option<Rating>> {
         self.inner.rating(user)
