@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::error::ApiError;
 use crate::names::{self, Name};
 use crate::store::now;
-use crate::store::{NewUser, Store, StoreError, StoredSession};
+use crate::store::{NewUser, Rating, Store, StoreError, StoredSession};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "tesuji_session";
@@ -36,21 +36,46 @@ const CACHE_ENTRIES: NonZeroUsize = NonZeroUsize::new(10_000).unwrap();
 /// Accounts whose skeleton is filled in per round (see [`fill_skeletons`]).
 const SKELETON_ROUND: usize = 500;
 
-/// A user as every listing shows it.
+/// A user as every listing shows it: an account with its rating rounded and its rank (`5k`, or `5k?` while
+/// provisional; a new account has a new player's 1500, 6k?), a guest with neither (guests are not rated).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct User {
     pub id: i64,
     pub name: String,
     pub guest: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<String>,
+}
+
+impl User {
+    /// A user as shown, from its stored rating (`None`: never rated).
+    pub fn new(id: i64, name: String, guest: bool, rating: Option<Rating>) -> User {
+        let mut user = User {
+            id,
+            name,
+            guest,
+            rating: None,
+            rank: None,
+        };
+        user.set_rating(rating.unwrap_or_default());
+        user
+    }
+
+    /// Shows `rating` beside an account's name (a guest's stays unrated).
+    pub fn set_rating(&mut self, rating: Rating) {
+        if self.guest {
+            return;
+        }
+        self.rating = Some(rating.rating.round() as i32);
+        self.rank = Some(rating.label());
+    }
 }
 
 impl From<crate::store::StoredUser> for User {
     fn from(u: crate::store::StoredUser) -> User {
-        User {
-            id: u.id,
-            name: u.name,
-            guest: u.guest,
-        }
+        User::new(u.id, u.name, u.guest, u.rating)
     }
 }
 
@@ -296,6 +321,13 @@ impl Accounts {
         Ok(users)
     }
 
+    /// A user's rating has changed: shown so from now on wherever the cached user is read.
+    pub fn rated(&self, id: i64, rating: Rating) {
+        if let Some(user) = locked(&self.users).get_mut(&id) {
+            user.set_rating(rating);
+        }
+    }
+
     /// Puts a user known from elsewhere (a listing row, a sign-up) in the cache.
     pub fn remember(&self, user: &User) {
         locked(&self.users).put(user.id, user.clone());
@@ -338,11 +370,7 @@ impl Accounts {
         let hash = blocking(move || hash_password(password)).await??;
         self.skeletons_ready().await?;
         let id = create(&*self.store, &name, Some(&hash)).await?;
-        let user = User {
-            id,
-            name: name.text,
-            guest: false,
-        };
+        let user = User::new(id, name.text, false, None);
         self.remember(&user);
         self.start_session(user).await
     }
@@ -369,11 +397,7 @@ impl Accounts {
         if !blocking(move || verify_password(password, hash)).await? {
             return Err(ApiError::WrongLogin);
         }
-        let user = User {
-            id: stored.id,
-            name: stored.name,
-            guest: false,
-        };
+        let user = User::new(stored.id, stored.name, false, stored.rating);
         self.start_session(user).await
     }
 
@@ -383,11 +407,7 @@ impl Accounts {
         let name = check_name(name)?;
         self.skeletons_ready().await?;
         let id = create(&*self.store, &name, None).await?;
-        let user = User {
-            id,
-            name: name.text,
-            guest: true,
-        };
+        let user = User::new(id, name.text, true, None);
         self.remember(&user);
         self.start_session(user).await
     }

@@ -116,6 +116,8 @@ pub enum ApiError {
     /// An action that would change nothing (a second accept, a mark on an empty point): refused, not stored.
     #[error("{0}")]
     NoChange(&'static str),
+    #[error("only accounts play ranked games: sign up to play one (guests are not rated)")]
+    RankedNeedsAccount,
     #[error("your opponent's grace period is not over: you may claim in {} s", claim_in_ms.div_ceil(1000))]
     GraceNotOver { claim_in_ms: u64 },
 }
@@ -204,6 +206,7 @@ impl ApiError {
             ApiError::Moved => (StatusCode::CONFLICT, "moved"),
             ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),
             ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
+            ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
         }
     }
 

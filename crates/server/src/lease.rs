@@ -123,6 +123,10 @@ async fn take_over(games: &Arc<Games>) {
     if let Err(e) = games.catch_up_all().await {
         tracing::warn!(error = %e, "catching up on taking the timers over failed");
     }
+    // The node that stored a ranked game's ending may have died before rating it.
+    if let Err(e) = games.rate_unrated().await {
+        tracing::warn!(error = %e, "rating the games left unrated failed");
+    }
     for id in games.live_ids() {
         games.wake(id);
     }

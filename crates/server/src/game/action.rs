@@ -584,7 +584,7 @@ impl Games {
         self.set_summary(live);
         self.changed(id, live.version, told);
         if ending.is_some() {
-            self.retire(id);
+            self.ended(live);
         }
         Ok(state)
     }

@@ -10,13 +10,17 @@
 //! - [`live`]: one live game and its replay from the store.
 //! - [`action`]: the one path of an action, from the socket or HTTP (or a timer, or the computer) to the store.
 //! - [`view`]: the JSON views (state, listing entries, events).
+//! - [`player`]: a player's record and current games, for their page.
+//! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
 //!   period; the computer and the estimate; the SGF record.
 
 pub mod action;
 pub mod computer;
 pub mod live;
+pub mod player;
 pub mod presence;
+pub mod rating;
 pub mod record;
 pub mod registry;
 pub mod sync;

@@ -37,6 +37,8 @@ pub struct NewTable {
     pub opponent: Opponent,
     /// The time control's spec; `None`: untimed.
     pub time: Option<String>,
+    /// The game changes its players' ratings when it ends with a result: only between two accounts.
+    pub ranked: bool,
 }
 
 /// A game in memory, shared by the requests, sockets and timers that use it.
@@ -109,6 +111,8 @@ pub struct Games {
     pub(super) adopting: Mutex<()>,
     /// Since when the site's clocks run (wall milliseconds): a game read in runs no turn from earlier.
     pub(super) clocks_since: u64,
+    /// Where ended ranked games go to be rated (see [`super::rating`]).
+    pub(super) to_rate: tokio::sync::mpsc::UnboundedSender<super::rating::ToRate>,
 }
 
 /// What the games need of the server's settings.
@@ -276,6 +280,7 @@ impl Games {
             }
         }
         let (lobby, _) = broadcast::channel(16);
+        let (to_rate, ratings) = tokio::sync::mpsc::unbounded_channel();
         let games = Arc::new(Games {
             store,
             accounts,
@@ -296,7 +301,10 @@ impl Games {
             },
             adopting: Mutex::new(()),
             clocks_since: running_since.unwrap_or(now_wall),
+            to_rate,
         });
+        // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
+        games.start_rating(ratings, !shared_timers);
         for id in games.live_ids() {
             games.wake(id);
         }
@@ -404,6 +412,15 @@ impl Games {
     pub fn trim(&self) {
         let gone = self.registry().trim(self.finished_cache);
         drop(gone);
+    }
+
+    /// A live game has just ended here (by an action, or caught up with): a ranked one is rated, and it
+    /// leaves the live games.
+    pub(super) fn ended(&self, live: &LiveGame) {
+        if let Some(to_rate) = live.to_rate() {
+            let _ = self.to_rate.send(to_rate);
+        }
+        self.retire(live.id);
     }
 
     /// Game `id` has ended: it moves from the live games to the finished ones, and leaves the lobby.
@@ -544,6 +561,16 @@ impl Games {
                 limit: self.open_tables,
             });
         }
+        if table.ranked {
+            if creator.guest {
+                return Err(ApiError::RankedNeedsAccount);
+            }
+            if matches!(table.opponent, Opponent::Bot(_)) {
+                return Err(ApiError::BadRequest(
+                    "a game against the computer is not ranked: leave out \"ranked\"".into(),
+                ));
+            }
+        }
         let canonical = game.rules().to_string();
         let clock = control
             .map(|c| GameClock::new(c, false, self.time.clone()))
@@ -563,6 +590,7 @@ impl Games {
                 Opponent::Bot(_) => "bot",
             }
             .to_owned(),
+            ranked: table.ranked,
             ..Seats::default()
         };
         match color {
@@ -698,6 +726,9 @@ impl Games {
             && invite != Some(token.as_str())
         {
             return Err(ApiError::BadInvite);
+        }
+        if live.seats.ranked && user.guest {
+            return Err(ApiError::RankedNeedsAccount);
         }
         match self.store.join_game(id, color.name(), user.id).await {
             Err(StoreError::SeatTaken { .. }) => return Err(ApiError::SeatTaken),

@@ -377,7 +377,7 @@ impl Games {
         if changed {
             self.set_summary(live);
             if live.game.phase() == Phase::Over {
-                self.retire(id);
+                self.ended(live);
             }
         }
         changed

@@ -40,6 +40,8 @@ pub struct GameState {
     pub status: &'static str,
     pub players: Players,
     pub invite_only: bool,
+    /// The game changes its players' ratings when it ends with a result.
+    pub ranked: bool,
     /// The invite token of an invite-only table still open, only in the state its creator gets (see
     /// [`LiveGame::state_for`]): never in an event, never to anyone else.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -184,6 +186,7 @@ pub struct Summary {
     pub status: &'static str,
     pub players: Players,
     pub invite_only: bool,
+    pub ranked: bool,
     pub moves: usize,
     pub result: Option<String>,
     pub created: i64,
@@ -230,6 +233,7 @@ impl Summary {
             status,
             players,
             invite_only: row.seats.invite.is_some(),
+            ranked: row.seats.ranked,
             moves: usize::try_from(row.move_count).unwrap_or(0),
             result: row.result,
             created: row.created,
@@ -309,6 +313,7 @@ impl LiveGame {
             status: self.status(),
             players: self.players.clone(),
             invite_only: self.seats.invite.is_some(),
+            ranked: self.seats.ranked,
             moves: self.moves.len(),
             result: self.game.result().map(|r| r.to_string()),
             created: self.created,
@@ -336,6 +341,7 @@ impl LiveGame {
             status: self.status(),
             players: self.players.clone(),
             invite_only: self.seats.invite.is_some(),
+            ranked: self.seats.ranked,
             invite: None,
             board,
             last_move,

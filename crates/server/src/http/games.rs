@@ -29,6 +29,9 @@ pub(super) struct CreateGame {
     /// A time control spec (`fischer:5m+10s`, `byoyomi:10m+5x30s`, a preset); none: untimed.
     #[serde(default)]
     time: Option<String>,
+    /// Whether the game changes the players' ratings (accounts only; never against the computer).
+    #[serde(default)]
+    ranked: bool,
 }
 
 pub(super) async fn create_game(
@@ -64,6 +67,7 @@ pub(super) async fn create_game(
                 color,
                 opponent,
                 time: req.time,
+                ranked: req.ranked,
             },
         )
         .await?;

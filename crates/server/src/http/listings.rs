@@ -15,6 +15,7 @@ use super::extract::{Page, PathId};
 use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::error::ApiError;
 use crate::game::Games;
+use crate::game::rating::RatingView;
 
 pub(super) fn lobby_json(games: &Games) -> serde_json::Value {
     let open = games.summaries(|s| s.status == "open" && !s.invite_only, LIST_LIMIT);
@@ -41,7 +42,33 @@ pub(super) async fn user_games(
         .player_page(id, page.before, page.read_len())
         .await?;
     let (games, next) = page.cut(games);
-    Ok(Json(json!({ "user": user, "games": games, "next": next })))
+    // A guest is not rated; an account never rated has a new player's rating. The history is read first, so
+    // that a game being rated meanwhile is never in it without its rating.
+    let (rating, history) = if user.guest {
+        (None, Vec::new())
+    } else {
+        let history: Vec<_> = app
+            .games
+            .rating_history(id)
+            .await?
+            .into_iter()
+            .map(|p| json!([p.game, p.at, p.rating.rating.round() as i32]))
+            .collect();
+        let rating = app.games.rating_of(id).await?.unwrap_or_default();
+        (Some(RatingView::from(rating)), history)
+    };
+    let record = app.games.player_record(id).await?;
+    app.games.refresh_live().await;
+    let current = app.games.current_of(id, LIST_LIMIT);
+    Ok(Json(json!({
+        "user": user,
+        "rating": rating,
+        "rating_history": history,
+        "record": record,
+        "current": current,
+        "games": games,
+        "next": next,
+    })))
 }
 
 /// The finished games, the most recently ended first (the archive page).

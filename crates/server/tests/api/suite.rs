@@ -3470,3 +3470,304 @@ async fn a_game_with_days_on_its_clock_leaves_memory_when_it_ends() {
     resident_until(&running, |r| r.live == 0 && r.finished == 0).await;
     running.stop().await.unwrap();
 }
+
+// ---- ratings ----
+
+/// A new browser signed up as account `name`: its client and its user id.
+async fn account(running: &Site, name: &str) -> (Client, i64) {
+    let mut c = anonymous(running);
+    let id = c.sign_up(name, "a long password").await.unwrap().user.id;
+    (c, id)
+}
+
+/// A player's page until its rating history has `points` points (a game is rated just after its ending).
+async fn rated_page(c: &Client, user: i64, points: usize) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let (status, page) = c.get(&format!("/api/users/{user}/games")).await.unwrap();
+        assert_eq!(status, 200, "{page}");
+        let have = page["rating_history"].as_array().unwrap().len();
+        if have == points {
+            return page;
+        }
+        assert!(
+            have < points && std::time::Instant::now() < deadline,
+            "{have} of {points} points: {page}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// `ann` (Black) and `bob` (White) play a ranked 9×9 game that `bob` resigns after one move: its id.
+async fn ranked_resigned(ann: &Client, bob: &Client) -> i64 {
+    let (status, body) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "ranked": true}))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+    assert_eq!(body["state"]["ranked"], true);
+    let id = body["id"].as_i64().unwrap();
+    let (status, state) = bob.join(id, None).await.unwrap();
+    assert_eq!((status, &state["ranked"]), (200, &json!(true)), "{state}");
+    assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
+    let (status, state) = bob
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, &state["result"]), (200, &json!("B+R")), "{state}");
+    id
+}
+
+#[tokio::test]
+async fn a_ranked_game_changes_both_ratings_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (ann, ann_id) = account(&running, "ann").await;
+    let (bob, bob_id) = account(&running, "bob").await;
+    let gus = guest(&running, "gus").await;
+
+    // Guests are not rated: they neither create nor join a ranked table; the computer is never ranked.
+    let (status, body) = gus
+        .create_game(json!({"rules": "chinese:size=9", "ranked": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, &body["reason"]),
+        (403, &json!("ranked_needs_account"))
+    );
+    let (status, body) = ann
+        .create_game(json!({"rules": "chinese:size=9", "opponent": "bot", "ranked": true}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, &body["reason"]),
+        (400, &json!("bad_request")),
+        "{body}"
+    );
+    let open = ann
+        .create_game(json!({"rules": "chinese:size=9", "ranked": true}))
+        .await
+        .unwrap()
+        .1["id"]
+        .as_i64()
+        .unwrap();
+    let (status, body) = gus.join(open, None).await.unwrap();
+    assert_eq!(
+        (status, &body["reason"]),
+        (403, &json!("ranked_needs_account"))
+    );
+    assert_eq!(
+        ann.post(&format!("/api/games/{open}/cancel"), json!({}))
+            .await
+            .unwrap()
+            .0,
+        200
+    );
+
+    // Before any rated game: a new player's rating, provisional, no history; a guest has none.
+    let page = rated_page(&ann, ann_id, 0).await;
+    assert_eq!(page["rating"]["rating"], 1500);
+    assert_eq!(page["rating"]["rank"], "6k?");
+    assert_eq!(page["user"]["rank"], "6k?");
+    let (_, me) = gus.get("/api/session").await.unwrap();
+    let gus_id = me["user"]["id"].as_i64().unwrap();
+    let (_, page) = gus
+        .get(&format!("/api/users/{gus_id}/games"))
+        .await
+        .unwrap();
+    assert_eq!(page["rating"], Value::Null);
+    assert!(page["user"].get("rank").is_none(), "{page}");
+
+    // An unranked game changes nothing.
+    let id = table(&ann, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
+    let (status, _) = bob
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+
+    let game = ranked_resigned(&ann, &bob).await;
+    let (black, white) = tesuji_rating::rate(
+        tesuji_rating::Rating::default(),
+        tesuji_rating::Rating::default(),
+        tesuji_rating::Outcome::BlackWins,
+        0,
+    );
+    let page = rated_page(&ann, ann_id, 1).await;
+    assert_eq!(page["rating"]["rating"], black.rating.round() as i64);
+    assert_eq!(page["rating_history"][0][0], game);
+    assert_eq!(page["rating_history"][0][2], black.rating.round() as i64);
+    let page = rated_page(&bob, bob_id, 1).await;
+    assert_eq!(page["rating"]["rating"], white.rating.round() as i64);
+    assert!(black.rating > 1500.0 && white.rating < 1500.0);
+
+    // The new rating shows beside the name: in the lobby and in a new game's state.
+    let (_, body) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        body["state"]["players"]["black"]["rating"],
+        black.rating.round() as i64,
+        "{body}"
+    );
+    assert_eq!(body["state"]["players"]["black"]["rank"], black.label());
+    let (_, lobby) = bob.get("/api/lobby").await.unwrap();
+    let entry = entry_of(&lobby, "open", &body["id"]);
+    assert_eq!(
+        entry["players"]["black"]["rating"],
+        black.rating.round() as i64
+    );
+
+    // A restart rates nothing again.
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    let page = rated_page(&c, ann_id, 1).await;
+    assert_eq!(page["rating"]["rating"], black.rating.round() as i64);
+    running.stop().await.unwrap();
+}
+
+#[tokio::test]
+async fn a_ranked_game_that_ended_unrated_is_rated_at_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (_, ann_id) = account(&running, "ann").await;
+    let (_, bob_id) = account(&running, "bob").await;
+    running.stop().await.unwrap();
+
+    // Ended while no node could rate it: the ending stored, no rating (written behind the server's back).
+    let store = tesuji_server::store::open(&crate::BACKEND.database(dir.path()))
+        .await
+        .unwrap();
+    let moves =
+        ["E5", "resign"]
+            .iter()
+            .zip(1..)
+            .map(|(text, number)| tesuji_server::store::StoredMove {
+                number,
+                color: if number == 1 { "black" } else { "white" }.into(),
+                text: (*text).into(),
+                spent_ms: None,
+                lag_ms: None,
+                at_ms: None,
+            });
+    let ended = |ranked: bool, result: &str| tesuji_server::store::ImportedGame {
+        rules: "chinese:size=9".into(),
+        created: 1,
+        state: "over".into(),
+        seats: tesuji_server::store::Seats {
+            black: Some(ann_id),
+            white: Some(bob_id),
+            opponent: "anyone".into(),
+            joined: true,
+            ranked,
+            ..Default::default()
+        },
+        time_control: None,
+        moves: moves.clone().collect(),
+        ending: Some(tesuji_server::store::Ending {
+            result: Some(result.into()),
+            ended: 2,
+        }),
+    };
+    let ids = store
+        .import_games(&[ended(true, "B+R"), ended(false, "B+R")])
+        .await
+        .unwrap();
+    store.close().await.unwrap();
+
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    let page = rated_page(&c, ann_id, 1).await;
+    assert_eq!(page["rating_history"][0][0], ids[0]);
+    assert!(page["rating"]["rating"].as_i64().unwrap() > 1500, "{page}");
+    let page = rated_page(&c, bob_id, 1).await;
+    assert!(page["rating"]["rating"].as_i64().unwrap() < 1500, "{page}");
+    running.stop().await.unwrap();
+    // Once only: a second start finds nothing left to rate.
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    rated_page(&c, ann_id, 1).await;
+    running.stop().await.unwrap();
+}
+
+/// A game of `black` against `white` under `rules` that `loser` resigns after Black's first move: its id.
+async fn resigned(black: &Client, white: &Client, rules: &str, loser: Color) -> i64 {
+    let id = table(black, rules, "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(white.join(id, None).await.unwrap().0, 200);
+    let center = if rules.contains("size=13") {
+        "G7"
+    } else {
+        "E5"
+    };
+    assert_eq!(black.play(id, center).await.unwrap().0, 200);
+    let loser = if loser == Color::Black { black } else { white };
+    let (status, state) = loser
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{state}");
+    id
+}
+
+#[tokio::test]
+async fn a_players_page_counts_results_by_size_and_colour_and_lists_current_games() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (ann, ann_id) = account(&running, "ann").await;
+    let (bob, bob_id) = account(&running, "bob").await;
+    resigned(&ann, &bob, "chinese:size=9", Color::White).await;
+    resigned(&ann, &bob, "japanese:size=9", Color::White).await;
+    resigned(&bob, &ann, "chinese:size=9", Color::Black).await;
+    resigned(&ann, &bob, "chinese:size=13", Color::Black).await;
+    let open = table(&ann, "chinese", "black", "anyone").await["id"].clone();
+    let playing = table(&bob, "chinese:size=9", "white", "anyone").await["id"].clone();
+    assert_eq!(
+        ann.join(playing.as_i64().unwrap(), None).await.unwrap().0,
+        200
+    );
+
+    let (status, page) = bob
+        .get(&format!("/api/users/{ann_id}/games"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{page}");
+    let entry = |size: &str, color: &str, w: i64, l: i64| json!({"size": size, "color": color, "wins": w, "losses": l, "draws": 0});
+    // Two rulesets on one size count together; smaller boards first, Black before White.
+    assert_eq!(
+        page["record"],
+        json!([
+            entry("9×9", "black", 2, 0),
+            entry("9×9", "white", 1, 0),
+            entry("13×13", "black", 0, 1),
+        ])
+    );
+    let current: Vec<&Value> = page["current"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["id"])
+        .collect();
+    assert_eq!(current, [&playing, &open]);
+    let (_, page) = ann
+        .get(&format!("/api/users/{bob_id}/games"))
+        .await
+        .unwrap();
+    assert_eq!(
+        page["record"],
+        json!([
+            entry("9×9", "black", 0, 1),
+            entry("9×9", "white", 0, 2),
+            entry("13×13", "white", 1, 0),
+        ])
+    );
+    assert_eq!(page["current"].as_array().unwrap().len(), 1);
+    running.stop().await.unwrap();
+}
