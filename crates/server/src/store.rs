@@ -13,7 +13,7 @@ pub use tesuji_rating::Rating;
 macro_rules! game_columns {
     () => {
         "id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, joined, \
-         time_control, ranked"
+         time_control, ranked, rematch_of"
     };
 }
 
@@ -30,7 +30,7 @@ macro_rules! user_columns {
 macro_rules! listing {
     () => {
         "SELECT g.id, g.rules, g.created, g.state, g.black_user, g.white_user, g.bot, g.bot_color, \
-         g.opponent, g.invite, g.joined, g.time_control, g.ranked, g.move_count, g.result, g.ended, \
+         g.opponent, g.invite, g.joined, g.time_control, g.ranked, g.rematch_of, g.move_count, g.result, g.ended, \
          b.name AS b_name, b.password_hash IS NULL AS b_guest, b.created AS b_created, \
          b.rating AS b_rating, b.rating_deviation AS b_deviation, b.rating_volatility AS b_volatility, \
          w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created, \
@@ -69,6 +69,7 @@ macro_rules! row_decoders {
                 invite: r.try_get("invite")?,
                 joined: r.try_get("joined")?,
                 ranked: r.try_get("ranked")?,
+                rematch_of: r.try_get("rematch_of")?,
             })
         }
 
@@ -354,6 +355,8 @@ pub struct Seats {
     pub joined: bool,
     /// The game changes its players' ratings when it ends with a result (its creator chose so).
     pub ranked: bool,
+    /// The game this one is the rematch of.
+    pub rematch_of: Option<i64>,
 }
 
 /// A stored game with its actions in order.
@@ -652,6 +655,9 @@ pub trait Store: Send + Sync {
         at: i64,
         update: RatingUpdate,
     ) -> StoreFuture<'a, Rated>;
+
+    /// The rematch offered after game `game` (its row, without moves), if one was.
+    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>>;
 
     /// At most `limit` ranked games that ended with a result (not void) between two users and have no rating
     /// rows: ended while no node could rate them (a crash between the ending's commit and the rating), in id

@@ -72,6 +72,8 @@ pub struct LiveGame {
     /// phase), before anyone sees the phase; `None` outside a marking phase, or when the estimate failed (then
     /// nothing is shown as unsure, and there is no first proposal).
     pub(super) marking: Option<MarkingEstimate>,
+    /// The rematch offered after this game, once it is over and one was.
+    pub(super) rematch: Option<super::rematch::Rematch>,
 }
 
 impl LiveGame {
@@ -99,6 +101,7 @@ impl LiveGame {
             clock: None,
             times: Vec::new(),
             marking: None,
+            rematch: None,
             presence: Presence {
                 time,
                 absences,
@@ -338,6 +341,14 @@ impl LiveGame {
             phase_name(self.game.phase())
         } else {
             "open"
+        }
+    }
+
+    /// The user seated at `color`, if a user is.
+    pub fn seat_user(&self, color: Color) -> Option<i64> {
+        match &self.players[color] {
+            Some(Player::User(u)) => Some(u.id),
+            _ => None,
         }
     }
 

@@ -11,6 +11,7 @@
 //! - [`action`]: the one path of an action, from the socket or HTTP (or a timer, or the computer) to the store.
 //! - [`view`]: the JSON views (state, listing entries, events).
 //! - [`player`]: a player's record and current games, for their page.
+//! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
 //!   period; the computer and the estimate; the SGF record.
@@ -23,6 +24,7 @@ pub mod presence;
 pub mod rating;
 pub mod record;
 pub mod registry;
+pub mod rematch;
 pub mod sync;
 pub mod timer;
 pub mod view;

@@ -39,6 +39,8 @@ pub struct NewTable {
     pub time: Option<String>,
     /// The game changes its players' ratings when it ends with a result: only between two accounts.
     pub ranked: bool,
+    /// The finished game this table is the rematch of.
+    pub rematch_of: Option<i64>,
 }
 
 /// A game in memory, shared by the requests, sockets and timers that use it.
@@ -381,7 +383,7 @@ impl Games {
         }
         let players = Self::players_of(&self.accounts, &stored.seats).await?;
         let (time, absences) = (self.time.clone(), self.absences);
-        let live = tokio::task::spawn_blocking(move || {
+        let mut live = tokio::task::spawn_blocking(move || {
             LiveGame::replay(stored, players, &time, absences)
         })
         .await
@@ -390,6 +392,7 @@ impl Games {
             tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
             ApiError::NotFound(id)
         })?;
+        self.rematch_stored(&mut live).await?;
         let (entry, gone) = {
             let mut r = self.registry();
             // Another request may have read it meanwhile: one copy is kept.
@@ -591,6 +594,7 @@ impl Games {
             }
             .to_owned(),
             ranked: table.ranked,
+            rematch_of: table.rematch_of,
             ..Seats::default()
         };
         match color {

@@ -280,6 +280,7 @@ impl Games {
             return Ok(false);
         }
         let players = Self::players_of(&self.accounts, &stored.seats).await?;
+        let seats = stored.seats.clone();
         let (time, absences, since) = (self.time.clone(), self.absences, self.clocks_since);
         let replayed = tokio::task::spawn_blocking(move || {
             LiveGame::replay_running(stored, players, &time, absences, since)
@@ -301,11 +302,15 @@ impl Games {
         live.presence.remote = self.remote_sockets_of(id);
         // The listing first (outside the registry's lock; a copy read in meanwhile lists the same).
         self.set_summary(&live);
-        let mut r = self.registry();
-        if r.live.contains_key(&id) {
-            return Ok(false);
+        {
+            let mut r = self.registry();
+            if r.live.contains_key(&id) {
+                return Ok(false);
+            }
+            r.live.insert(id, Arc::new(Mutex::new(live)));
         }
-        r.live.insert(id, Arc::new(Mutex::new(live)));
+        // A rematch made on another node: the watchers of its game here hear of it.
+        self.rematch_read_in(id, &seats).await;
         Ok(true)
     }
 

@@ -86,6 +86,9 @@ pub struct GameState {
     /// for the start), as the move list numbers them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub repeated: Vec<i64>,
+    /// The rematch offered after this game, once over (its invite only in a player's own state).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rematch: Option<super::rematch::RematchView>,
     pub version: u64,
 }
 
@@ -269,6 +272,10 @@ impl GameState {
         GameState {
             moves: None,
             invite: None,
+            rematch: self.rematch.as_ref().map(|r| super::rematch::RematchView {
+                invite: None,
+                ..r.clone()
+            }),
             ..self.clone()
         }
     }
@@ -379,6 +386,7 @@ impl LiveGame {
                 .into_iter()
                 .map(|t| turn_number(&self.game, t))
                 .collect(),
+            rematch: self.rematch.as_ref().map(|r| r.view(false)),
             version: self.version,
         }
     }
@@ -390,9 +398,11 @@ impl LiveGame {
     /// the only seated player of an open table is its creator.
     pub fn state_for(&self, viewer: Option<i64>) -> GameState {
         let mut state = self.state();
-        if !self.started() && viewer.is_some_and(|u| self.seat_of(Actor::User(u)).is_some()) {
+        let seated = viewer.is_some_and(|u| self.seat_of(Actor::User(u)).is_some());
+        if !self.started() && seated {
             state.invite.clone_from(&self.seats.invite);
         }
+        state.rematch = self.rematch.as_ref().map(|r| r.view(seated));
         state
     }
 

@@ -343,8 +343,8 @@ impl Store for PgStore {
             let (bot, bot_color) = bot_columns(seats);
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                 invite, joined, time_control, ranked) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-                 RETURNING id",
+                 invite, joined, time_control, ranked, rematch_of) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, \
+                 $11, $12, $13) RETURNING id",
             )
             .bind(rules)
             .bind(now())
@@ -358,6 +358,7 @@ impl Store for PgStore {
             .bind(seats.joined)
             .bind(time_control)
             .bind(seats.ranked)
+            .bind(seats.rematch_of)
             .fetch_one(&self.pool)
             .await?;
             Ok(row.try_get::<i64, _>(0)?)
@@ -899,6 +900,21 @@ impl Store for PgStore {
             }
             tx.commit().await?;
             Ok(Rated::Now { before: now, after })
+        })
+    }
+
+    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        Box::pin(async move {
+            // Read where writes go: the offer just made on this node is found at once.
+            let row = sqlx::query(concat!(
+                "SELECT ",
+                game_columns!(),
+                " FROM games WHERE rematch_of = $1"
+            ))
+            .bind(game)
+            .fetch_optional(&self.pool)
+            .await?;
+            row.as_ref().map(stored_game).transpose()
         })
     }
 

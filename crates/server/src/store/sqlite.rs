@@ -262,7 +262,8 @@ impl Store for SqliteStore {
             let (bot, bot_color) = bot_columns(seats);
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                 invite, joined, time_control, ranked) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                 invite, joined, time_control, ranked, rematch_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 RETURNING id",
             )
             .bind(rules)
             .bind(now())
@@ -276,6 +277,7 @@ impl Store for SqliteStore {
             .bind(seats.joined)
             .bind(time_control)
             .bind(seats.ranked)
+            .bind(seats.rematch_of)
             .fetch_one(&self.writer)
             .await?;
             Ok(row.try_get::<i64, _>(0)?)
@@ -797,6 +799,21 @@ impl Store for SqliteStore {
             }
             tx.commit().await?;
             Ok(Rated::Now { before: now, after })
+        })
+    }
+
+    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        Box::pin(async move {
+            // Read where writes go: the offer just made on this node is found at once.
+            let row = sqlx::query(concat!(
+                "SELECT ",
+                game_columns!(),
+                " FROM games WHERE rematch_of = ?"
+            ))
+            .bind(game)
+            .fetch_optional(&self.writer)
+            .await?;
+            row.as_ref().map(stored_game).transpose()
         })
     }
 

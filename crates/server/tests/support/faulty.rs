@@ -190,6 +190,9 @@ impl Store for Faulty {
     ) -> StoreFuture<'a, Rated> {
         self.inner.rate_game(game, black, white, at, update)
     }
+    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        self.inner.rematch_of(game)
+    }
     fn unrated_games(&self, after: i64, limit: usize) -> StoreFuture<'_, Vec<i64>> {
         self.inner.unrated_games(after, limit)
     }
