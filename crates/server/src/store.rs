@@ -135,6 +135,16 @@ macro_rules! row_decoders {
             })
         }
 
+        /// A line of a player's record from a `player_record` row.
+        fn record_row(r: &$row) -> Result<RecordRow, StoreError> {
+            Ok(RecordRow {
+                rules: r.try_get("rules")?,
+                black: r.try_get("black")?,
+                result: r.try_get("result")?,
+                games: r.try_get("games")?,
+            })
+        }
+
         /// A game's progress from its `move_count` and `joined` columns.
         fn progress_row(r: &$row) -> Result<Progress, StoreError> {
             Ok(Progress {

@@ -943,16 +943,7 @@ impl Store for PgStore {
             .bind(user)
             .fetch_all(&self.pool)
             .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(RecordRow {
-                        rules: r.try_get("rules")?,
-                        black: r.try_get("black")?,
-                        result: r.try_get("result")?,
-                        games: r.try_get("games")?,
-                    })
-                })
-                .collect()
+            rows.iter().map(record_row).collect()
         })
     }
 

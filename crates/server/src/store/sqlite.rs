@@ -845,16 +845,7 @@ impl Store for SqliteStore {
             .bind(user)
             .fetch_all(&self.reader)
             .await?;
-            rows.iter()
-                .map(|r| {
-                    Ok(RecordRow {
-                        rules: r.try_get("rules")?,
-                        black: r.try_get("black")?,
-                        result: r.try_get("result")?,
-                        games: r.try_get("games")?,
-                    })
-                })
-                .collect()
+            rows.iter().map(record_row).collect()
         })
     }
 
