@@ -69,4 +69,18 @@ impl Games {
             limit,
         )
     }
+
+    /// User `user`'s live games that wait for them to act (see [`Summary::to_act`]), newest first, at most
+    /// `limit`: what the lobby shows them first.
+    pub fn my_turn(&self, user: i64, limit: usize) -> Vec<Summary> {
+        self.summaries(
+            |s| {
+                s.players.iter().any(|(c, p)| {
+                    matches!(p, Some(Player::User(u)) if u.id == user)
+                        && s.to_act.contains(&c.name())
+                })
+            },
+            limit,
+        )
+    }
 }

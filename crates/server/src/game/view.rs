@@ -193,6 +193,11 @@ pub struct Summary {
     pub moves: usize,
     pub result: Option<String>,
     pub created: i64,
+    /// The colours whose action the game waits for: the player to move in play, those who have not accepted
+    /// the proposal in the marking phase; empty for open tables and finished games (and rows read from the
+    /// store, which are finished).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub to_act: Vec<&'static str>,
     /// When the game ended (seconds since the Unix epoch), for a finished game read from the store.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended: Option<i64>,
@@ -240,6 +245,7 @@ impl Summary {
             moves: usize::try_from(row.move_count).unwrap_or(0),
             result: row.result,
             created: row.created,
+            to_act: Vec::new(),
             ended: row.ended,
         }
     }
@@ -324,7 +330,24 @@ impl LiveGame {
             moves: self.moves.len(),
             result: self.game.result().map(|r| r.to_string()),
             created: self.created,
+            to_act: self.to_act(),
             ended: None,
+        }
+    }
+
+    /// The colours the game waits for (see [`Summary::to_act`]).
+    fn to_act(&self) -> Vec<&'static str> {
+        if !self.started() {
+            return Vec::new();
+        }
+        match self.game.phase() {
+            Phase::Playing => vec![self.game.to_move().name()],
+            Phase::Marking => [Color::Black, Color::White]
+                .into_iter()
+                .filter(|c| !self.game.acceptances()[c.index()])
+                .map(Color::name)
+                .collect(),
+            Phase::Over => Vec::new(),
         }
     }
 

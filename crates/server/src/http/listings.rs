@@ -17,18 +17,26 @@ use crate::error::ApiError;
 use crate::game::Games;
 use crate::game::rating::RatingView;
 
-pub(super) fn lobby_json(games: &Games) -> serde_json::Value {
+/// The lobby as `user` (when signed in) sees it: first their games that wait for them, then the open tables
+/// and the games in play.
+pub(super) fn lobby_json(games: &Games, user: Option<i64>) -> serde_json::Value {
     let open = games.summaries(|s| s.status == "open" && !s.invite_only, LIST_LIMIT);
     let playing = games.summaries(
         |s| s.status == "playing" || s.status == "marking",
         LIST_LIMIT,
     );
-    json!({ "open": open, "playing": playing })
+    let my_turn = user.map_or_else(Vec::new, |u| games.my_turn(u, LIST_LIMIT));
+    json!({ "my_turn": my_turn, "open": open, "playing": playing })
 }
 
-pub(super) async fn lobby(State(app): State<AppState>) -> Json<serde_json::Value> {
+pub(super) async fn lobby(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+) -> Json<serde_json::Value> {
     app.games.refresh_live().await;
-    Json(lobby_json(&app.games))
+    // A session that cannot be read costs only the viewer's own list.
+    let user = app.accounts.session(&headers).await.ok().flatten();
+    Json(lobby_json(&app.games, user.map(|s| s.user.id)))
 }
 
 pub(super) async fn user_games(
@@ -93,20 +101,21 @@ pub(super) async fn lobby_ws(
     same_origin(&headers)?;
     // Counted against the user too when signed in; a session that cannot be read costs only that.
     let user = app.accounts.session(&headers).await.ok().flatten();
-    let slot = app
-        .limits
-        .socket(user.map(|s| s.user.id), app.limits.client(from, &headers))?;
+    let slot = app.limits.socket(
+        user.as_ref().map(|s| s.user.id),
+        app.limits.client(from, &headers),
+    )?;
     Ok(upgrade
         .max_message_size(WS_MESSAGE_LIMIT)
         .read_buffer_size(WS_READ_BUFFER)
         .on_upgrade(move |socket| async move {
-            watch_lobby(socket, app).await;
+            watch_lobby(socket, app, user.map(|s| s.user.id)).await;
             drop(slot);
         }))
 }
 
-pub(super) fn lobby_message(games: &Games) -> String {
-    let mut v = lobby_json(games);
+pub(super) fn lobby_message(games: &Games, user: Option<i64>) -> String {
+    let mut v = lobby_json(games, user);
     if let Some(o) = v.as_object_mut() {
         o.insert("type".into(), "lobby".into());
     }
@@ -115,10 +124,10 @@ pub(super) fn lobby_message(games: &Games) -> String {
 
 /// One lobby watcher: the listing now and after every change, at most every 200 ms (a burst of moves makes one
 /// message).
-pub(super) async fn watch_lobby(mut socket: WebSocket, app: Arc<App>) {
+pub(super) async fn watch_lobby(mut socket: WebSocket, app: Arc<App>, user: Option<i64>) {
     let mut changes = app.games.lobby.subscribe();
     if socket
-        .send(Message::Text(lobby_message(&app.games).into()))
+        .send(Message::Text(lobby_message(&app.games, user).into()))
         .await
         .is_err()
     {
@@ -132,7 +141,7 @@ pub(super) async fn watch_lobby(mut socket: WebSocket, app: Arc<App>) {
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 changes = changes.resubscribe();
-                if socket.send(Message::Text(lobby_message(&app.games).into())).await.is_err() {
+                if socket.send(Message::Text(lobby_message(&app.games, user).into())).await.is_err() {
                     return;
                 }
             }

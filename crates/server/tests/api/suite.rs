@@ -3885,3 +3885,59 @@ async fn a_rematch_against_the_computer_starts_at_once() {
     assert!(state["players"]["white"]["bot"].is_string(), "{state}");
     running.stop().await.unwrap();
 }
+
+// ---- the lobby's own list ----
+
+#[tokio::test]
+async fn the_lobby_lists_first_the_games_that_wait_for_me() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    let open = table(&black, "chinese:size=9", "black", "anyone").await["id"].clone();
+    let mine = |lobby: &Value| -> Vec<Value> {
+        lobby["my_turn"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].clone())
+            .collect()
+    };
+    // Black is to move; an open table waits for nobody's action yet; a spectator has no list.
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    assert_eq!(mine(&lobby), [json!(id)]);
+    assert_eq!(lobby["my_turn"][0]["to_act"], json!(["black"]));
+    assert!(!mine(&lobby).contains(&open));
+    let (_, lobby) = white.get("/api/lobby").await.unwrap();
+    assert!(mine(&lobby).is_empty(), "{lobby}");
+    let (_, lobby) = anonymous(&running).get("/api/lobby").await.unwrap();
+    assert!(mine(&lobby).is_empty(), "{lobby}");
+
+    let mut ws = white.lobby_socket().await.unwrap();
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    let listed = ws
+        .next_matching(|m| m["my_turn"].as_array().is_some_and(|l| !l.is_empty()))
+        .await
+        .unwrap();
+    assert_eq!(mine(&listed), [json!(id)]);
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    assert!(mine(&lobby).is_empty(), "{lobby}");
+
+    // The marking phase waits for both until each accepts.
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+    let (_, lobby) = white.get("/api/lobby").await.unwrap();
+    assert_eq!(lobby["my_turn"][0]["to_act"], json!(["black", "white"]));
+    assert_eq!(
+        white
+            .post(&format!("/api/games/{id}/accept"), json!({}))
+            .await
+            .unwrap()
+            .0,
+        200
+    );
+    let (_, lobby) = white.get("/api/lobby").await.unwrap();
+    assert!(mine(&lobby).is_empty(), "{lobby}");
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    assert_eq!(mine(&lobby), [json!(id)]);
+    running.stop().await.unwrap();
+}
