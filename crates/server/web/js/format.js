@@ -85,3 +85,20 @@ export function formatDuration(ms, t) {
   const sec = String(total % 60).padStart(2, "0");
   return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${sec}` : `${m}:${sec}`;
 }
+
+/** The rank of a rating as the server names it (crates/rating: 100 points a rank, 2100 is 1 dan, 2000 is 1 kyu;
+ * 30 kyu to 9 dan): `5k`, `1d`; "" for no number. */
+export function rankOf(rating) {
+  const v = Number(rating);
+  if (rating === null || rating === undefined || !Number.isFinite(v)) return "";
+  const steps = Math.floor((v - 2100) / 100);
+  return steps >= 0 ? `${Math.min(steps + 1, 9)}d` : `${Math.min(-steps, 30)}k`;
+}
+
+/** A rank such as `5k?` (`?`: provisional) through `t("rank.kyu"|"rank.dan", {n})`, the `?` kept; anything else
+ * as it is. */
+export function formatRank(rank, t) {
+  const m = /^(\d+)([kd])(\?)?$/.exec(String(rank ?? ""));
+  if (!m) return String(rank ?? "");
+  return t(m[2] === "k" ? "rank.kyu" : "rank.dan", { n: Number(m[1]) }) + (m[3] ?? "");
+}

@@ -259,8 +259,11 @@ function renderTurn() {
   status.hidden = Boolean(mine);
   status.textContent = mine ? "" : t("game.spectating");
   const facts = gameFacts({ ...game, time: game.clock?.control }, t);
-  $("rules").textContent = [...summarizeSpec(game.rules, t), ...facts].join(" · ");
+  // Whether the result will move the players' ratings, said with the other terms of the game.
+  const ranked = t(game.ranked ? "rules.ranked" : "rules.unranked");
+  $("rules").textContent = [...summarizeSpec(game.rules, t), ...facts, ranked].join(" · ");
   $("rules").title = game.rules;
+  $("rules").dataset.ranked = String(Boolean(game.ranked));
 }
 
 // When the phase changes (play ends, a dispute resumes it) other buttons stand where the player just clicked:

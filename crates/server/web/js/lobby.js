@@ -27,6 +27,11 @@ function seatLine(players) {
   ];
 }
 
+/** A ranked game's marker beside its players. */
+function rankedMark(summary) {
+  return summary.ranked ? el("span", { class: "badge" }, t("lobby.ranked")) : null;
+}
+
 function rulesLine(summary, extra = []) {
   const parts = [...summarizeSpec(summary.rules, t), ...gameFacts(summary, t), ...extra];
   return el("span", { class: "rules", title: summary.rules }, parts.join(" · "));
@@ -48,8 +53,8 @@ function openEntry(game) {
   }
   return el(
     "li",
-    { "data-game-id": game.id, "data-status": game.status },
-    el("div", { class: "who" }, seatLine(game.players), rulesLine(game)),
+    { "data-game-id": game.id, "data-status": game.status, "data-ranked": String(Boolean(game.ranked)) },
+    el("div", { class: "who" }, seatLine(game.players), rankedMark(game), rulesLine(game)),
     action,
   );
 }
@@ -59,8 +64,8 @@ function playingEntry(game) {
   const moves = t("lobby.moves", { n: moveCount(game.moves) });
   return el(
     "li",
-    { "data-game-id": game.id, "data-status": game.status },
-    el("div", { class: "who" }, seatLine(game.players), rulesLine(game, [moves])),
+    { "data-game-id": game.id, "data-status": game.status, "data-ranked": String(Boolean(game.ranked)) },
+    el("div", { class: "who" }, seatLine(game.players), rankedMark(game), rulesLine(game, [moves])),
     el(
       "a",
       { class: `button small ${mine ? "" : "secondary"}`, href: `/game/${game.id}`, "data-watch": game.id },
@@ -134,6 +139,8 @@ function restoreChoices() {
     return;
   }
   if (!saved || typeof saved !== "object") return;
+  // A checkbox, not a value: updateForm clears it again where a ranked game cannot be made.
+  if (typeof saved.ranked === "boolean") field("ranked").checked = saved.ranked;
   for (const id of REMEMBERED) {
     const input = field(id);
     const value = saved[id];
@@ -146,6 +153,7 @@ function restoreChoices() {
 
 function rememberChoices() {
   const saved = Object.fromEntries(REMEMBERED.map((id) => [id, field(id).value]));
+  saved.ranked = field("ranked").checked;
   try {
     localStorage.setItem(REMEMBER_KEY, JSON.stringify(saved));
   } catch {
@@ -153,8 +161,21 @@ function rememberChoices() {
   }
 }
 
+/** Why the form cannot make a ranked table now (an i18n key), or null: only accounts play ranked games, and
+ * never against the computer (the server refuses both). */
+function rankedBlocked() {
+  if (!me || me.guest) return "create.ranked-guest";
+  if (field("opponent").value === "bot") return "create.ranked-bot";
+  return null;
+}
+
 function updateForm() {
   field("bot-field").hidden = field("opponent").value !== "bot";
+  const blocked = rankedBlocked();
+  const ranked = field("ranked");
+  ranked.disabled = Boolean(blocked);
+  if (blocked) ranked.checked = false;
+  field("ranked-hint").textContent = t(blocked ?? "create.ranked-hint");
   const bga = field("preset").value === "bga";
   field("bga-options").hidden = !bga;
   field("preset-options").hidden = bga;
@@ -187,6 +208,7 @@ form.addEventListener("submit", async (event) => {
   const body = { rules: composeSpec(formValues()), color: field("color").value, opponent };
   if (opponent === "bot") body.bot = field("bot").value;
   if (field("time").value) body.time = field("time").value;
+  if (field("ranked").checked && !rankedBlocked()) body.ranked = true;
   submit.disabled = true;
   try {
     const created = await post("/api/games", { json: body });

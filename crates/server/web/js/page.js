@@ -1,6 +1,7 @@
 // What every page shares: the language, the header's "who am I", DOM helpers and the display of refusals.
 
 import { ApiError, get, getSession, post, setSession } from "./api.js";
+import { formatRank } from "./format.js";
 import { has, initI18n, onLanguageChange, t } from "./i18n.js";
 
 /** `el("a", {href: "/", class: "x"}, "text", child)`; attributes with null/false values are left out. */
@@ -35,9 +36,20 @@ export function playerName(p) {
   return p.guest ? t("player.guest", { name: p.name }) : p.name;
 }
 
-/** A seat's occupant as a node: users link to their page. */
+/** An account's rank (`5k?`) as a node, its rating in the title; null for a user without one (a guest). */
+export function rankNode(p) {
+  if (!p?.rank) return null;
+  const title = p.rating != null ? t("player.rating-title", { rating: p.rating }) : null;
+  return el("span", { class: "rank", "data-rank": p.rank, title }, formatRank(p.rank, t));
+}
+
+/** A seat's occupant as a node: users link to their page, an account's rank beside the link. */
 export function playerNode(p) {
-  if (p && !p.bot && p.id != null) return el("a", { href: `/player/${p.id}` }, playerName(p));
+  if (p && !p.bot && p.id != null) {
+    const link = el("a", { href: `/player/${p.id}` }, playerName(p));
+    const rank = rankNode(p);
+    return rank ? el("span", { class: "player" }, link, " ", rank) : link;
+  }
   return el("span", { class: p ? "" : "muted" }, playerName(p));
 }
 

@@ -1,17 +1,20 @@
-// A player's page: their games, newest first, with the opponent, rules, result and links to the game and replay.
+// A player's page: an account's rating (rank, the graph of its history, the record by board size and colour), the
+// games not over yet, then every game, newest first, with the opponent, rules, result and links to the game and
+// replay.
 
 import { ApiError, get } from "./api.js";
-import { colorOf, formatDate, formatResult, moveCount, parseResult } from "./format.js";
+import { colorOf, formatDate, formatRank, formatResult, moveCount, parseResult, rankOf } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
 import { boot, el, moreButton, playerName, playerNode, showError } from "./page.js";
 import { idFromPath } from "./paths.js";
+import { FRAME, plotHistory } from "./plot.js";
 import { summarizeSpec } from "./spec.js";
 
 const $ = (id) => document.getElementById(id);
 const userId = idFromPath("player", location.pathname);
 await boot();
 
-let data = null; // {user, games}
+let data = null; // {user, rating, rating_history, record, current, games, next}
 
 /** Win, loss or draw for this player, or the game's status while it is not over. */
 function outcome(game, color) {
@@ -57,10 +60,110 @@ function row(game) {
   );
 }
 
+const NS = "http://www.w3.org/2000/svg";
+
+function svgEl(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(NS, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  node.append(...children);
+  return node;
+}
+
+function day(seconds) {
+  return new Intl.DateTimeFormat(currentLanguage(), { dateStyle: "medium" }).format(new Date(seconds * 1000));
+}
+
+/** The rating after each rated game: a line over time, the y axis in rating points and the ranks they begin. */
+function renderGraph(history) {
+  const svg = $("rating-graph");
+  const plot = plotHistory(history);
+  const empty = plot.points.length === 0;
+  // An <svg> has no `hidden` property: the attribute does it (the stylesheet's [hidden] rule).
+  svg.toggleAttribute("hidden", empty);
+  $("no-rated").hidden = !empty;
+  if (empty) {
+    svg.replaceChildren();
+    return;
+  }
+  const { width, height, left, right } = FRAME;
+  const first = plot.points[0];
+  const last = plot.points.at(-1);
+  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
+  svg.replaceChildren(
+    svgEl(
+      "title",
+      { id: "rating-graph-title" },
+      t("player.graph", { n: plot.points.length, first: Math.round(first.rating), last: Math.round(last.rating) }),
+    ),
+    svgEl(
+      "g",
+      { class: "ticks", "aria-hidden": "true" },
+      ...plot.ticks.flatMap((tick) => [
+        svgEl("line", { x1: left, x2: width - right, y1: tick.y, y2: tick.y }),
+        svgEl("text", { x: left - 6, y: tick.y }, `${tick.rating} ${formatRank(rankOf(tick.rating), t)}`),
+      ]),
+    ),
+    svgEl(
+      "g",
+      { class: "dates", "aria-hidden": "true" },
+      ...plot.dates.map((d) => svgEl("text", { x: d.x, y: height - 6, "text-anchor": d.anchor }, day(d.at))),
+    ),
+    svgEl("polyline", { class: "line", points: plot.line }),
+    // Each game a dot whose tooltip names its rating and date (no links: the graph is one image, not 200 stops
+    // for the Tab key; the tables link to the games).
+    svgEl(
+      "g",
+      { class: "dots" },
+      ...plot.points.map((p) =>
+        svgEl(
+          "circle",
+          { cx: p.x, cy: p.y, r: 3, "data-game-id": p.game },
+          svgEl("title", {}, t("player.graph-point", { rating: Math.round(p.rating), date: day(p.at) })),
+        ),
+      ),
+    ),
+  );
+}
+
+function recordRow(r) {
+  return el(
+    "tr",
+    { "data-size": r.size, "data-color": r.color },
+    el("td", {}, r.size),
+    el("td", {}, el("span", { class: `dot ${r.color}`, "aria-hidden": "true" }), t(`color.${r.color}`)),
+    el("td", { class: "num" }, String(r.wins ?? 0)),
+    el("td", { class: "num" }, String(r.losses ?? 0)),
+    el("td", { class: "num" }, String(r.draws ?? 0)),
+  );
+}
+
+function renderRating() {
+  const r = data.rating;
+  // Guests are not rated: no card.
+  $("rating").hidden = !r || Boolean(data.user?.guest);
+  if ($("rating").hidden) return;
+  $("rating").dataset.rank = r.rank ?? "";
+  $("rating").dataset.rating = String(Math.round(r.rating));
+  $("rating-now").replaceChildren(
+    el("strong", { class: "rank-now", "data-rank": r.rank ?? "" }, formatRank(r.rank, t)),
+    " ",
+    t("player.rating-value", { rating: Math.round(r.rating), deviation: Math.round(r.deviation) }),
+  );
+  if (r.provisional) $("rating-now").append(el("span", { class: "muted" }, ` · ${t("player.provisional")}`));
+  renderGraph(data.rating_history);
+  const record = data.record ?? [];
+  $("record-box").hidden = record.length === 0;
+  $("record").tBodies[0].replaceChildren(...record.map(recordRow));
+}
+
 function render() {
   if (!data) return;
   $("player-name").textContent = playerName(data.user);
   document.title = `${playerName(data.user)} · tesuji`;
+  renderRating();
+  const current = data.current ?? [];
+  $("current-box").hidden = current.length === 0;
+  $("current").tBodies[0].replaceChildren(...current.map(row));
   $("games").tBodies[0].replaceChildren(...data.games.map(row));
   $("no-games").hidden = data.games.length > 0;
   $("more-games").hidden = !data.next;

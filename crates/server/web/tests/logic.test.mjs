@@ -6,9 +6,10 @@ import { test } from "node:test";
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
-import { colorOf, formatDuration, formatResult, halfPoints, moveCount, parseResult } from "../js/format.js";
+import { colorOf, formatDuration, formatRank, formatResult, halfPoints, moveCount, parseResult, rankOf } from "../js/format.js";
 import { interpolate, pickLanguage } from "../js/i18n.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
+import { FRAME, MIN_SPAN, plotHistory, ratingAxis } from "../js/plot.js";
 import { positions } from "../js/positions.js";
 import { backoffDelay } from "../js/socket.js";
 import { composeSpec, gameFacts, parseSpec, summarizeSpec } from "../js/spec.js";
@@ -253,4 +254,96 @@ test("durations read as a clock's, and in days and hours from a day up", () => {
   assert.equal(formatDuration(86_400_000, t), "time.days:1d0h");
   assert.equal(formatDuration(7 * 86_400_000 - 1_000, t), "time.days:6d23h");
   assert.equal(formatDuration(-5, t), "0:00");
+});
+
+test("ranks are named from ratings as the server names them, and translated", () => {
+  assert.equal(rankOf(1500), "6k");
+  assert.equal(rankOf(1599.9), "6k");
+  assert.equal(rankOf(1662), "5k");
+  assert.equal(rankOf(2000), "1k");
+  assert.equal(rankOf(1999), "2k");
+  assert.equal(rankOf(2100), "1d");
+  assert.equal(rankOf(2950), "9d");
+  assert.equal(rankOf(9000), "9d");
+  assert.equal(rankOf(-500), "26k");
+  assert.equal(rankOf(-1000), "30k");
+  assert.equal(rankOf(null), "");
+  assert.equal(rankOf("x"), "");
+  const t = (key, p) => interpolate({ "rank.kyu": "{n}级", "rank.dan": "{n}段" }[key] ?? key, p);
+  assert.equal(formatRank("5k?", t), "5级?");
+  assert.equal(formatRank("3d", t), "3段");
+  assert.equal(formatRank("odd", t), "odd");
+  assert.equal(formatRank(undefined, t), "");
+});
+
+test("the rating axis covers the ratings with a few round ticks", () => {
+  for (const [lo, hi] of [[1500, 1500], [1432, 1718], [900, 2600], [0, 3000], [-40, 12], [1700, 1600]]) {
+    const axis = ratingAxis(lo, hi);
+    assert.ok(axis.lo <= Math.min(lo, hi) && axis.hi >= Math.max(lo, hi), `${lo}–${hi}: ${JSON.stringify(axis)}`);
+    assert.ok(axis.hi - axis.lo >= MIN_SPAN, `${lo}–${hi}`);
+    assert.ok(axis.ticks.length >= 2 && axis.ticks.length <= 5, `${lo}–${hi}: ${axis.ticks}`);
+    for (const tick of axis.ticks) {
+      assert.ok(tick >= axis.lo && tick <= axis.hi, `${lo}–${hi}: ${tick}`);
+      assert.ok(tick % 100 === 0, `${lo}–${hi}: ${tick} is on no rank boundary`);
+    }
+    assert.deepEqual(axis.ticks, [...axis.ticks].sort((a, b) => a - b));
+  }
+  // One rating: widened around it, not an axis of zero height.
+  assert.deepEqual(ratingAxis(1500, 1500).ticks, [1400, 1500, 1600]);
+  assert.ok(ratingAxis(NaN, NaN).hi > ratingAxis(NaN, NaN).lo);
+});
+
+test("a rating history is placed in the graph's frame", () => {
+  const left = FRAME.left;
+  const right = FRAME.width - FRAME.right;
+  const top = FRAME.top;
+  const bottom = FRAME.height - FRAME.bottom;
+  const history = [[4, 1000, 1500], [9, 1100, 1620], [12, 4000, 1580], [20, 5000, 1710]];
+  const plot = plotHistory(history);
+  assert.equal(plot.points.length, 4);
+  // The first and last game at the plot's edges, the others by time between them.
+  assert.equal(plot.points[0].x, left);
+  assert.equal(plot.points[3].x, right);
+  assert.ok(plot.points[1].x < plot.points[2].x);
+  assert.ok(plot.points[1].x - plot.points[0].x < plot.points[2].x - plot.points[1].x, "x follows time, not order");
+  // Higher ratings stand higher (smaller y), and every point is inside the plot.
+  assert.ok(plot.points[1].y < plot.points[0].y);
+  assert.ok(plot.points[3].y < plot.points[1].y);
+  assert.ok(plot.points[2].y > plot.points[1].y);
+  for (const p of plot.points) {
+    assert.ok(p.x >= left && p.x <= right && p.y >= top && p.y <= bottom, JSON.stringify(p));
+  }
+  assert.deepEqual(plot.points.map((p) => p.game), [4, 9, 12, 20]);
+  assert.equal(plot.line, plot.points.map((p) => `${p.x},${p.y}`).join(" "));
+  // Ticks: inside the plot, the higher rating higher up, and a tick at a point's rating at that point's height.
+  for (const tick of plot.ticks) assert.ok(tick.y >= top && tick.y <= bottom, JSON.stringify(tick));
+  assert.ok(plot.ticks[0].y > plot.ticks.at(-1).y);
+  const at1500 = plot.ticks.find((tick) => tick.rating === 1500);
+  assert.equal(at1500?.y, plot.points[0].y);
+  assert.deepEqual(plot.dates.map((d) => [d.at, d.x]), [[1000, left], [5000, right]]);
+});
+
+test("one rated game, equal times and an empty history give numbers, never NaN", () => {
+  const finite = (plot) => {
+    for (const p of plot.points) assert.ok(Number.isFinite(p.x) && Number.isFinite(p.y), JSON.stringify(p));
+    for (const tick of plot.ticks) assert.ok(Number.isFinite(tick.y), JSON.stringify(tick));
+    for (const d of plot.dates) assert.ok(Number.isFinite(d.x), JSON.stringify(d));
+    assert.ok(!plot.line.includes("NaN"), plot.line);
+  };
+  const one = plotHistory([[3, 1000, 1662]]);
+  finite(one);
+  assert.equal(one.points.length, 1);
+  assert.equal(one.points[0].x, (FRAME.left + FRAME.width - FRAME.right) / 2);
+  assert.ok(one.points[0].y > FRAME.top && one.points[0].y < FRAME.height - FRAME.bottom);
+  assert.equal(one.dates.length, 1);
+  // Two games rated in the same second: by order, still at the edges.
+  const same = plotHistory([[3, 1000, 1500], [4, 1000, 1500]]);
+  finite(same);
+  assert.deepEqual(same.points.map((p) => p.x), [FRAME.left, FRAME.width - FRAME.right]);
+  assert.equal(same.points[0].y, same.points[1].y);
+  for (const empty of [[], null, undefined, [[1, 2, null]]]) {
+    const plot = plotHistory(empty);
+    finite(plot);
+    assert.deepEqual([plot.points, plot.line, plot.ticks, plot.dates], [[], "", [], []]);
+  }
 });
