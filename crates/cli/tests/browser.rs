@@ -1044,10 +1044,13 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         cat.wait_for(&row).await?;
         let widths = cat
             .js(
-                // The table inside its scrolling box, and the page: neither may need sideways scrolling.
+                // The table inside its scrolling box, and the page: neither may need sideways scrolling. The
+                // page is measured inside its vertical scrollbar (clientWidth), which a long page has and
+                // innerWidth counts.
                 "const t = document.getElementById('games');
+                 const page = document.documentElement;
                  return [t.scrollWidth - t.parentElement.clientWidth,
-                         document.documentElement.scrollWidth - innerWidth]",
+                         page.scrollWidth - page.clientWidth]",
                 json!([]),
             )
             .await?;
