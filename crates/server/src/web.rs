@@ -345,14 +345,7 @@ mod tests {
     #[test]
     fn dictionaries_have_the_same_keys_and_placeholders() {
         let en = dictionary("en");
-        let zh = dictionary("zh-Hans");
         let en_keys: BTreeSet<&String> = en.keys().collect();
-        let zh_keys: BTreeSet<&String> = zh.keys().collect();
-        assert_eq!(
-            en_keys.symmetric_difference(&zh_keys).collect::<Vec<_>>(),
-            Vec::<&&String>::new(),
-            "keys in one dictionary only"
-        );
         let placeholders = |s: &str| -> BTreeSet<String> {
             s.split('{')
                 .skip(1)
@@ -361,8 +354,52 @@ mod tests {
         };
         for (key, value) in &en {
             assert!(!value.trim().is_empty(), "en {key} is empty");
-            assert!(!zh[key].trim().is_empty(), "zh-Hans {key} is empty");
-            assert_eq!(placeholders(value), placeholders(&zh[key]), "{key}");
+        }
+        for lang in LANGUAGES.iter().filter(|&&l| l != "en") {
+            let other = dictionary(lang);
+            let keys: BTreeSet<&String> = other.keys().collect();
+            assert_eq!(
+                en_keys.symmetric_difference(&keys).collect::<Vec<_>>(),
+                Vec::<&&String>::new(),
+                "keys in en or {lang} only"
+            );
+            for (key, value) in &en {
+                assert!(!other[key].trim().is_empty(), "{lang} {key} is empty");
+                assert_eq!(
+                    placeholders(value),
+                    placeholders(&other[key]),
+                    "{lang} {key}"
+                );
+            }
+        }
+    }
+
+    /// Every page's language selector offers exactly these, and each has its dictionary (above).
+    const LANGUAGES: [&str; 4] = ["en", "zh-Hans", "ja", "ko"];
+
+    #[test]
+    fn every_page_offers_every_language() {
+        for page in [
+            "index.html",
+            "game.html",
+            "login.html",
+            "player.html",
+            "archive.html",
+            "replay.html",
+        ] {
+            let html = text(page);
+            // The options of the language selector, `<select id="lang">`.
+            let selector = html
+                .split_once("id=\"lang\"")
+                .and_then(|(_, rest)| rest.split_once("</select>"))
+                .map(|(options, _)| options)
+                .unwrap_or_else(|| panic!("{page} has no language selector"));
+            let offered: Vec<&str> = selector
+                .split("<option value=\"")
+                .skip(1)
+                .filter_map(|o| o.split_once('"').map(|(v, _)| v))
+                .collect();
+            assert_eq!(offered, LANGUAGES, "{page}");
         }
     }
 
@@ -694,6 +731,8 @@ mod tests {
             ("/static/js/game.js", "text/javascript; charset=utf-8"),
             ("/static/i18n/en.json", "application/json"),
             ("/static/i18n/zh-Hans.json", "application/json"),
+            ("/static/i18n/ja.json", "application/json"),
+            ("/static/i18n/ko.json", "application/json"),
             ("/static/favicon.svg", "image/svg+xml"),
         ] {
             let r = http.get(format!("{base}{path}")).send().await.unwrap();

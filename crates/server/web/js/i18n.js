@@ -2,7 +2,7 @@
 // remembered in localStorage and first taken from the browser. Elements carrying data-i18n get their text from the
 // dictionary; data-i18n-placeholder, data-i18n-title and data-i18n-aria-label set those attributes.
 
-export const LANGUAGES = { en: "English", "zh-Hans": "简体中文" };
+export const LANGUAGES = { en: "English", "zh-Hans": "简体中文", ja: "日本語", ko: "한국어" };
 export const DEFAULT_LANGUAGE = "en";
 const STORE_KEY = "tesuji.lang";
 
@@ -13,6 +13,8 @@ export function pickLanguage(stored, browserLanguages) {
     const lower = String(tag).toLowerCase();
     // zh, zh-CN, zh-SG and zh-Hans all read Simplified Chinese; zh-TW and zh-HK too, better than English.
     if (lower === "zh" || lower.startsWith("zh-")) return "zh-Hans";
+    if (lower === "ja" || lower.startsWith("ja-")) return "ja";
+    if (lower === "ko" || lower.startsWith("ko-")) return "ko";
     if (lower === "en" || lower.startsWith("en-")) return "en";
   }
   return DEFAULT_LANGUAGE;

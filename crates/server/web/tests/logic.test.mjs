@@ -7,7 +7,7 @@ import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
 import { colorOf, formatDuration, formatRank, formatResult, halfPoints, moveCount, parseResult, rankOf } from "../js/format.js";
-import { interpolate, pickLanguage } from "../js/i18n.js";
+import { interpolate, LANGUAGES, pickLanguage } from "../js/i18n.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
 import { FRAME, MIN_SPAN, plotHistory, ratingAxis } from "../js/plot.js";
 import { positions } from "../js/positions.js";
@@ -112,6 +112,9 @@ test("languages and interpolation", () => {
   assert.equal(pickLanguage(null, ["de-DE", "en-GB"]), "en");
   assert.equal(pickLanguage(null, ["de-DE"]), "en");
   assert.equal(pickLanguage(null, []), "en");
+  assert.equal(pickLanguage(null, ["ja-JP", "en"]), "ja");
+  assert.equal(pickLanguage(null, ["de", "ko-KR"]), "ko");
+  assert.equal(pickLanguage("ko", ["ja"]), "ko");
   assert.equal(interpolate("{a} and {b} and {c}", { a: 1, b: "x" }), "1 and x and {c}");
 });
 
@@ -119,15 +122,21 @@ test("dictionaries: same keys, no duplicates, same placeholders", () => {
   const read = (lang) => readFileSync(new URL(`../i18n/${lang}.json`, import.meta.url), "utf8");
   const placeholders = (s) => [...s.matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
   const dicts = {};
-  for (const lang of ["en", "zh-Hans"]) {
+  // Every language the selector offers has a dictionary like the English one.
+  const languages = Object.keys(LANGUAGES);
+  assert.deepEqual(languages, ["en", "zh-Hans", "ja", "ko"]);
+  for (const lang of languages) {
     const text = read(lang);
     const keys = [...text.matchAll(/^\s*"([^"]+)":/gm)].map((m) => m[1]);
     assert.equal(new Set(keys).size, keys.length, `${lang}: a key appears twice`);
     dicts[lang] = JSON.parse(text);
   }
-  assert.deepEqual(Object.keys(dicts.en).sort(), Object.keys(dicts["zh-Hans"]).sort());
-  for (const [key, value] of Object.entries(dicts.en)) {
-    assert.deepEqual(placeholders(value), placeholders(dicts["zh-Hans"][key]), key);
+  for (const lang of languages.slice(1)) {
+    assert.deepEqual(Object.keys(dicts[lang]).sort(), Object.keys(dicts.en).sort(), lang);
+    for (const [key, value] of Object.entries(dicts.en)) {
+      assert.ok(dicts[lang][key].trim() !== "", `${lang} ${key} is empty`);
+      assert.deepEqual(placeholders(dicts[lang][key]), placeholders(value), `${lang} ${key}`);
+    }
   }
 });
 
