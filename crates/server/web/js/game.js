@@ -489,6 +489,33 @@ function askRulesets() {
     });
 }
 
+/** After the game: a player offers a rematch, or accepts the one offered; anyone may follow one to its table. */
+function renderRematch(over) {
+  const offer = over ? (game.rematch ?? null) : null;
+  const mine = myColor();
+  const mineOffer = Boolean(offer && mine && offer.by === mine);
+  const button = $("rematch");
+  button.hidden = !over || !mine || mineOffer;
+  button.textContent = t(offer ? "game.rematch-accept" : "game.rematch");
+  const link = $("rematch-link");
+  link.hidden = !offer || (Boolean(mine) && !mineOffer);
+  if (offer) {
+    link.href = `/game/${offer.game}`;
+    link.textContent = t(mineOffer ? "game.rematch-offered" : "game.rematch-watch");
+  }
+}
+
+async function rematch() {
+  $("rematch").disabled = true;
+  try {
+    const table = await post(`/api/games/${gameId}/rematch`, { json: {} });
+    location.href = `/game/${table.id}`;
+  } catch (e) {
+    refusal(e);
+    $("rematch").disabled = false;
+  }
+}
+
 function renderOver() {
   const over = game.status === "over" || game.phase === "over";
   if (over) askRulesets();
@@ -496,6 +523,7 @@ function renderOver() {
   $("over").hidden = !over;
   $("replay-link").hidden = !over;
   $("replay-link").href = `/replay?game=${game.id}`;
+  renderRematch(over);
   const result = $("result");
   if (over && game.result) {
     result.textContent = `${formatResult(game.result, t)} (${game.result})`;
@@ -720,6 +748,7 @@ $("pass").addEventListener("click", () => act("play", { move: "pass" }));
 $("accept").addEventListener("click", () => act("accept"));
 $("dispute").addEventListener("click", () => act("dispute"));
 $("claim").addEventListener("click", () => act("claim"));
+$("rematch").addEventListener("click", rematch);
 
 $("resign").addEventListener("click", () => {
   const dialog = $("confirm");
@@ -808,6 +837,14 @@ function showCancelled(message) {
 function onSocketMessage(m) {
   if (m.type === "cancelled" || m.type === "aborted") {
     showCancelled(`game.${m.type}`);
+    return;
+  }
+  if (m.type === "rematch") {
+    // Offered after the game, by either player (the invite stays out of events: a player's offer needs none).
+    if (game) {
+      game.rematch = m.rematch;
+      renderOver();
+    }
     return;
   }
   if (m.type === "state") {

@@ -81,6 +81,10 @@ function fill(list, games, entry, emptyKey) {
 }
 
 function render() {
+  // My games that wait for me come first, when there are any.
+  const myTurn = lobby?.my_turn ?? [];
+  document.getElementById("my-turn-card").hidden = myTurn.length === 0;
+  document.getElementById("my-turn").replaceChildren(...myTurn.map(playingEntry));
   fill(openList, lobby?.open ?? [], openEntry, "lobby.no-open");
   fill(playingList, lobby?.playing ?? [], playingEntry, "lobby.no-playing");
 }
@@ -269,7 +273,7 @@ new LiveSocket(socketUrl("/api/lobby/ws"), {
   onStatus: setLive,
   onMessage(message) {
     if (message.type !== "lobby") return;
-    lobby = { open: message.open ?? [], playing: message.playing ?? [] };
+    lobby = { my_turn: message.my_turn ?? [], open: message.open ?? [], playing: message.playing ?? [] };
     render();
   },
 });
