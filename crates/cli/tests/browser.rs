@@ -1515,6 +1515,36 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()>
         true,
     )?;
 
+    // After it, Ann offers a rematch: she goes to its table, and Bob's page, told over its socket, offers him
+    // to accept, which starts it with the colours swapped. It then waits for Ann, first in her lobby.
+    ann.click("#rematch").await?;
+    let table = ann.wait_path(&format!("^/game/(?!{id}$)\\d+$")).await?;
+    let accept = bob
+        .wait_js(
+            "the rematch offer on Bob's page",
+            "const b = document.getElementById('rematch'); return !b.hidden && b.textContent",
+            json!([]),
+        )
+        .await?;
+    same("Bob's button", accept, json!("Accept the rematch"))?;
+    bob.click("#rematch").await?;
+    bob.wait_path(&format!("^{table}$")).await?;
+    let seats = ann
+        .wait_js(
+            "the rematch started",
+            "return fetch(`/api/games/${arguments[0]}`).then((r) => r.json())
+               .then((s) => s.status === 'playing' && [s.players.black.name, s.players.white.name]);",
+            json!([table.trim_start_matches("/game/")]),
+        )
+        .await?;
+    same("the rematch's seats", seats, json!(["Ann", "Bob"]))?;
+    ann.goto("/").await?;
+    ann.wait_for(&format!(
+        "#my-turn-card:not([hidden]) #my-turn li[data-game-id=\"{}\"]",
+        table.trim_start_matches("/game/")
+    ))
+    .await?;
+
     // The create form comes back with the last table's choices; the computer's strength only with the computer.
     ann.goto("/").await?;
     same(
