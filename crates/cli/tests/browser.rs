@@ -1538,6 +1538,19 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()>
         )
         .await?;
     same("the rematch's seats", seats, json!(["Ann", "Bob"]))?;
+    // Ann's tab says the game waits for her, Bob's does not.
+    ann.wait_js(
+        "Ann's title",
+        "return document.title.startsWith('● Your turn · Ann – Bob')",
+        json!([]),
+    )
+    .await?;
+    bob.wait_js(
+        "Bob's title, without the mark",
+        "return document.title === 'Ann – Bob · tesuji'",
+        json!([]),
+    )
+    .await?;
     ann.goto("/").await?;
     ann.wait_for(&format!(
         "#my-turn-card:not([hidden]) #my-turn li[data-game-id=\"{}\"]",

@@ -626,7 +626,8 @@ function render() {
   renderMoves();
   renderOver();
   const names = `${playerName(game.players?.black)} – ${playerName(game.players?.white)}`;
-  document.title = `${myTurn() ? "● " : ""}${names} · tesuji`;
+  // A tab in the background still says when the game waits for this player.
+  document.title = `${myTurn() ? `● ${t("game.title-your-turn")} · ` : ""}${names} · tesuji`;
 }
 
 /** Takes a state unless an equal or newer one is already shown (HTTP answers may come after the socket's event). */
