@@ -7,7 +7,7 @@ use tesuji_rules::{Color, Rules};
 use crate::error::ApiError;
 
 use super::registry::Games;
-use super::view::{Player, Summary};
+use super::view::Summary;
 
 /// A player's finished games on one board size in one colour: won, lost, drawn (void games are left out).
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
@@ -60,14 +60,7 @@ impl Games {
     /// User `user`'s games that are not over (open tables, games in play or being counted), newest first, at
     /// most `limit`.
     pub fn current_of(&self, user: i64, limit: usize) -> Vec<Summary> {
-        self.summaries(
-            |s| {
-                s.players
-                    .iter()
-                    .any(|(_, p)| matches!(p, Some(Player::User(u)) if u.id == user))
-            },
-            limit,
-        )
+        self.summaries(|s| s.seat_of(user).is_some(), limit)
     }
 
     /// User `user`'s live games that wait for them to act (see [`Summary::to_act`]), newest first, at most
@@ -75,10 +68,8 @@ impl Games {
     pub fn my_turn(&self, user: i64, limit: usize) -> Vec<Summary> {
         self.summaries(
             |s| {
-                s.players.iter().any(|(c, p)| {
-                    matches!(p, Some(Player::User(u)) if u.id == user)
-                        && s.to_act.contains(&c.name())
-                })
+                s.seat_of(user)
+                    .is_some_and(|c| s.to_act.contains(&c.name()))
             },
             limit,
         )

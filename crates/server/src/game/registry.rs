@@ -503,12 +503,7 @@ impl Games {
     fn open_tables_of(&self, user: i64) -> usize {
         let all = self.summaries.read().unwrap_or_else(|e| e.into_inner());
         all.values()
-            .filter(|s| s.status == "open")
-            .filter(|s| {
-                s.players
-                    .iter()
-                    .any(|(_, p)| matches!(p, Some(Player::User(u)) if u.id == user))
-            })
+            .filter(|s| s.status == "open" && s.seat_of(user).is_some())
             .count()
     }
 

@@ -215,6 +215,14 @@ pub(super) fn seated(seats: &Seats, users: ByColor<Option<User>>) -> Players {
 }
 
 impl Summary {
+    /// The colour user `user` sits at in this game, if they do.
+    pub fn seat_of(&self, user: i64) -> Option<Color> {
+        self.players
+            .iter()
+            .find(|(_, p)| matches!(p, Some(Player::User(u)) if u.id == user))
+            .map(|(c, _)| c)
+    }
+
     /// A listing's entry from the store's row of a game that is not in memory.
     pub(super) fn of_row(row: GameRow) -> Summary {
         let players = seated(
