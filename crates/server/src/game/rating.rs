@@ -150,29 +150,33 @@ impl Games {
                 self.store.rating(white).await?.unwrap_or_default(),
             ),
         };
-        self.show_rating(black, now.0).await;
-        self.show_rating(white, now.1).await;
+        self.show_ratings([(black, now.0), (white, now.1)]).await;
         Ok(rated)
     }
 
-    /// Shows user `user`'s new rating: in the cached account, and beside their name in their live games.
-    async fn show_rating(&self, user: i64, rating: Rating) {
-        self.accounts.rated(user, rating);
-        let live: Vec<_> = self.registry().live.values().cloned().collect();
-        for entry in live {
+    /// Shows these users' new ratings: in the cached accounts, and beside their names in their live games,
+    /// found from the listings (no other game is locked).
+    async fn show_ratings(&self, rated: [(i64, Rating); 2]) {
+        for (user, rating) in rated {
+            self.accounts.rated(user, rating);
+        }
+        let theirs = self.summaries(
+            |s| rated.iter().any(|&(user, _)| s.seat_of(user).is_some()),
+            usize::MAX,
+        );
+        for summary in theirs {
+            let Some(entry) = self.live_entry(summary.id) else {
+                continue;
+            };
             let mut live = entry.lock().await;
-            let mut changed = false;
             for color in [Color::Black, Color::White] {
                 if let Some(Player::User(u)) = &mut live.players[color]
-                    && u.id == user
+                    && let Some(&(_, rating)) = rated.iter().find(|&&(user, _)| user == u.id)
                 {
                     u.set_rating(rating);
-                    changed = true;
                 }
             }
-            if changed {
-                self.set_summary(&live);
-            }
+            self.set_summary(&live);
         }
     }
 

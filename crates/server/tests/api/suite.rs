@@ -3590,6 +3590,8 @@ async fn a_ranked_game_changes_both_ratings_once() {
         .unwrap();
     assert_eq!(status, 200);
 
+    // A table of Ann's that waits while she plays shows her new rating once she is rated.
+    let waiting = table(&ann, "chinese:size=13", "black", "anyone").await["id"].clone();
     let game = ranked_resigned(&ann, &bob).await;
     let (black, white) = tesuji_rating::rate(
         tesuji_rating::Rating::default(),
@@ -3622,6 +3624,8 @@ async fn a_ranked_game_changes_both_ratings_once() {
         entry["players"]["black"]["rating"],
         black.rating.round() as i64
     );
+    let entry = entry_of(&lobby, "open", &waiting);
+    assert_eq!(entry["players"]["black"]["rank"], black.label(), "{entry}");
 
     // A restart rates nothing again.
     running.stop().await.unwrap();
