@@ -44,7 +44,7 @@ pub(super) async fn user_games(
     PathId(id): PathId,
     page: Page,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let user = app.accounts.user(id).await?.ok_or(ApiError::NoUser(id))?;
+    let mut user = app.accounts.user(id).await?.ok_or(ApiError::NoUser(id))?;
     let games = app
         .games
         .player_page(id, page.before, page.read_len())
@@ -63,6 +63,9 @@ pub(super) async fn user_games(
             .map(|p| json!([p.game, p.at, p.rating.rating.round() as i32]))
             .collect();
         let rating = app.games.rating_of(id).await?.unwrap_or_default();
+        // The user as cached may predate a rating made on another node: shown as read now, here and after.
+        user.set_rating(rating);
+        app.accounts.rated(id, rating);
         (Some(RatingView::from(rating)), history)
     };
     let record = app.games.player_record(id).await?;

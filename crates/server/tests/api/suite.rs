@@ -3601,6 +3601,9 @@ async fn a_ranked_game_changes_both_ratings_once() {
     );
     let page = rated_page(&ann, ann_id, 1).await;
     assert_eq!(page["rating"]["rating"], black.rating.round() as i64);
+    // The page's user and its rating card say the same.
+    assert_eq!(page["user"]["rank"], page["rating"]["rank"], "{page}");
+    assert_eq!(page["user"]["rating"], page["rating"]["rating"], "{page}");
     assert_eq!(page["rating_history"][0][0], game);
     assert_eq!(page["rating_history"][0][2], black.rating.round() as i64);
     let page = rated_page(&bob, bob_id, 1).await;
