@@ -23,7 +23,8 @@ pub fn changes_subject(site: &str) -> String {
     format!("tesuji.{site}.games")
 }
 
-/// The subject of who is at the board on site `site`: each node's seated players' sockets, and its heartbeat.
+/// The subject of who is at the board on site `site`: each node's seated players' sockets, and its heartbeat;
+/// and of what is said there (chat messages and mutes, which need no catching up: they are stored).
 pub fn presence_subject(site: &str) -> String {
     format!("tesuji.{site}.presence")
 }
@@ -75,6 +76,13 @@ pub enum Signal {
     },
     /// User `user` looked at game `game` over HTTP on node `node`.
     Looked { node: u64, game: i64, user: i64 },
+    /// A chat message was stored on node `node`: the watchers of its game on the others get it too.
+    Said {
+        node: u64,
+        chat: crate::store::StoredChat,
+    },
+    /// User `user` changed whom they mute, on node `node`: the others forget what they knew of it.
+    Muted { node: u64, user: i64 },
 }
 
 impl Signal {
@@ -83,7 +91,9 @@ impl Signal {
             Signal::Alive { node, .. }
             | Signal::Snapshot { node, .. }
             | Signal::Sockets { node, .. }
-            | Signal::Looked { node, .. } => *node,
+            | Signal::Looked { node, .. }
+            | Signal::Said { node, .. }
+            | Signal::Muted { node, .. } => *node,
         }
     }
 }
@@ -171,6 +181,14 @@ impl Cluster {
                             presence.clone(),
                             serde_json::to_vec(&Signal::Looked { node, game, user }),
                         ),
+                        Tell::Said(chat) => (
+                            presence.clone(),
+                            serde_json::to_vec(&Signal::Said { node, chat }),
+                        ),
+                        Tell::Muted(user) => (
+                            presence.clone(),
+                            serde_json::to_vec(&Signal::Muted { node, user }),
+                        ),
                     };
                     let Ok(payload) = payload else {
                         continue;
@@ -242,6 +260,8 @@ impl Cluster {
                             game, user, count, ..
                         } => games.remote_socket(from, game, user, count).await,
                         Signal::Looked { game, user, .. } => games.remote_look(game, user).await,
+                        Signal::Said { chat, .. } => games.remote_said(chat).await,
+                        Signal::Muted { user, .. } => games.forget_mutes(user),
                     }
                 }
             })

@@ -25,6 +25,9 @@ pub struct Limits {
     /// lobby), and from one address (a club behind one router, anonymous watchers among them).
     pub sockets_per_user: u32,
     pub sockets_per_address: u32,
+    /// Chat messages per minute by one user, with a burst of a sixth of that (5 at once by default): talk, not
+    /// a flood.
+    pub chat_per_minute: u32,
     /// Tables one user may have open (waiting for an opponent) at once.
     pub open_tables_per_user: usize,
     /// The server runs behind one reverse proxy: a request's client address is the last entry of its
@@ -43,6 +46,7 @@ impl Default for Limits {
             records_per_minute: 30,
             sockets_per_user: 20,
             sockets_per_address: 200,
+            chat_per_minute: 30,
             open_tables_per_user: 10,
             behind_proxy: false,
         }
@@ -57,6 +61,7 @@ pub struct Limiters {
     sockets_per_address: u32,
     auth: DefaultKeyedRateLimiter<IpAddr>,
     actions: DefaultKeyedRateLimiter<i64>,
+    chat: DefaultKeyedRateLimiter<i64>,
     records: DefaultKeyedRateLimiter<IpAddr>,
     behind_proxy: bool,
 }
@@ -86,6 +91,10 @@ impl Limiters {
             actions: RateLimiter::keyed(
                 Quota::per_second(per_second)
                     .allow_burst(at_least_one(limits.actions_per_second.saturating_mul(2))),
+            ),
+            chat: RateLimiter::keyed(
+                Quota::per_minute(at_least_one(limits.chat_per_minute))
+                    .allow_burst(at_least_one(limits.chat_per_minute / 6)),
             ),
             records: RateLimiter::keyed(
                 Quota::per_minute(at_least_one(limits.records_per_minute))
@@ -153,6 +162,10 @@ impl Limiters {
         check(&self.actions, &user)
     }
 
+    pub fn chat(&self, user: i64) -> Result<(), ApiError> {
+        check(&self.chat, &user)
+    }
+
     pub fn records(&self, address: IpAddr) -> Result<(), ApiError> {
         check(&self.records, &address)
     }
@@ -161,6 +174,7 @@ impl Limiters {
     pub fn sweep(&self) {
         self.auth.retain_recent();
         self.actions.retain_recent();
+        self.chat.retain_recent();
         self.records.retain_recent();
     }
 }

@@ -164,6 +164,19 @@ macro_rules! row_decoders {
             })
         }
 
+        fn chat_row(r: &$row) -> Result<StoredChat, StoreError> {
+            Ok(StoredChat {
+                id: r.try_get("id")?,
+                game: r.try_get("game_id")?,
+                user: r.try_get("user_id")?,
+                name: r.try_get("name")?,
+                channel: r.try_get("channel")?,
+                move_number: r.try_get("move_number")?,
+                text: r.try_get("body")?,
+                at_ms: r.try_get("at")?,
+            })
+        }
+
         fn game_row(r: &$row) -> Result<GameRow, StoreError> {
             let seats = seats(r)?;
             let user = |id: Option<i64>, prefix: &str| -> Result<Option<StoredUser>, StoreError> {
@@ -510,6 +523,31 @@ pub struct RatingPoint {
     pub rating: Rating,
 }
 
+/// A chat message to store: its game, its author, its channel (`players` or `spectators`), the number of the
+/// game's stored actions when it was sent, its text and when (wall milliseconds).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewChat<'a> {
+    pub game: i64,
+    pub user: i64,
+    pub channel: &'a str,
+    pub move_number: i64,
+    pub text: &'a str,
+    pub at_ms: i64,
+}
+
+/// A stored chat message, with its author's name. (Serialized in the signals the nodes send each other.)
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct StoredChat {
+    pub id: i64,
+    pub game: i64,
+    pub user: i64,
+    pub name: String,
+    pub channel: String,
+    pub move_number: i64,
+    pub text: String,
+    pub at_ms: i64,
+}
+
 /// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
     /// Creates a game with its first seats and returns its id.
@@ -685,6 +723,18 @@ pub trait Store: Send + Sync {
     fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>>;
 
     /// Closes the connections (waits for writes in flight).
+    /// Stores a chat message; answers it as stored.
+    fn add_chat<'a>(&'a self, chat: &'a NewChat<'a>) -> StoreFuture<'a, StoredChat>;
+
+    /// The last `limit` chat messages of game `game`, oldest first.
+    fn chat_of(&self, game: i64, limit: usize) -> StoreFuture<'_, Vec<StoredChat>>;
+
+    /// User `user` mutes user `muted` (`on`) or no longer does.
+    fn set_mute(&self, user: i64, muted: i64, on: bool) -> StoreFuture<'_, ()>;
+
+    /// The users `user` muted, in id order.
+    fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>>;
+
     fn close(&self) -> StoreFuture<'_, ()>;
 }
 

@@ -60,6 +60,8 @@ pub struct LiveGame {
     pub version: u64,
     /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
     pub events: broadcast::Sender<Arc<str>>,
+    /// The chat said at the game, for its sockets to filter (see [`super::chat::Said`]).
+    pub talk: broadcast::Sender<Arc<super::chat::Said>>,
     /// The table was cancelled by its creator: it is no longer in the registry, and a request that held it
     /// meanwhile finds nothing.
     pub cancelled: bool,
@@ -87,6 +89,7 @@ impl LiveGame {
         absences: Absences,
     ) -> LiveGame {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
+        let (talk, _) = broadcast::channel(EVENT_BUFFER);
         let now = time.now_ms();
         LiveGame {
             id,
@@ -97,6 +100,7 @@ impl LiveGame {
             created,
             players,
             events,
+            talk,
             cancelled: false,
             clock: None,
             times: Vec::new(),

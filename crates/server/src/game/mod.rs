@@ -11,12 +11,14 @@
 //! - [`action`]: the one path of an action, from the socket or HTTP (or a timer, or the computer) to the store.
 //! - [`view`]: the JSON views (state, listing entries, events).
 //! - [`player`]: a player's record and current games, for their page.
+//! - [`chat`]: a game's chat, the spectators' kept from the players during the game; mutes.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
 //!   period; the computer and the estimate; the SGF record.
 
 pub mod action;
+pub mod chat;
 pub mod computer;
 pub mod live;
 pub mod player;

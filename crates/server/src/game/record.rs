@@ -1,9 +1,11 @@
 //! A game's record: one SGF tree with the players' names and, in a timed game, the clock's times, written
 //! once; and its replay for the pages (the board after every move).
 
+use tesuji_sgf::Property;
 use tesuji_sgf::record::{GameInfo, to_tree};
 
 use crate::replay::{InfoView, ReplayView, replay_turns};
+use crate::store::StoredChat;
 
 use super::live::LiveGame;
 use super::view::Player;
@@ -82,13 +84,50 @@ impl LiveGame {
         )
     }
 
-    /// The game's SGF record, with the clock's times when timed.
-    pub fn sgf(&self) -> String {
+    /// The game's SGF record, with the clock's times when timed and `chat` as comments (`C`), each at the move
+    /// it was sent after (before the first move: at the root).
+    pub fn sgf(&self, chat: &[StoredChat]) -> String {
         let mut tree = to_tree(&self.game, &self.info());
         if let Some(clock) = &self.clock {
             crate::clocks::add_times(&mut tree, clock.control(), &self.times);
         }
+        self.add_chat(&mut tree, chat);
         tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] })
+    }
+
+    /// Adds each message to the comment of the node of the last turn among the actions stored before it was
+    /// sent (each stored action is one action of the game's log; the record has a node per turn).
+    fn add_chat(&self, tree: &mut tesuji_sgf::Tree, chat: &[StoredChat]) {
+        let nodes: Vec<_> = tree.main_line().collect();
+        let log = self.game.log();
+        for message in chat {
+            let before = usize::try_from(message.move_number)
+                .unwrap_or(0)
+                .min(log.len());
+            let turns = log[..before]
+                .iter()
+                .filter(|a| matches!(a, tesuji_rules::Action::Turn(..)))
+                .count();
+            let Some(node) = nodes
+                .get(turns)
+                .or(nodes.last())
+                .and_then(|&id| tree.node_mut(id))
+            else {
+                continue;
+            };
+            let watching = if message.channel == "players" {
+                ""
+            } else {
+                " (watching)"
+            };
+            let line = format!("{}{watching}: {}", message.name, message.text);
+            let text = match node.get("C").and_then(|c| c.text_value()) {
+                Some(before) => format!("{before}\n{line}"),
+                None => line,
+            };
+            node.properties.retain(|p| p.ident != "C");
+            node.properties.push(Property::text("C", &text));
+        }
     }
 
     /// The game move by move, for the replay page.

@@ -115,6 +115,8 @@ pub struct Games {
     pub(super) clocks_since: u64,
     /// Where ended ranked games go to be rated (see [`super::rating`]).
     pub(super) to_rate: tokio::sync::mpsc::UnboundedSender<super::rating::ToRate>,
+    /// Whom the users seen lately muted.
+    pub(super) mutes: super::chat::Mutes,
 }
 
 /// What the games need of the server's settings.
@@ -304,6 +306,7 @@ impl Games {
             adopting: Mutex::new(()),
             clocks_since: running_since.unwrap_or(now_wall),
             to_rate,
+            mutes: super::chat::Mutes::default(),
         });
         // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
         games.start_rating(ratings, !shared_timers);

@@ -41,6 +41,10 @@ pub enum Tell {
     Sockets { game: i64, user: i64, count: u32 },
     /// User `user`, seated at `game`, looked at it over HTTP on this node.
     Looked { game: i64, user: i64 },
+    /// A chat message was stored here.
+    Said(crate::store::StoredChat),
+    /// User `user` changed whom they mute.
+    Muted(i64),
 }
 
 /// Whether a copy with `moves` stored actions and its second seat `joined` or not differs from the store's

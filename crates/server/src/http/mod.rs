@@ -1,8 +1,9 @@
 //! The HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket, a
 //! player's games, the archive), `games` (tables and actions), `records` (SGF, replays, counts under other
-//! rules) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
+//! rules), `chat` (a game's chat, mutes) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
 //! parsing, the Origin check.
 
+mod chat;
 mod extract;
 mod games;
 pub mod health;
@@ -85,6 +86,8 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games/{id}/accept", games::action_route("accept"))
         .route("/api/games/{id}/dispute", games::action_route("dispute"))
         .route("/api/games/{id}/claim", games::action_route("claim"))
+        .route("/api/games/{id}/chat", get(chat::chat).post(chat::say))
+        .route("/api/mutes", get(chat::mutes).post(chat::mute))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route("/api/games/{id}/replay", get(records::game_replay))
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))

@@ -18,9 +18,11 @@ pub(super) async fn sgf(
     PathId(id): PathId,
 ) -> Result<Response, ApiError> {
     let entry = app.games.look(id).await?;
+    let over = entry.lock().await.game.phase() == tesuji_rules::Phase::Over;
+    let chat = app.games.public_chat(id, over).await?;
     let (text, file) = {
         let live = entry.lock().await;
-        (live.sgf(), live.sgf_file_name())
+        (live.sgf(&chat), live.sgf_file_name())
     };
     // An ASCII fallback, and the name itself in UTF-8 (RFC 6266), since names may be in any script.
     let ascii: String = file

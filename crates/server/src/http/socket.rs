@@ -134,9 +134,13 @@ pub(super) async fn serve_watcher(
 ) {
     let viewer = user.as_ref().map(|u| u.id);
     // Subscribing and taking the state under the game's lock means no event falls between them.
-    let (mut events, first) = {
+    let (mut events, mut talk, first) = {
         let live = entry.lock().await;
-        (live.events.subscribe(), full_state(&live, viewer))
+        (
+            live.events.subscribe(),
+            live.talk.subscribe(),
+            full_state(&live, viewer),
+        )
     };
     if socket.send(Message::Text(first.into())).await.is_err() {
         return;
@@ -156,6 +160,24 @@ pub(super) async fn serve_watcher(
                     Err(RecvError::Closed) => return,
                 };
                 if socket.send(Message::Text(text.into())).await.is_err() {
+                    return;
+                }
+            }
+            said = talk.recv() => {
+                let said = match said {
+                    Ok(said) => said,
+                    // A watcher this far behind reads the chat again (GET .../chat) when it resyncs.
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return,
+                };
+                let muted = match viewer {
+                    Some(v) => app.games.muted_by(v).await.unwrap_or_default(),
+                    None => Arc::default(),
+                };
+                if !said.reaches(viewer, &muted) {
+                    continue;
+                }
+                if socket.send(Message::Text(String::from(&*said.event).into())).await.is_err() {
                     return;
                 }
             }

@@ -19,9 +19,9 @@ use sqlx::{QueryBuilder, Row, Sqlite};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
-    RecordRow, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession,
-    StoredUser, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewChat, NewUser, Progress, Rated, Rating, RatingPoint,
+    RatingUpdate, RecordRow, Seats, Store, StoreError, StoreFuture, StoredChat, StoredGame,
+    StoredMove, StoredSession, StoredUser, bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
@@ -882,6 +882,86 @@ impl Store for SqliteStore {
                 .collect::<Result<Vec<_>, StoreError>>()?;
             points.reverse();
             Ok(points)
+        })
+    }
+
+    fn add_chat<'a>(&'a self, chat: &'a NewChat<'a>) -> StoreFuture<'a, StoredChat> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "INSERT INTO chat_messages (game_id, user_id, channel, move_number, body, at) \
+                 VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
+            )
+            .bind(chat.game)
+            .bind(chat.user)
+            .bind(chat.channel)
+            .bind(chat.move_number)
+            .bind(chat.text)
+            .bind(chat.at_ms)
+            .fetch_one(&self.writer)
+            .await?;
+            let name: String = sqlx::query_scalar("SELECT name FROM users WHERE id = ?")
+                .bind(chat.user)
+                .fetch_one(&self.writer)
+                .await?;
+            Ok(StoredChat {
+                id: row.try_get("id")?,
+                game: chat.game,
+                user: chat.user,
+                name,
+                channel: chat.channel.to_owned(),
+                move_number: chat.move_number,
+                text: chat.text.to_owned(),
+                at_ms: chat.at_ms,
+            })
+        })
+    }
+
+    fn chat_of(&self, game: i64, limit: usize) -> StoreFuture<'_, Vec<StoredChat>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT c.id, c.game_id, c.user_id, u.name, c.channel, c.move_number, c.body, c.at \
+                 FROM chat_messages c JOIN users u ON u.id = c.user_id WHERE c.game_id = ? \
+                 ORDER BY c.id DESC LIMIT ?",
+            )
+            .bind(game)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.reader)
+            .await?;
+            let mut chat = rows
+                .iter()
+                .map(chat_row)
+                .collect::<Result<Vec<_>, StoreError>>()?;
+            chat.reverse();
+            Ok(chat)
+        })
+    }
+
+    fn set_mute(&self, user: i64, muted: i64, on: bool) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let query = if on {
+                "INSERT INTO mutes (user_id, muted_id) VALUES (?, ?) ON CONFLICT DO NOTHING"
+            } else {
+                "DELETE FROM mutes WHERE user_id = ? AND muted_id = ?"
+            };
+            sqlx::query(query)
+                .bind(user)
+                .bind(muted)
+                .execute(&self.writer)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>> {
+        Box::pin(async move {
+            Ok(
+                sqlx::query_scalar(
+                    "SELECT muted_id FROM mutes WHERE user_id = ? ORDER BY muted_id",
+                )
+                .bind(user)
+                .fetch_all(&self.writer)
+                .await?,
+            )
         })
     }
 

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
-    Ending, GameRow, ImportedGame, NewUser, Progress, Rated, Rating, RatingPoint, RatingUpdate,
-    RecordRow, Seats, Store, StoreError, StoreFuture, StoredGame, StoredMove, StoredSession,
-    StoredUser,
+    Ending, GameRow, ImportedGame, NewChat, NewUser, Progress, Rated, Rating, RatingPoint,
+    RatingUpdate, RecordRow, Seats, Store, StoreError, StoreFuture, StoredChat, StoredGame,
+    StoredMove, StoredSession, StoredUser,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -204,6 +204,18 @@ impl Store for Faulty {
     }
     fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>> {
         self.inner.rating_history(user, limit)
+    }
+    fn add_chat<'a>(&'a self, chat: &'a NewChat<'a>) -> StoreFuture<'a, StoredChat> {
+        self.inner.add_chat(chat)
+    }
+    fn chat_of(&self, game: i64, limit: usize) -> StoreFuture<'_, Vec<StoredChat>> {
+        self.inner.chat_of(game, limit)
+    }
+    fn set_mute(&self, user: i64, muted: i64, on: bool) -> StoreFuture<'_, ()> {
+        self.inner.set_mute(user, muted, on)
+    }
+    fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>> {
+        self.inner.mutes_of(user)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()

@@ -1,0 +1,325 @@
+//! A game's chat. The players' talk is everyone's; the spectators' is kept from the two players until the game is
+//! over (so that nobody whispers them a move), then everyone's. Messages are stored with the number of the game's
+//! actions when they were sent, so a replay and the SGF put each at its move. Each user may mute another: that
+//! user's messages are kept from them everywhere.
+
+use std::collections::HashSet;
+use std::num::NonZeroUsize;
+use std::sync::Arc;
+
+use serde::Serialize;
+use tesuji_rules::Phase;
+
+use crate::auth::User;
+use crate::error::ApiError;
+use crate::store::{NewChat, StoredChat};
+
+use super::action::Actor;
+use super::live::LiveGame;
+use super::registry::Games;
+use super::sync::Tell;
+
+/// The longest message, in characters.
+pub const CHAT_CHARS: usize = 500;
+
+/// The most messages a game's chat answers (its last ones).
+pub const CHAT_KEPT: usize = 1000;
+
+/// Users whose mutes are kept in memory on a node.
+const MUTES_CACHED: usize = 4096;
+
+/// Who a message was said among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Channel {
+    /// A seated player's: everyone sees it.
+    Players,
+    /// Anyone else's: the players see it once the game is over.
+    Spectators,
+}
+
+impl Channel {
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Players => "players",
+            Channel::Spectators => "spectators",
+        }
+    }
+
+    fn of(name: &str) -> Channel {
+        if name == "players" {
+            Channel::Players
+        } else {
+            Channel::Spectators
+        }
+    }
+
+    /// Whether a message of this channel reaches a viewer who is (`seated`) or is not one of the game's players,
+    /// the game being `over` or not.
+    pub fn reaches(self, seated: bool, over: bool) -> bool {
+        self == Channel::Players || over || !seated
+    }
+}
+
+/// A message's author as shown.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct Author {
+    pub id: i64,
+    pub name: String,
+}
+
+/// A chat message as clients get it (docs/API.md, "Chat").
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct ChatView {
+    pub id: i64,
+    pub game: i64,
+    pub user: Author,
+    pub channel: &'static str,
+    /// The number of the game's stored actions when it was sent.
+    #[serde(rename = "move")]
+    pub move_number: i64,
+    pub text: String,
+    /// Wall milliseconds.
+    pub at: i64,
+}
+
+impl From<&StoredChat> for ChatView {
+    fn from(c: &StoredChat) -> ChatView {
+        ChatView {
+            id: c.id,
+            game: c.game,
+            user: Author {
+                id: c.user,
+                name: c.name.clone(),
+            },
+            channel: Channel::of(&c.channel).name(),
+            move_number: c.move_number,
+            text: c.text.clone(),
+            at: c.at_ms,
+        }
+    }
+}
+
+/// A message said at a game, as its sockets get it: each socket leaves out what its viewer may not see.
+#[derive(Debug)]
+pub struct Said {
+    pub author: i64,
+    /// The players it is kept from (the spectators' talk during the game).
+    pub hidden_from: [Option<i64>; 2],
+    /// The `chat` event, serialized once.
+    pub event: Arc<str>,
+}
+
+impl Said {
+    fn of(live: &LiveGame, chat: &StoredChat) -> Said {
+        let hidden = !Channel::of(&chat.channel).reaches(true, live.game.phase() == Phase::Over);
+        let seated = |c| if hidden { live.seat_user(c) } else { None };
+        let event = serde_json::json!({"type": "chat", "message": ChatView::from(chat)});
+        Said {
+            author: chat.user,
+            hidden_from: [
+                seated(tesuji_rules::Color::Black),
+                seated(tesuji_rules::Color::White),
+            ],
+            event: Arc::from(event.to_string()),
+        }
+    }
+
+    /// Whether the watcher `viewer`, who muted `muted`, gets this message.
+    pub fn reaches(&self, viewer: Option<i64>, muted: &HashSet<i64>) -> bool {
+        viewer.is_none_or(|v| !self.hidden_from.contains(&Some(v))) && !muted.contains(&self.author)
+    }
+}
+
+/// A message's text as stored: trimmed, with line ends as `\n`; refused when empty, too long, or holding other
+/// control characters.
+pub fn checked_text(text: &str) -> Result<String, ApiError> {
+    let text = text.replace("\r\n", "\n");
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(ApiError::BadRequest(
+            "a chat message needs some text".into(),
+        ));
+    }
+    let chars = text.chars().count();
+    if chars > CHAT_CHARS {
+        return Err(ApiError::BadRequest(format!(
+            "a chat message has at most {CHAT_CHARS} characters, not {chars}"
+        )));
+    }
+    if text.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(ApiError::BadRequest(
+            "a chat message may not hold control characters".into(),
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+/// Whom each user muted, for the users seen lately on this node (read from the store when not held).
+pub struct Mutes {
+    cache: std::sync::Mutex<lru::LruCache<i64, Arc<HashSet<i64>>>>,
+}
+
+impl Default for Mutes {
+    fn default() -> Mutes {
+        Mutes {
+            cache: std::sync::Mutex::new(lru::LruCache::new(
+                NonZeroUsize::new(MUTES_CACHED).unwrap_or(NonZeroUsize::MIN),
+            )),
+        }
+    }
+}
+
+impl Mutes {
+    fn cached(&self) -> std::sync::MutexGuard<'_, lru::LruCache<i64, Arc<HashSet<i64>>>> {
+        self.cache.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Forgets what user `user` muted (they changed it, here or on another node).
+    fn forget(&self, user: i64) {
+        self.cached().pop(&user);
+    }
+}
+
+impl Games {
+    /// User `user` says `text` at game `id`: stored, then sent to the watchers allowed to see it, here and on the
+    /// other nodes.
+    pub async fn say(&self, id: i64, user: &User, text: &str) -> Result<ChatView, ApiError> {
+        let text = checked_text(text)?;
+        let entry = self.get(id).await?;
+        let live = entry.lock().await;
+        if live.cancelled {
+            return Err(ApiError::NotFound(id));
+        }
+        let channel = match live.seat_of(Actor::User(user.id)) {
+            Some(_) => Channel::Players,
+            None => Channel::Spectators,
+        };
+        // Stored under the game's lock, so that its move number is the one its watchers saw last.
+        let stored = self
+            .store
+            .add_chat(&NewChat {
+                game: id,
+                user: user.id,
+                channel: channel.name(),
+                move_number: live.stored_count(),
+                text: &text,
+                at_ms: i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX),
+            })
+            .await?;
+        let _ = live.talk.send(Arc::new(Said::of(&live, &stored)));
+        drop(live);
+        self.tell(Tell::Said(stored.clone()));
+        Ok(ChatView::from(&stored))
+    }
+
+    /// A message said on another node: this node's watchers of its game get it, when the game is here.
+    pub async fn remote_said(&self, chat: StoredChat) {
+        let entry = {
+            let r = self.registry();
+            match r.live.get(&chat.game) {
+                Some(entry) => Some(Arc::clone(entry)),
+                None => r.finished.peek(&chat.game).cloned(),
+            }
+        };
+        if let Some(entry) = entry {
+            let live = entry.lock().await;
+            let _ = live.talk.send(Arc::new(Said::of(&live, &chat)));
+        }
+    }
+
+    /// Game `id`'s chat as the viewer `viewer` may see it, oldest first.
+    pub async fn chat_for(
+        self: &Arc<Self>,
+        id: i64,
+        viewer: Option<i64>,
+    ) -> Result<Vec<ChatView>, ApiError> {
+        let entry = self.look(id).await?;
+        let (seated, over) = {
+            let live = entry.lock().await;
+            let seated = viewer.is_some_and(|v| live.seat_of(Actor::User(v)).is_some());
+            (seated, live.game.phase() == Phase::Over)
+        };
+        let muted = match viewer {
+            Some(v) => self.muted_by(v).await?,
+            None => Arc::default(),
+        };
+        Ok(self
+            .store
+            .chat_of(id, CHAT_KEPT)
+            .await?
+            .iter()
+            .filter(|c| Channel::of(&c.channel).reaches(seated, over) && !muted.contains(&c.user))
+            .map(ChatView::from)
+            .collect())
+    }
+
+    /// User `user` changed whom they mute on another node.
+    pub fn forget_mutes(&self, user: i64) {
+        self.mutes.forget(user);
+    }
+
+    /// The users `user` muted.
+    pub async fn muted_by(&self, user: i64) -> Result<Arc<HashSet<i64>>, ApiError> {
+        if let Some(muted) = self.mutes.cached().get(&user) {
+            return Ok(Arc::clone(muted));
+        }
+        let muted: Arc<HashSet<i64>> =
+            Arc::new(self.store.mutes_of(user).await?.into_iter().collect());
+        self.mutes.cached().put(user, Arc::clone(&muted));
+        Ok(muted)
+    }
+
+    /// User `user` mutes `muted` (`on`) or no longer does; answers whom they mute now.
+    pub async fn mute(&self, user: i64, muted: i64, on: bool) -> Result<Vec<i64>, ApiError> {
+        if muted == user {
+            return Err(ApiError::BadRequest("you cannot mute yourself".into()));
+        }
+        if self.store.find_user(muted).await?.is_none() {
+            return Err(ApiError::NoUser(muted));
+        }
+        self.store.set_mute(user, muted, on).await?;
+        self.mutes.forget(user);
+        self.tell(Tell::Muted(user));
+        let mut now: Vec<i64> = self.muted_by(user).await?.iter().copied().collect();
+        now.sort_unstable();
+        Ok(now)
+    }
+
+    /// Game `id`'s chat as its SGF carries it: what anyone may see.
+    pub async fn public_chat(&self, id: i64, over: bool) -> Result<Vec<StoredChat>, ApiError> {
+        let mut chat = self.store.chat_of(id, CHAT_KEPT).await?;
+        chat.retain(|c| over || Channel::of(&c.channel) == Channel::Players);
+        Ok(chat)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_spectators_talk_reaches_the_players_only_after_the_game() {
+        assert!(Channel::Players.reaches(true, false));
+        assert!(Channel::Players.reaches(false, false));
+        assert!(Channel::Spectators.reaches(false, false));
+        assert!(!Channel::Spectators.reaches(true, false));
+        assert!(Channel::Spectators.reaches(true, true));
+    }
+
+    #[test]
+    fn a_message_is_trimmed_and_checked() {
+        assert_eq!(checked_text("  hi\r\nthere ").unwrap(), "hi\nthere");
+        for bad in ["", "  \n ", "a\u{7}b", "tab\there"] {
+            assert!(
+                matches!(checked_text(bad), Err(ApiError::BadRequest(_))),
+                "{bad:?}"
+            );
+        }
+        // Characters, not bytes: 500 Chinese characters are allowed, 501 are not.
+        assert!(checked_text(&"棋".repeat(CHAT_CHARS)).is_ok());
+        let e = checked_text(&"棋".repeat(CHAT_CHARS + 1)).unwrap_err();
+        assert!(e.to_string().contains("501"), "{e}");
+        // Markup is text: stored as it came, escaped where it is shown.
+        assert_eq!(checked_text("<b>x</b>").unwrap(), "<b>x</b>");
+    }
+}
