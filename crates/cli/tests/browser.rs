@@ -1,7 +1,8 @@
 //! End to end in a real headless Chromium, driven over WebDriver by Debian's `chromedriver`: two players sign up
 //! through the login page, one creates a 9×9 `bga` table in the lobby and the other joins it from the live
 //! lobby list; they play a game with a capture and a refused ko retake by clicking the board, pass, mark a dead
-//! stone, accept, and both see the same result and count, which a spectator's page shows too; the downloaded
+//! stone, accept, and both see the same result and count, which a spectator's page shows too (on the way they
+//! chat: each sees the other's messages, markup shown as typed, and Bob mutes Ann and takes it back); the downloaded
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
 //! on time (`W+T` on both pages), and one claimed from a player who left, through the page's notice and button.
 //!
@@ -433,6 +434,20 @@ impl Browser {
         .map(drop)
     }
 
+    /// Waits until the chat shows a message whose text is exactly `text`; answers its [author's name, channel,
+    /// move, author's id].
+    async fn wait_chat(&self, text: &str) -> Res<Value> {
+        self.wait_js(
+            &format!("the chat message {text:?}"),
+            "const li = [...document.querySelectorAll('#chat-list li')]
+               .find((li) => li.querySelector('.chat-text')?.textContent === arguments[0]);
+             return li ? [li.querySelector('.chat-who a')?.textContent, li.dataset.channel, li.dataset.move,
+                          li.dataset.user] : null;",
+            json!([text]),
+        )
+        .await
+    }
+
     /// The count as the page shows it: each row of `#score` as [row, cells...].
     async fn score_table(&self) -> Res<Value> {
         self.js(
@@ -585,6 +600,10 @@ const GAME: &[(&str, &str)] = &[
 ];
 /// After this many moves White tries the ko retake.
 const CAPTURE_AT: usize = 9;
+/// After this many moves Ann and Bob chat.
+const CHAT_AT: usize = 2;
+/// A message with markup, to be shown as typed.
+const BOLD: &str = "Look: <b>bold</b>";
 /// After this many moves the spectator looks back, and comes back to live after the next one.
 const REVIEW_AT: usize = 5;
 const ARROW_LEFT: char = '\u{E012}';
@@ -724,6 +743,9 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         }
         if number == REVIEW_AT {
             look_back(cat, shots).await?;
+        }
+        if number == CHAT_AT {
+            chat(ann, bob, cat).await?;
         }
         if number == CAPTURE_AT {
             // Black's F4 took E4: gone from every page.
@@ -1062,9 +1084,118 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         }
     }
     steps_keep_the_board(cat, id).await?;
+    chat_on_a_phone(cat, id).await?;
     replay_shows_the_record(cat, id, shots).await?;
     // Cat stays phone-sized: nothing after this uses its window.
     Ok(())
+}
+
+/// During the game (after move 2, Black to play) Ann says something, sent with Enter, and Bob answers with the
+/// button: each message shows once on all three pages, as the players' talk at move 2. One with markup shows it
+/// as text. Bob mutes Ann: her messages leave his page at once; he takes it back and they return. Cat, not
+/// signed in, reads along with no box to write in, but a link to sign in.
+async fn chat(ann: &Browser, bob: &Browser, cat: &Browser) -> Res<()> {
+    ann.type_into("#chat-input", "Good luck!\u{E007}").await?;
+    let mut seen = Vec::new();
+    for b in [ann, bob, cat] {
+        seen.push(b.wait_chat("Good luck!").await?);
+    }
+    let ann_id = seen[0][3].as_str().unwrap_or_default().to_owned();
+    for shown in &seen {
+        same(
+            "Ann's message (author, channel, move)",
+            &shown.as_array().map(|v| v[..3].to_vec()),
+            &Some(vec![json!("Ann"), json!("players"), json!("2")]),
+        )?;
+    }
+    // Sent: the box is empty again.
+    ann.wait_js(
+        "Ann's chat box emptied",
+        "return document.getElementById('chat-input').value === ''",
+        json!([]),
+    )
+    .await?;
+    bob.type_into("#chat-input", "Have fun").await?;
+    bob.click("#chat-send").await?;
+    for b in [ann, bob, cat] {
+        let shown = b.wait_chat("Have fun").await?;
+        same(
+            "Bob's answer (author, channel, move)",
+            shown.as_array().map(|v| v[..3].to_vec()),
+            Some(vec![json!("Bob"), json!("players"), json!("2")]),
+        )?;
+    }
+    ann.type_into("#chat-input", BOLD).await?;
+    ann.click("#chat-send").await?;
+    for b in [ann, bob, cat] {
+        b.wait_chat(BOLD).await?;
+        same(
+            &format!("{}'s chat: the messages in order, none twice, no markup made, the move named", b.name),
+            b.js(
+                "return [[...document.querySelectorAll('#chat-list li .chat-text')].map((p) => p.textContent),
+                         document.querySelector('#chat-list b, #chat-list li .chat-text *') === null,
+                         document.querySelector('#chat-list li .chat-move')?.textContent.trim()];",
+                json!([]),
+            )
+            .await?,
+            json!([["Good luck!", "Have fun", BOLD], true, "move 2"]),
+        )?;
+    }
+    // Mute buttons beside others' messages only, and only for who is signed in.
+    let mute_ann = format!("#chat-list li[data-user=\"{ann_id}\"] .chat-mute");
+    same(
+        "mute buttons (Ann's on her own, Ann's on Bob's, Bob's on Ann's, any on Cat's page)",
+        (
+            ann.exists(&mute_ann).await?,
+            bob.exists(&mute_ann).await?,
+            ann.exists("#chat-list li .chat-mute").await?,
+            cat.exists("#chat-list li .chat-mute").await?,
+        ),
+        (false, true, true, false),
+    )?;
+    same(
+        "Cat's chat: no box to write in, a link to sign in",
+        (
+            cat.exists("#chat-form[hidden]").await?,
+            cat.exists("#chat-signin:not([hidden]) a[href^=\"/login?next=\"]")
+                .await?,
+        ),
+        (true, true),
+    )?;
+    // Bob mutes Ann: her two messages go at once; he takes it back, and they come again.
+    bob.click(&mute_ann).await?;
+    bob.wait_js(
+        "Ann's messages hidden on Bob's page",
+        "return document.querySelectorAll(`#chat-list li[data-user=\"${arguments[0]}\"]`).length === 0
+           && !document.getElementById('chat-muted').hidden;",
+        json!([ann_id]),
+    )
+    .await?;
+    bob.click("#chat-unmute").await?;
+    bob.wait_js(
+        "Ann's messages back on Bob's page",
+        "return document.querySelectorAll(`#chat-list li[data-user=\"${arguments[0]}\"]`).length === 2
+           && document.getElementById('chat-muted').hidden && document.getElementById('chat-error').hidden;",
+        json!([ann_id]),
+    )
+    .await?;
+    Ok(())
+}
+
+/// The finished game's chat on a phone: the three messages, and nothing wider than the screen.
+async fn chat_on_a_phone(cat: &Browser, id: u64) -> Res<()> {
+    cat.goto(&format!("/game/{id}")).await?;
+    cat.wait_chat(BOLD).await?;
+    same(
+        "the chat on a phone (messages; how much wider than the screen the page is)",
+        cat.js(
+            "const page = document.documentElement;
+             return [document.querySelectorAll('#chat-list li').length, page.scrollWidth - page.clientWidth];",
+            json!([]),
+        )
+        .await?,
+        json!([3, 0]),
+    )
 }
 
 /// The spectator of a live game steps back two moves (a button, then the left arrow key): the board shows the

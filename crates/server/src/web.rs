@@ -583,6 +583,10 @@ mod tests {
                     "confirm",
                     "confirm-yes",
                     "replay-link",
+                    "chat-list",
+                    "chat-input",
+                    "chat-send",
+                    "chat-error",
                 ],
             ),
             (

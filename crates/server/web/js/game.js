@@ -3,10 +3,11 @@
 
 import { ApiError, get, post, socketUrl } from "./api.js";
 import { Board } from "./board.js";
+import { addMessages, chatTime, turnsAt, visibleMessages } from "./chat.js";
 import { parsePoint } from "./coords.js";
 import { eventState } from "./events.js";
 import { colorOf, formatDuration, formatResult, halfPoints } from "./format.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { currentLanguage, onLanguageChange, t } from "./i18n.js";
 import { boot, el, loginHref, playerName, playerNode, scrollWithin, showError } from "./page.js";
 import { idFromPath, inviteUrl } from "./paths.js";
 import { positions } from "./positions.js";
@@ -625,6 +626,7 @@ function render() {
   renderButtons();
   renderMoves();
   renderOver();
+  renderChatControls();
   const names = `${playerName(game.players?.black)} – ${playerName(game.players?.white)}`;
   // A tab in the background still says when the game waits for this player.
   document.title = `${myTurn() ? `● ${t("game.title-your-turn")} · ` : ""}${names} · tesuji`;
@@ -641,10 +643,13 @@ function take(state) {
   clockTaken = performance.now();
   const { type: _type, ...rest } = state;
   const changedSize = !game || game.width !== rest.width || game.height !== rest.height;
+  const ended = Boolean(game) && !isOver(game) && isOver(rest);
   game = rest;
   if (changedSize) hovered = null;
   tapped = null;
   render();
+  // Over now: the players may read what the spectators said, kept from them until then.
+  if (ended) loadChat();
 }
 
 // ---- actions ----
@@ -822,6 +827,216 @@ $("copy-invite").addEventListener("click", async () => {
   }
 });
 
+// ---- chat ----
+
+const chat = new Map(); // id → message: every one received, a muted user's too (shown again on an undo)
+let muted = new Set(); // the ids of the users I muted
+let shownChat = []; // the ids #chat-list shows, in order: a new message is appended, the list not rebuilt
+let chatLoadFailed = false; // #chat-error shows a failed fetch (cleared by the next good one), not a refusal
+let lastMuted = null; // {id, name} of the user muted last, for the undo
+let sending = false;
+
+function isOver(state) {
+  return state?.status === "over" || state?.phase === "over";
+}
+
+function isTurn(move) {
+  return move === "pass" || parsePoint(move, game.width, game.height) !== null;
+}
+
+/** One message: who (with the colour they play and their rank), the spectators' label, the move it was sent at
+ * (a button that shows the board then), the time, a mute button on others' messages, and the text as text. */
+function chatNode(m) {
+  const mine = Boolean(me) && m.user.id === me.id;
+  const color = colorOf(game?.players, m.user.id);
+  const spectators = m.channel === "spectators";
+  const turn = game ? turnsAt(game.moves, m.move, isTurn) : Number(m.move) || 0;
+  const when = Number.isFinite(m.at) ? new Date(m.at) : null;
+  const name = playerName(m.user);
+  const text = el("p", { class: "chat-text" });
+  text.textContent = m.text; // never markup: "<b>x</b>" is shown as typed
+  return el(
+    "li",
+    {
+      class: spectators ? "chat-message spectators" : "chat-message",
+      "data-id": m.id,
+      "data-user": m.user.id,
+      "data-channel": spectators ? "spectators" : "players",
+      "data-move": m.move ?? 0,
+    },
+    el(
+      "div",
+      { class: "chat-meta" },
+      el(
+        "span",
+        { class: "chat-who" },
+        color ? el("span", { class: `dot ${color}`, "aria-hidden": "true" }) : null,
+        playerNode(m.user),
+        mine ? el("span", { class: "muted" }, ` ${t("game.you")}`) : null,
+      ),
+      spectators ? el("span", { class: "badge chat-channel" }, t("chat.spectators")) : null,
+      el(
+        "button",
+        {
+          type: "button",
+          class: "link-button chat-move",
+          "data-turn": turn,
+          title: turn === 0 ? t("chat.show-start") : t("chat.show-move", { n: turn }),
+        },
+        turn === 0 ? t("chat.move-start") : t("chat.move", { n: turn }),
+      ),
+      when
+        ? el(
+            "time",
+            { class: "chat-time", datetime: when.toISOString(), title: when.toLocaleString(currentLanguage()) },
+            chatTime(m.at, currentLanguage()),
+          )
+        : null,
+      me && !mine
+        ? el(
+            "button",
+            {
+              type: "button",
+              class: "link-button chat-mute",
+              "data-mute": m.user.id,
+              "data-name": name,
+              "aria-label": t("chat.mute-user", { name }),
+              title: t("chat.mute-user", { name }),
+            },
+            t("chat.mute"),
+          )
+        : null,
+    ),
+    text,
+  );
+}
+
+/** Shows the messages. New ones at the end are appended, so that the live region reads only them; anything
+ * else (a mute, the language) rebuilds the list. It follows new messages when it was at its end. */
+function renderChat({ rebuild = false, toEnd = false } = {}) {
+  const list = $("chat-list");
+  const visible = visibleMessages(chat, muted);
+  const atEnd = list.hidden || list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+  const appended =
+    !rebuild && shownChat.length <= visible.length && shownChat.every((id, i) => visible[i].id === id);
+  if (appended) list.append(...visible.slice(shownChat.length).map(chatNode));
+  else list.replaceChildren(...visible.map(chatNode));
+  shownChat = visible.map((m) => m.id);
+  list.hidden = visible.length === 0;
+  $("chat-empty").hidden = visible.length > 0;
+  if (atEnd || toEnd) list.scrollTop = list.scrollHeight;
+  renderChatControls();
+}
+
+/** The form for who is signed in, a link to sign in for the others; who reads what until the game is over. */
+function renderChatControls() {
+  const signedIn = Boolean(me);
+  $("chat-form").hidden = !signedIn;
+  $("chat-signin").hidden = signedIn;
+  $("chat-login").href = loginHref();
+  const during = Boolean(game) && !isOver(game);
+  const note = $("chat-note");
+  const text = during && myColor() ? t("chat.note-player") : during && signedIn ? t("chat.note-spectator") : "";
+  note.hidden = !text;
+  note.textContent = text;
+  $("chat-muted").hidden = !lastMuted;
+  $("chat-muted-text").textContent = lastMuted ? t("chat.muted", { name: lastMuted.name }) : "";
+}
+
+function chatError(e) {
+  chatLoadFailed = false;
+  showError($("chat-error"), e);
+}
+
+/** The messages I may read (the server leaves out the spectators' talk for the players until the end, and the
+ * users I muted), added to those already here. */
+async function loadChat() {
+  try {
+    const answer = await get(`/api/games/${gameId}/chat`);
+    addMessages(chat, answer.messages);
+    renderChat();
+    if (chatLoadFailed) chatError(null);
+  } catch (e) {
+    if ($("chat-error").hidden || chatLoadFailed) {
+      chatError(e);
+      chatLoadFailed = true;
+    }
+  }
+}
+
+async function loadMutes() {
+  if (!me) return;
+  try {
+    const answer = await get("/api/mutes");
+    muted = new Set(Array.isArray(answer.muted) ? answer.muted : []);
+    renderChat();
+  } catch {
+    // Nothing to hide then: the server leaves a muted user's messages out of the chat all the same.
+  }
+}
+
+/** Mutes (or unmutes) a user: their messages go (or come back) at once, and again if the server refuses. */
+async function setMuted(user, name, on) {
+  const before = { muted, lastMuted };
+  muted = new Set(muted);
+  if (on) muted.add(user);
+  else muted.delete(user);
+  lastMuted = on ? { id: user, name } : null;
+  chatError(null);
+  renderChat({ rebuild: true });
+  try {
+    const answer = await post("/api/mutes", { json: { user, muted: on } });
+    if (Array.isArray(answer.muted)) muted = new Set(answer.muted);
+    renderChat({ rebuild: true });
+    // The chat fetched while they were muted lacks their messages.
+    if (!on) await loadChat();
+  } catch (e) {
+    ({ muted, lastMuted } = before);
+    renderChat({ rebuild: true });
+    chatError(e);
+  }
+}
+
+$("chat-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const input = $("chat-input");
+  const text = input.value.trim();
+  if (!text || sending) return;
+  sending = true;
+  $("chat-send").disabled = true;
+  chatError(null);
+  try {
+    addMessages(chat, [await post(`/api/games/${gameId}/chat`, { json: { text } })]);
+    // What was typed meanwhile stays.
+    if (input.value.trim() === text) input.value = "";
+    renderChat({ toEnd: true });
+  } catch (e) {
+    chatError(e); // the text stays, to send again
+  } finally {
+    sending = false;
+    $("chat-send").disabled = false;
+  }
+});
+
+// The Enter that ends a composition (Chinese, Japanese, Korean input) chooses the characters: it sends nothing.
+$("chat-input").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && (event.isComposing || event.keyCode === 229)) event.preventDefault();
+});
+
+$("chat-list").addEventListener("click", (event) => {
+  const mute = event.target.closest?.("button.chat-mute");
+  if (mute) {
+    setMuted(Number(mute.dataset.mute), mute.dataset.name ?? "", true);
+    return;
+  }
+  const move = event.target.closest?.("button.chat-move");
+  if (move) viewTurn(Number(move.dataset.turn));
+});
+
+$("chat-unmute").addEventListener("click", () => {
+  if (lastMuted) setMuted(lastMuted.id, lastMuted.name, false);
+});
+
 // ---- live updates ----
 
 /** The table was cancelled by its creator, or the game aborted before its first move: nothing more happens
@@ -836,6 +1051,11 @@ function showCancelled(message) {
 }
 
 function onSocketMessage(m) {
+  if (m.type === "chat") {
+    // Perhaps one already here: my own after the POST's answer, or one a fetch brought.
+    if (addMessages(chat, [m.message])) renderChat();
+    return;
+  }
   if (m.type === "cancelled" || m.type === "aborted") {
     showCancelled(`game.${m.type}`);
     return;
@@ -899,12 +1119,14 @@ function setLive(status) {
       get(`/api/games/${gameId}`)
         .then(takeNewer)
         .catch(() => {}); // the server is away too; the socket's backoff keeps trying
+      if (game) loadChat(); // the socket brings no messages either
     }, POLL_MS);
   }
 }
 
 onLanguageChange(() => {
   render();
+  if (game) renderChat({ rebuild: true });
   setLive($("game-live").dataset.status);
 });
 
@@ -914,17 +1136,23 @@ async function start() {
     return;
   }
   $("sgf").href = `/api/games/${gameId}/sgf`;
+  renderChatControls();
   try {
     takeNewer(await get(`/api/games/${gameId}`));
   } catch (e) {
     refusal(e);
     if (e instanceof ApiError && e.status === 404) return; // no such game: nothing to watch
   }
+  // After the state: a message names the move it was sent at by the game's move list.
+  loadMutes();
+  loadChat();
   socket = new LiveSocket(socketUrl(`/api/games/${gameId}/ws`), {
     onMessage: onSocketMessage,
     onStatus: setLive,
     onOpen(again) {
-      if (again) socket.send({ type: "resync" });
+      if (!again) return;
+      socket.send({ type: "resync" });
+      loadChat(); // the messages sent while the socket was down
     },
     onClose() {
       // Unanswered actions go again over HTTP; their version makes a repeat harmless.

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
+import { addMessages, chatTime, isMessage, turnsAt, visibleMessages } from "../js/chat.js";
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
@@ -355,4 +356,54 @@ test("one rated game, equal times and an empty history give numbers, never NaN",
     finite(plot);
     assert.deepEqual([plot.points, plot.line, plot.ticks, plot.dates], [[], "", [], []]);
   }
+});
+
+test("chat messages are kept once each, in the server's order, without the muted users'", () => {
+  const ann = { id: 1, name: "ann" };
+  const bob = { id: 2, name: "bob", rank: "3k" };
+  const m = (id, user, text = `m${id}`) => ({ id, game: 3, user, channel: "players", move: 0, text, at: 1000 * id });
+  const known = new Map();
+  assert.equal(addMessages(known, [m(2, bob), m(1, ann)]), true);
+  // The socket's copy of a message the POST already answered: nothing new.
+  assert.equal(addMessages(known, [m(2, bob)]), false);
+  assert.equal(addMessages(known, [null, { id: "x", text: "t", user: ann }, { id: 9, user: ann }, undefined]), false);
+  assert.equal(addMessages(known, undefined), false);
+  assert.equal(known.size, 2);
+  assert.equal(addMessages(known, [m(3, ann, "<b>bold</b>")]), true);
+  assert.deepEqual(visibleMessages(known, new Set()).map((x) => x.id), [1, 2, 3]);
+  assert.deepEqual(visibleMessages(known, new Set([1])).map((x) => x.id), [2]);
+  assert.deepEqual(visibleMessages(known, null).map((x) => x.text), ["m1", "m2", "<b>bold</b>"]);
+  assert.equal(isMessage(m(4, bob)), true);
+  assert.equal(isMessage({ id: 4, text: "x", user: null }), false);
+});
+
+test("a chat message names the plays and passes before it, not the marks", () => {
+  const isTurn = (move) => move === "pass" || /^[A-HJ-T]\d+$/.test(move);
+  const moves = [
+    { number: 1, move: "D4" },
+    { number: 2, move: "pass" },
+    { number: 3, move: "pass" },
+    { number: 4, move: "mark E5" },
+    { number: 5, move: "accept" },
+  ];
+  assert.equal(turnsAt(moves, 0, isTurn), 0);
+  assert.equal(turnsAt(moves, 1, isTurn), 1);
+  assert.equal(turnsAt(moves, 3, isTurn), 3);
+  assert.equal(turnsAt(moves, 5, isTurn), 3);
+  // Sent after an action this page has not seen yet: counted as a move.
+  assert.equal(turnsAt(moves.slice(0, 2), 3, isTurn), 3);
+  assert.equal(turnsAt(null, 12, isTurn), 12);
+  assert.equal(turnsAt(moves, undefined, isTurn), 0);
+});
+
+test("a chat message's time: the time of day, the date too when not today", () => {
+  const now = new Date(2024, 11, 4, 18, 0).getTime();
+  const today = chatTime(new Date(2024, 11, 4, 9, 5).getTime(), "en", now);
+  const earlier = chatTime(new Date(2024, 11, 1, 9, 5).getTime(), "en", now);
+  assert.match(today, /9:05/);
+  assert.ok(!today.includes("2024") && !today.includes("24"), today);
+  assert.match(earlier, /9:05/);
+  assert.ok(earlier.length > today.length, earlier);
+  assert.equal(chatTime(null, "en", now), "");
+  assert.equal(chatTime("soon", "en", now), "");
 });
