@@ -116,6 +116,9 @@ pub enum ApiError {
     /// An action that would change nothing (a second accept, a mark on an empty point): refused, not stored.
     #[error("{0}")]
     NoChange(&'static str),
+    /// A request to take back a move that cannot be made or answered now: why.
+    #[error("{0}")]
+    NoUndo(&'static str),
     #[error("only accounts play ranked games: sign up to play one (guests are not rated)")]
     RankedNeedsAccount,
     #[error("your opponent's grace period is not over: you may claim in {} s", claim_in_ms.div_ceil(1000))]
@@ -207,6 +210,7 @@ impl ApiError {
             ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),
             ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
             ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
+            ApiError::NoUndo(_) => (StatusCode::CONFLICT, "no_undo"),
         }
     }
 

@@ -13,7 +13,7 @@ pub use tesuji_rating::Rating;
 macro_rules! game_columns {
     () => {
         "id, rules, created, state, black_user, white_user, bot, bot_color, opponent, invite, joined, \
-         time_control, ranked, rematch_of"
+         time_control, ranked, rematch_of, undo"
     };
 }
 
@@ -30,7 +30,7 @@ macro_rules! user_columns {
 macro_rules! listing {
     () => {
         "SELECT g.id, g.rules, g.created, g.state, g.black_user, g.white_user, g.bot, g.bot_color, \
-         g.opponent, g.invite, g.joined, g.time_control, g.ranked, g.rematch_of, g.move_count, g.result, g.ended, \
+         g.opponent, g.invite, g.joined, g.time_control, g.ranked, g.rematch_of, g.undo, g.move_count, g.result, g.ended, \
          b.name AS b_name, b.password_hash IS NULL AS b_guest, b.created AS b_created, \
          b.rating AS b_rating, b.rating_deviation AS b_deviation, b.rating_volatility AS b_volatility, \
          w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created, \
@@ -70,6 +70,7 @@ macro_rules! row_decoders {
                 joined: r.try_get("joined")?,
                 ranked: r.try_get("ranked")?,
                 rematch_of: r.try_get("rematch_of")?,
+                undo: r.try_get("undo")?,
             })
         }
 
@@ -380,6 +381,8 @@ pub struct Seats {
     pub ranked: bool,
     /// The game this one is the rematch of.
     pub rematch_of: Option<i64>,
+    /// Its players may take back a move, with the opponent's consent (its creator chose so).
+    pub undo: bool,
 }
 
 /// A stored game with its actions in order.

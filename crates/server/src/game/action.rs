@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use serde::Deserialize;
-use tesuji_rules::{Color, Game, Illegal, Move, Phase, Point, Size};
+use tesuji_rules::{Color, Illegal, Move, Phase, Point, Size};
 
 use crate::error::ApiError;
 use crate::store::{Ending, StoreError, StoredGame, StoredMove};
@@ -12,6 +12,7 @@ use crate::store::{Ending, StoreError, StoredGame, StoredMove};
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
 use super::registry::Games;
+use super::undo::UndoStep;
 use super::view::{GameState, SERVER, phase_name};
 use crate::replay::turn_number;
 
@@ -33,6 +34,10 @@ pub enum PlayerAction {
     Dispute,
     /// The opponent has been away longer than the grace period: they forfeit.
     Claim,
+    /// Asks to take back one's last move; the opponent accepts or declines.
+    Undo,
+    AcceptUndo,
+    DeclineUndo,
 }
 
 /// An action and the state it was decided at: the body of `POST /api/games/{id}/actions` and an action on the
@@ -91,9 +96,13 @@ impl TryFrom<WireAction> for ActionMessage {
             "accept" => PlayerAction::Accept,
             "dispute" => PlayerAction::Dispute,
             "claim" => PlayerAction::Claim,
+            "undo" => PlayerAction::Undo,
+            "accept_undo" => PlayerAction::AcceptUndo,
+            "decline_undo" => PlayerAction::DeclineUndo,
             _ => {
                 return Err(format!(
-                    "unknown action type {}: expected play, resign, dead, accept, dispute or claim",
+                    "unknown action type {}: expected play, resign, dead, accept, dispute, claim, undo, \
+                     accept_undo or decline_undo",
                     quoted(&w.kind)
                 ));
             }
@@ -196,6 +205,9 @@ impl PlayerAction {
             PlayerAction::Accept => Request::Accept,
             PlayerAction::Dispute => Request::Dispute,
             PlayerAction::Claim => Request::Claim,
+            PlayerAction::Undo => Request::Undo(UndoStep::Ask),
+            PlayerAction::AcceptUndo => Request::Undo(UndoStep::Accept),
+            PlayerAction::DeclineUndo => Request::Undo(UndoStep::Decline),
         })
     }
 }
@@ -233,6 +245,8 @@ pub enum Request {
     Timeout,
     /// The opponent has been away longer than the grace period: they forfeit.
     Claim,
+    /// Taking back a move: asked, accepted or declined.
+    Undo(UndoStep),
 }
 
 impl Request {
@@ -246,6 +260,9 @@ impl Request {
             Request::Dispute => "dispute",
             Request::Timeout => "timeout",
             Request::Claim => "claim",
+            Request::Undo(UndoStep::Ask) => "undo",
+            Request::Undo(UndoStep::Accept) => "undo_accept",
+            Request::Undo(UndoStep::Decline) => "undo_decline",
         }
     }
 }
@@ -259,9 +276,21 @@ pub enum Actor {
     Referee(Color),
 }
 
+/// Undoes an action applied to `live`'s game whose commit failed: one the rules logged (`logged`) leaves the
+/// log, a turn it took back (`taken_back`) comes back; a request or a refusal to take one back changed nothing.
+fn roll_back(live: &mut LiveGame, logged: bool, taken_back: Option<tesuji_rules::Action>) {
+    if let Some(turn) = taken_back {
+        // It was legal where it stood, and the position is that one again.
+        let _ = live.game.apply_action(turn);
+    } else if logged {
+        live.game.undo();
+    }
+}
+
 /// A refused play as answered: a superko refusal names the action after which the position it would repeat
 /// stood (each stored action is one action of the game's log), with that position.
-pub(super) fn refusal(game: &Game, color: Color, mv: Move, e: Illegal) -> ApiError {
+pub(super) fn refusal(live: &LiveGame, color: Color, mv: Move, e: Illegal) -> ApiError {
+    let game = &live.game;
     let (Err(why), Move::Play(p)) = (game.why(color, mv), mv) else {
         return e.into();
     };
@@ -271,7 +300,7 @@ pub(super) fn refusal(game: &Game, color: Color, mv: Move, e: Illegal) -> ApiErr
     };
     ApiError::Superko {
         reason: why.reason,
-        repeats: turn_number(game, turn),
+        repeats: live.stored_number(turn_number(game, turn)),
         board: crate::replay::grid_rows(&grid),
     }
 }
@@ -434,6 +463,7 @@ impl Games {
                 return Err(Illegal::OffBoard { point: *p }.into());
             }
             Request::Claim => live.check_claim(color)?,
+            Request::Undo(step) => live.check_undo(color, *step)?,
             _ => {}
         }
         // What would change nothing is refused rather than stored (the rules take it, for old records' sake).
@@ -457,12 +487,18 @@ impl Games {
         let clock_before = live.clock.clone();
         let mut turn_time = None;
         let mut request = request;
-        if let Request::Play(mv) = &request
-            && live.game.phase() == Phase::Playing
-            && live.clock.is_some()
-        {
-            live.game.check(color, *mv)?;
-            if let Some((time, on_time)) = live.clock_turn(color, lag_ms, None) {
+        if live.game.phase() == Phase::Playing && live.clock.is_some() {
+            // Accepting to take a move back ends the accepter's turn as a move would: the taken-back turn's
+            // player is to move again.
+            let ends_turn = match &request {
+                Request::Play(mv) => {
+                    live.game.check(color, *mv)?;
+                    true
+                }
+                Request::Undo(UndoStep::Accept) => true,
+                _ => false,
+            };
+            if ends_turn && let Some((time, on_time)) = live.clock_turn(color, lag_ms, None) {
                 turn_time = Some(time);
                 if !on_time {
                     request = Request::Timeout;
@@ -478,10 +514,12 @@ impl Games {
         }
         // Applied before the commit so the stored state column is the new one; a failed commit undoes it, so
         // the live game never runs ahead of the database (undo replays the log: slow, but only on failure).
+        let mut taken_back = None;
+        let logged = !matches!(request, Request::Undo(_));
         match &request {
             Request::Play(mv) => {
                 if let Err(e) = live.game.play(color, *mv) {
-                    return Err(refusal(&live.game, color, *mv, e));
+                    return Err(refusal(live, color, *mv, e));
                 }
             }
             Request::Resign => live.game.resign(color)?,
@@ -496,19 +534,22 @@ impl Games {
                 }
             }
             Request::Claim => live.game.forfeit(color.opponent())?,
+            Request::Undo(UndoStep::Accept) => taken_back = live.game.undo(),
+            Request::Undo(_) => {}
         }
         live.clock_after();
         // The record stores the action as the game logged it, in the rules' text form; a claim is kept as its
         // claimer's (the rules log the opponent's forfeit), so that the record says who asked.
         let text = match (&request, live.game.log().last()) {
             (Request::Claim, _) => "claim".to_owned(),
+            (Request::Undo(step), _) => step.text().to_owned(),
             (_, Some(action)) => action.text(size),
             (_, None) => String::new(),
         };
         let number = match i64::try_from(live.moves.len() + 1) {
             Ok(n) => n,
             Err(_) => {
-                live.game.undo();
+                roll_back(live, logged, taken_back);
                 live.clock = clock_before;
                 return Err(ApiError::TooManyMoves);
             }
@@ -546,7 +587,7 @@ impl Games {
             if !conflict && Self::landed(now.as_ref().ok().and_then(Option::as_ref), &stored) {
                 tracing::warn!(game = id, error = %e, "the store failed after committing an action; it stands");
             } else {
-                live.game.undo();
+                roll_back(live, logged, taken_back);
                 live.clock = clock_before;
                 if let (StoreError::Conflict { .. }, Ok(now)) = (&e, now) {
                     // Another node stored an action of this game first: this copy catches up with the store,

@@ -13,6 +13,7 @@ use crate::store::{Seats, StoredGame, StoredMove};
 use super::action::Actor;
 use super::computer::MarkingEstimate;
 use super::presence::{Absences, Presence};
+use super::undo::UndoStep;
 use super::view::{MoveView, Player, Players, SERVER, phase_name};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
@@ -76,6 +77,10 @@ pub struct LiveGame {
     pub(super) marking: Option<MarkingEstimate>,
     /// The rematch offered after this game, once it is over and one was.
     pub(super) rematch: Option<super::rematch::Rematch>,
+    /// The player who asked to take back their last move, while the request waits for its answer.
+    pub undo_asked: Option<Color>,
+    /// The stored number of each action of the rules' log, in order (see [`super::undo`]).
+    pub(super) log_numbers: Vec<i64>,
 }
 
 impl LiveGame {
@@ -106,6 +111,8 @@ impl LiveGame {
             times: Vec::new(),
             marking: None,
             rematch: None,
+            undo_asked: None,
+            log_numbers: Vec::new(),
             presence: Presence {
                 time,
                 absences,
@@ -172,6 +179,7 @@ impl LiveGame {
         if turn && let Some(clock) = &self.clock {
             self.times.push((color, clock.left(color)));
         }
+        self.note_undo(color, m.number, &m.text);
         // Copies the list only while an older state still holds it.
         Arc::make_mut(&mut self.moves).push(MoveView {
             number: m.number,
@@ -203,8 +211,20 @@ impl LiveGame {
             let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
             self.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
         }
-        if let Err(reason) = apply_text(&mut self.game, color, &m.text) {
-            return Err(Box::new((m, reason)));
+        match UndoStep::of(&m.text) {
+            Some(step) => {
+                if let Err(e) = self.check_undo(color, step) {
+                    return Err(Box::new((m, e.to_string())));
+                }
+                if step == UndoStep::Accept {
+                    self.game.undo();
+                }
+            }
+            None => {
+                if let Err(reason) = apply_text(&mut self.game, color, &m.text) {
+                    return Err(Box::new((m, reason)));
+                }
+            }
         }
         if let (Some(clock), Some(at)) = (self.clock.as_mut(), m.at_ms) {
             clock.resume_at_wall(u64::try_from(at).unwrap_or(0));

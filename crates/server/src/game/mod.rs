@@ -12,6 +12,7 @@
 //! - [`view`]: the JSON views (state, listing entries, events).
 //! - [`player`]: a player's record and current games, for their page.
 //! - [`chat`]: a game's chat, the spectators' kept from the players during the game; mutes.
+//! - [`undo`]: taking back a move, asked and answered.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
@@ -29,6 +30,7 @@ pub mod registry;
 pub mod rematch;
 pub mod sync;
 pub mod timer;
+pub mod undo;
 pub mod view;
 
 pub use action::{Actor, Request};

@@ -41,6 +41,8 @@ pub struct NewTable {
     pub ranked: bool,
     /// The finished game this table is the rematch of.
     pub rematch_of: Option<i64>,
+    /// A player may take back a move with the opponent's consent (never against the computer).
+    pub undo: bool,
 }
 
 /// A game in memory, shared by the requests, sockets and timers that use it.
@@ -593,6 +595,7 @@ impl Games {
             .to_owned(),
             ranked: table.ranked,
             rematch_of: table.rematch_of,
+            undo: table.undo && !matches!(table.opponent, Opponent::Bot(_)),
             ..Seats::default()
         };
         match color {

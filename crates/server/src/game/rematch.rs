@@ -99,6 +99,7 @@ impl Games {
             },
             time: live.clock.as_ref().map(|c| c.control().to_string()),
             ranked: live.seats.ranked,
+            undo: live.seats.undo,
             rematch_of: Some(id),
         };
         match self.create(user, table).await {

@@ -24,6 +24,9 @@ fn event_kind(text: &str) -> &'static str {
         "dispute" => "dispute",
         "timeout" => "timeout",
         "claim" | "forfeit" => "claim",
+        super::undo::ASK => "undo",
+        super::undo::ACCEPT => "undo_accept",
+        super::undo::DECLINE => "undo_decline",
         _ => "move",
     }
 }

@@ -89,6 +89,11 @@ pub struct GameState {
     /// The rematch offered after this game, once over (its invite only in a player's own state).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rematch: Option<super::rematch::RematchView>,
+    /// Whether the table lets a player take back a move (with the opponent's consent).
+    pub undo: bool,
+    /// The colour of the player who asked to take back their last move, while the request waits.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undo_asked: Option<&'static str>,
     pub version: u64,
 }
 
@@ -363,11 +368,13 @@ impl LiveGame {
         let rules = self.game.rules();
         let size = rules.size;
         let board = crate::replay::grid_rows(&self.game.grid());
-        let last_move = self
-            .moves
-            .last()
-            .filter(|m| Point::from_gtp(&m.text, size).is_some())
-            .map(|m| m.text.clone());
+        // The log's, not the action list's: a move taken back is in the list, not on the board.
+        let last_move = match self.game.log().last() {
+            Some(tesuji_rules::Action::Turn(_, tesuji_rules::Move::Play(p))) => {
+                Some(p.to_gtp(size))
+            }
+            _ => None,
+        };
         let result = self.game.result();
         GameState {
             id: self.id,
@@ -415,9 +422,11 @@ impl LiveGame {
                 .game
                 .repetition_turns()
                 .into_iter()
-                .map(|t| turn_number(&self.game, t))
+                .map(|t| self.stored_number(turn_number(&self.game, t)))
                 .collect(),
             rematch: self.rematch.as_ref().map(|r| r.view(false)),
+            undo: self.seats.undo,
+            undo_asked: self.undo_asked.map(Color::name),
             version: self.version,
         }
     }

@@ -32,6 +32,10 @@ pub(super) struct CreateGame {
     /// Whether the game changes the players' ratings (accounts only; never against the computer).
     #[serde(default)]
     ranked: bool,
+    /// Whether a player may take back a move with the opponent's consent (default: yes; never against the
+    /// computer).
+    #[serde(default)]
+    undo: Option<bool>,
 }
 
 pub(super) async fn create_game(
@@ -68,6 +72,7 @@ pub(super) async fn create_game(
                 opponent,
                 time: req.time,
                 ranked: req.ranked,
+                undo: req.undo.unwrap_or(true),
                 rematch_of: None,
             },
         )

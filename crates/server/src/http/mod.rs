@@ -86,6 +86,15 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/games/{id}/accept", games::action_route("accept"))
         .route("/api/games/{id}/dispute", games::action_route("dispute"))
         .route("/api/games/{id}/claim", games::action_route("claim"))
+        .route("/api/games/{id}/undo", games::action_route("undo"))
+        .route(
+            "/api/games/{id}/undo/accept",
+            games::action_route("accept_undo"),
+        )
+        .route(
+            "/api/games/{id}/undo/decline",
+            games::action_route("decline_undo"),
+        )
         .route("/api/games/{id}/chat", get(chat::chat).post(chat::say))
         .route("/api/mutes", get(chat::mutes).post(chat::mute))
         .route("/api/games/{id}/sgf", get(records::sgf))

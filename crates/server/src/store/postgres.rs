@@ -343,8 +343,8 @@ impl Store for PgStore {
             let (bot, bot_color) = bot_columns(seats);
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                 invite, joined, time_control, ranked, rematch_of) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, \
-                 $11, $12, $13) RETURNING id",
+                 invite, joined, time_control, ranked, rematch_of, undo) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, \
+                 $9, $10, $11, $12, $13, $14) RETURNING id",
             )
             .bind(rules)
             .bind(now())
@@ -359,6 +359,7 @@ impl Store for PgStore {
             .bind(time_control)
             .bind(seats.ranked)
             .bind(seats.rematch_of)
+            .bind(seats.undo)
             .fetch_one(&self.pool)
             .await?;
             Ok(row.try_get::<i64, _>(0)?)

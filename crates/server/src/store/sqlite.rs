@@ -262,7 +262,8 @@ impl Store for SqliteStore {
             let (bot, bot_color) = bot_columns(seats);
             let row = sqlx::query(
                 "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                 invite, joined, time_control, ranked, rematch_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
+                 invite, joined, time_control, ranked, rematch_of, undo) \
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) \
                  RETURNING id",
             )
             .bind(rules)
@@ -278,6 +279,7 @@ impl Store for SqliteStore {
             .bind(time_control)
             .bind(seats.ranked)
             .bind(seats.rematch_of)
+            .bind(seats.undo)
             .fetch_one(&self.writer)
             .await?;
             Ok(row.try_get::<i64, _>(0)?)

@@ -1,0 +1,119 @@
+//! Taking back a move: a player asks to take back their last turn, the opponent accepts or declines. Each of the
+//! three is a stored action of its own (`undo`, `undo-accept`, `undo-decline`), so that every node, a restart
+//! and a replay see the same request; an accepted one takes the turn back through the rules crate
+//! (`Game::undo`, which rebuilds the position and the superko history by replaying the rest), so a ko retaken
+//! afterwards is judged as if the turn had never been played. The record (SGF, replay) leaves the turn out;
+//! the action list keeps all three, so the list's actions are no longer one per action of the rules' log: the
+//! game keeps the stored number of each action of the log (`LiveGame::log_numbers`).
+
+use tesuji_rules::{Action, Color, Phase};
+
+use crate::error::ApiError;
+
+use super::live::LiveGame;
+
+/// A player asks to take back their last turn.
+pub const ASK: &str = "undo";
+/// The opponent accepts: the turn is taken back.
+pub const ACCEPT: &str = "undo-accept";
+/// The opponent declines.
+pub const DECLINE: &str = "undo-decline";
+
+/// What a stored action's text does to a request to take back a move.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UndoStep {
+    Ask,
+    Accept,
+    Decline,
+}
+
+impl UndoStep {
+    /// The step a stored text is, if it is one.
+    pub fn of(text: &str) -> Option<UndoStep> {
+        match text {
+            ASK => Some(UndoStep::Ask),
+            ACCEPT => Some(UndoStep::Accept),
+            DECLINE => Some(UndoStep::Decline),
+            _ => None,
+        }
+    }
+
+    pub fn text(self) -> &'static str {
+        match self {
+            UndoStep::Ask => ASK,
+            UndoStep::Accept => ACCEPT,
+            UndoStep::Decline => DECLINE,
+        }
+    }
+}
+
+impl LiveGame {
+    /// Whether `color` may take `step` now; why not otherwise.
+    pub(super) fn check_undo(&self, color: Color, step: UndoStep) -> Result<(), ApiError> {
+        match step {
+            UndoStep::Ask => {
+                if !self.seats.undo {
+                    return Err(ApiError::NoUndo(
+                        "this table does not allow taking back moves",
+                    ));
+                }
+                if self.game.phase() != Phase::Playing {
+                    return Err(ApiError::NoUndo(
+                        "only a move of the game in play can be taken back",
+                    ));
+                }
+                if self.undo_asked.is_some() {
+                    return Err(ApiError::NoUndo(
+                        "a request to take back a move is waiting for its answer",
+                    ));
+                }
+                if !matches!(self.game.log().last(), Some(Action::Turn(c, _)) if *c == color) {
+                    return Err(ApiError::NoUndo(
+                        "only your own last move can be taken back, before your opponent's next one",
+                    ));
+                }
+                Ok(())
+            }
+            UndoStep::Accept | UndoStep::Decline => {
+                if self.undo_asked == Some(color.opponent()) {
+                    Ok(())
+                } else {
+                    Err(ApiError::NoUndo(
+                        "your opponent has not asked to take back a move",
+                    ))
+                }
+            }
+        }
+    }
+
+    /// The stored number of the action at `position` of the rules' log (1 for its first, 0 for the start).
+    pub fn stored_number(&self, position: i64) -> i64 {
+        usize::try_from(position)
+            .ok()
+            .and_then(|p| p.checked_sub(1))
+            .and_then(|p| self.log_numbers.get(p).copied())
+            .unwrap_or(position)
+    }
+
+    /// Keeps the request and the log's numbering up with stored action `number` of `color`, just applied (the
+    /// turn an `undo-accept` takes back is already gone from the game).
+    pub(super) fn note_undo(&mut self, color: Color, number: i64, text: &str) {
+        match UndoStep::of(text) {
+            Some(UndoStep::Ask) => self.undo_asked = Some(color),
+            Some(UndoStep::Decline) => self.undo_asked = None,
+            Some(UndoStep::Accept) => {
+                self.undo_asked = None;
+                self.log_numbers.pop();
+                // The turn taken back had its time left recorded (a timed game).
+                if self.clock.is_some() {
+                    self.times.pop();
+                }
+            }
+            // Any other action (the opponent's move, a resignation) leaves a request unanswered for good.
+            None => {
+                self.undo_asked = None;
+                self.log_numbers.push(number);
+            }
+        }
+    }
+}
