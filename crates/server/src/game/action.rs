@@ -492,7 +492,10 @@ impl Games {
             // player is to move again.
             let ends_turn = match &request {
                 Request::Play(mv) => {
-                    live.game.check(color, *mv)?;
+                    // Refused as the untimed path refuses it: a superko refusal names what it repeats.
+                    if let Err(e) = live.game.check(color, *mv) {
+                        return Err(refusal(live, color, *mv, e));
+                    }
                     true
                 }
                 Request::Undo(UndoStep::Accept) => true,

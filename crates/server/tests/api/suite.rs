@@ -4361,3 +4361,49 @@ async fn a_table_may_forbid_undo_and_a_move_leaves_a_request_unanswered() {
     );
     running.stop().await.unwrap();
 }
+
+#[tokio::test]
+async fn a_superko_refusal_in_a_timed_game_after_an_undo_names_the_move_as_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=5", "fischer:5m+10s").await;
+    // Black's first move is taken back and played again: three actions more in the list than in the log.
+    assert_eq!(black.play(id, "C4").await.unwrap().0, 200);
+    assert_eq!(undo_step(&black, id, "undo").await.0, 200);
+    assert_eq!(undo_step(&white, id, "undo/accept").await.0, 200);
+    let mut after_b2 = Value::Null;
+    for (color, mv) in [
+        ("black", "C4"),
+        ("white", "B4"),
+        ("black", "D3"),
+        ("white", "A3"),
+        ("black", "C2"),
+        ("white", "C3"),
+        ("black", "pass"),
+        ("white", "B2"),
+        ("black", "B3"),
+    ] {
+        let (status, body) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{mv}: {body}");
+        if mv == "B2" {
+            after_b2 = body["board"].clone();
+            assert_eq!(body["move_count"], 11);
+        }
+    }
+    // White's retake at C3 would make the position after White's B2 again: action 11 of the list.
+    let (status, refused) = white.play(id, "C3").await.unwrap();
+    assert_eq!(
+        (status, &refused["reason"]),
+        (422, &json!("ko")),
+        "{refused}"
+    );
+    assert_eq!(refused["repeats"], 11, "{refused}");
+    assert_eq!(refused["board"], after_b2);
+    assert!(
+        refused["error"].as_str().unwrap().contains("after move 11"),
+        "{refused}"
+    );
+    running.stop().await.unwrap();
+}
