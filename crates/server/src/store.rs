@@ -178,6 +178,21 @@ macro_rules! row_decoders {
             })
         }
 
+        fn news_row(r: &$row) -> Result<NewsRow, StoreError> {
+            Ok(NewsRow {
+                game: r.try_get("game_id")?,
+                rules: r.try_get("rules")?,
+                state: r.try_get("state")?,
+                result: r.try_get("result")?,
+                black: r.try_get("b_name")?,
+                white: r.try_get("w_name")?,
+                number: r.try_get("number")?,
+                color: r.try_get("color")?,
+                text: r.try_get("move")?,
+                at_ms: r.try_get("at_ms")?,
+            })
+        }
+
         fn game_row(r: &$row) -> Result<GameRow, StoreError> {
             let seats = seats(r)?;
             let user = |id: Option<i64>, prefix: &str| -> Result<Option<StoredUser>, StoreError> {
@@ -551,6 +566,23 @@ pub struct StoredChat {
     pub at_ms: i64,
 }
 
+/// An action another player (or the server) took in one of a user's games: a line of their news.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NewsRow {
+    pub game: i64,
+    pub rules: String,
+    /// `playing`, `marking` or `over`.
+    pub state: String,
+    pub result: Option<String>,
+    pub black: Option<String>,
+    pub white: Option<String>,
+    /// The action: its number, its colour (or `server`), its text, when (milliseconds since 1970).
+    pub number: i64,
+    pub color: String,
+    pub text: String,
+    pub at_ms: i64,
+}
+
 /// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
     /// Creates a game with its first seats and returns its id.
@@ -737,6 +769,17 @@ pub trait Store: Send + Sync {
 
     /// The users `user` muted, in id order.
     fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>>;
+
+    /// When user `user` last said they looked at their news (milliseconds since 1970): `Some(None)` if never,
+    /// `None` for no such user.
+    fn news_since(&self, user: i64) -> StoreFuture<'_, Option<Option<i64>>>;
+
+    /// User `user` has looked at their news up to `at_ms` (never moving it back).
+    fn set_news_seen(&self, user: i64, at_ms: i64) -> StoreFuture<'_, ()>;
+
+    /// The newest `limit` actions after `since_ms` that others (the opponent, the server) took in user `user`'s
+    /// games, live or ended since then, newest first.
+    fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>>;
 
     fn close(&self) -> StoreFuture<'_, ()>;
 }

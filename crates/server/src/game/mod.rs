@@ -10,6 +10,7 @@
 //! - [`live`]: one live game and its replay from the store.
 //! - [`action`]: the one path of an action, from the socket or HTTP (or a timer, or the computer) to the store.
 //! - [`view`]: the JSON views (state, listing entries, events).
+//! - [`news`]: what happened in a user's games since they last looked.
 //! - [`player`]: a player's record and current games, for their page.
 //! - [`chat`]: a game's chat, the spectators' kept from the players during the game; mutes.
 //! - [`undo`]: taking back a move, asked and answered.
@@ -22,6 +23,7 @@ pub mod action;
 pub mod chat;
 pub mod computer;
 pub mod live;
+pub mod news;
 pub mod player;
 pub mod presence;
 pub mod rating;

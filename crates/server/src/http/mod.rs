@@ -1,6 +1,6 @@
 //! The HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket, a
 //! player's games, the archive), `games` (tables and actions), `records` (SGF, replays, counts under other
-//! rules), `chat` (a game's chat, mutes) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
+//! rules), `chat` (a game's chat, mutes), `news` (what happened in a user's games since they looked) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
 //! parsing, the Origin check.
 
 mod chat;
@@ -8,6 +8,7 @@ mod extract;
 mod games;
 pub mod health;
 mod listings;
+mod news;
 mod records;
 mod sessions;
 mod socket;
@@ -97,6 +98,8 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/api/games/{id}/chat", get(chat::chat).post(chat::say))
         .route("/api/mutes", get(chat::mutes).post(chat::mute))
+        .route("/api/news", get(news::news))
+        .route("/api/news/seen", post(news::seen))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route("/api/games/{id}/replay", get(records::game_replay))
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))

@@ -17,7 +17,7 @@ use sqlx::{Acquire, Connection, Row};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewChat, NewUser, Progress, Rated, Rating, RatingPoint,
+    Ending, GameRow, ImportedGame, NewChat, NewUser, NewsRow, Progress, Rated, Rating, RatingPoint,
     RatingUpdate, RecordRow, Seats, Store, StoreError, StoreFuture, StoredChat, StoredGame,
     StoredMove, StoredSession, StoredUser, bot_columns, now,
 };
@@ -1059,6 +1059,47 @@ impl Store for PgStore {
             .bind(user)
             .fetch_all(&self.pool)
             .await?)
+        })
+    }
+
+    fn news_since(&self, user: i64) -> StoreFuture<'_, Option<Option<i64>>> {
+        Box::pin(async move {
+            Ok(
+                sqlx::query_scalar("SELECT news_seen_ms FROM users WHERE id = $1")
+                    .bind(user)
+                    .fetch_optional(&self.pool)
+                    .await?,
+            )
+        })
+    }
+
+    fn set_news_seen(&self, user: i64, at_ms: i64) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            sqlx::query("UPDATE users SET news_seen_ms = GREATEST(COALESCE(news_seen_ms, 0), $1) WHERE id = $2")
+                .bind(at_ms)
+                .bind(user)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT m.game_id, g.rules, g.state, g.result, b.name AS b_name, w.name AS w_name, \
+                 m.number, m.color, m.move, m.at_ms FROM games g JOIN moves m ON m.game_id = g.id \
+                 LEFT JOIN users b ON b.id = g.black_user LEFT JOIN users w ON w.id = g.white_user \
+                 WHERE (g.black_user = $1 OR g.white_user = $1) AND (g.ended IS NULL OR g.ended * 1000 > $2) \
+                 AND m.at_ms > $2 AND m.color <> CASE WHEN g.black_user = $1 THEN 'black' ELSE 'white' END \
+                 ORDER BY m.at_ms DESC, m.game_id, m.number DESC LIMIT $3",
+            )
+            .bind(user)
+            .bind(since_ms)
+            .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter().map(news_row).collect()
         })
     }
 

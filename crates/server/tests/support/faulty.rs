@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
-    Ending, GameRow, ImportedGame, NewChat, NewUser, Progress, Rated, Rating, RatingPoint,
+    Ending, GameRow, ImportedGame, NewChat, NewUser, NewsRow, Progress, Rated, Rating, RatingPoint,
     RatingUpdate, RecordRow, Seats, Store, StoreError, StoreFuture, StoredChat, StoredGame,
     StoredMove, StoredSession, StoredUser,
 };
@@ -216,6 +216,15 @@ impl Store for Faulty {
     }
     fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>> {
         self.inner.mutes_of(user)
+    }
+    fn news_since(&self, user: i64) -> StoreFuture<'_, Option<Option<i64>>> {
+        self.inner.news_since(user)
+    }
+    fn set_news_seen(&self, user: i64, at_ms: i64) -> StoreFuture<'_, ()> {
+        self.inner.set_news_seen(user, at_ms)
+    }
+    fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>> {
+        self.inner.news(user, since_ms, limit)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()

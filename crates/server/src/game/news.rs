@@ -1,0 +1,157 @@
+//! What happened in a user's games since they last looked: the other side's actions (moves, passes, marks,
+//! resignations, requests to take back a move, the server's own), grouped by game, the newest first.
+
+use serde::Serialize;
+
+use crate::error::ApiError;
+use crate::store::NewsRow;
+
+use super::registry::Games;
+
+/// How far back the news of a user who never looked go.
+const NEWS_FIRST_MS: i64 = 7 * 86_400_000;
+
+/// The most actions read for one answer, and shown per game.
+const NEWS_READ: usize = 500;
+const NEWS_PER_GAME: usize = 10;
+
+/// One action in the news.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct NewsAction {
+    pub number: i64,
+    pub color: String,
+    #[serde(rename = "move")]
+    pub text: String,
+    /// Milliseconds since 1970.
+    pub at: i64,
+}
+
+/// One game's news.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct NewsGame {
+    pub game: i64,
+    pub rules: String,
+    pub black: Option<String>,
+    pub white: Option<String>,
+    /// `playing`, `marking` or `over`.
+    pub status: String,
+    pub result: Option<String>,
+    /// How many actions the others took since (of those read).
+    pub count: usize,
+    /// The last of them, oldest first.
+    pub actions: Vec<NewsAction>,
+}
+
+/// A user's news (`GET /api/news`).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct NewsView {
+    /// Since when (milliseconds since 1970): when they last looked, else a week ago.
+    pub since: i64,
+    /// The games, the one with the newest action first.
+    pub games: Vec<NewsGame>,
+}
+
+/// Groups actions (newest first) by game, the game with the newest action first.
+pub fn group(rows: Vec<NewsRow>) -> Vec<NewsGame> {
+    let mut games: Vec<NewsGame> = Vec::new();
+    for row in rows {
+        let action = NewsAction {
+            number: row.number,
+            color: row.color,
+            text: row.text,
+            at: row.at_ms,
+        };
+        let game = match games.iter_mut().position(|g| g.game == row.game) {
+            Some(k) => &mut games[k],
+            None => {
+                games.push(NewsGame {
+                    game: row.game,
+                    rules: row.rules,
+                    black: row.black,
+                    white: row.white,
+                    status: row.state,
+                    result: row.result,
+                    count: 0,
+                    actions: Vec::new(),
+                });
+                let last = games.len() - 1;
+                &mut games[last]
+            }
+        };
+        game.count += 1;
+        if game.actions.len() < NEWS_PER_GAME {
+            game.actions.push(action);
+        }
+    }
+    for game in &mut games {
+        game.actions.reverse();
+    }
+    games
+}
+
+impl Games {
+    /// User `user`'s news since they last looked.
+    pub async fn news(&self, user: i64) -> Result<NewsView, ApiError> {
+        let since = self.news_since(user).await?;
+        let rows = self.store.news(user, since, NEWS_READ).await?;
+        Ok(NewsView {
+            since,
+            games: group(rows),
+        })
+    }
+
+    /// User `user` has looked at their news up to `at` (milliseconds since 1970; now when not given, and never
+    /// later than now). Answers since when their news now run.
+    pub async fn news_seen(&self, user: i64, at: Option<i64>) -> Result<i64, ApiError> {
+        let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        let at = at.unwrap_or(now).clamp(0, now);
+        self.store.set_news_seen(user, at).await?;
+        self.news_since(user).await
+    }
+
+    /// Since when user `user`'s news run.
+    async fn news_since(&self, user: i64) -> Result<i64, ApiError> {
+        let seen = self
+            .store
+            .news_since(user)
+            .await?
+            .ok_or(ApiError::NoUser(user))?;
+        let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        Ok(seen.unwrap_or(now.saturating_sub(NEWS_FIRST_MS).max(0)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(game: i64, number: i64, at_ms: i64) -> NewsRow {
+        NewsRow {
+            game,
+            rules: "chinese:size=9".into(),
+            state: "playing".into(),
+            result: None,
+            black: Some("ann".into()),
+            white: Some("bob".into()),
+            number,
+            color: "white".into(),
+            text: format!("m{number}"),
+            at_ms,
+        }
+    }
+
+    #[test]
+    fn news_come_by_game_the_newest_first_each_game_oldest_first() {
+        let mut rows = vec![row(2, 6, 90), row(1, 4, 80), row(2, 4, 70)];
+        rows.extend((0..12).map(|k| row(3, 40 - k, 60 - k)));
+        let games = group(rows);
+        assert_eq!(
+            games.iter().map(|g| (g.game, g.count)).collect::<Vec<_>>(),
+            [(2, 2), (1, 1), (3, 12)]
+        );
+        let numbers = |g: &NewsGame| g.actions.iter().map(|a| a.number).collect::<Vec<_>>();
+        assert_eq!(numbers(&games[0]), [4, 6]);
+        // Only the last ten of a game's actions are shown, all counted.
+        assert_eq!(numbers(&games[2]), (31..=40).collect::<Vec<_>>());
+    }
+}
