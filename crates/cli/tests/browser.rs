@@ -2,7 +2,8 @@
 //! through the login page, one creates a 9×9 `bga` table in the lobby and the other joins it from the live
 //! lobby list; they play a game with a capture and a refused ko retake by clicking the board, pass, mark a dead
 //! stone, accept, and both see the same result and count, which a spectator's page shows too (on the way they
-//! chat: each sees the other's messages, markup shown as typed, and Bob mutes Ann and takes it back); the downloaded
+//! chat: each sees the other's messages, markup shown as typed, and Bob mutes Ann and takes it back; and Ann
+//! asks to take back a misplayed stone, which Bob declines, then accepts on a phone-sized page); the downloaded
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
 //! on time (`W+T` on both pages), and one claimed from a player who left, through the page's notice and button.
 //!
@@ -186,25 +187,33 @@ impl Browser {
     }
 
     /// Sizes the window so that the page itself gets `width` × `height` (headless windows count a frame too).
+    /// The frame is measured on the window as it is, and a phone-sized window's is not a wide one's: when the
+    /// first try misses, the frame is measured again at the new size and the window sized once more.
     async fn fit_viewport(&self, width: i64, height: i64) -> Res<()> {
-        let frame = self
-            .js(
-                "return [outerWidth - innerWidth, outerHeight - innerHeight]",
-                json!([]),
+        let mut inner = Value::Null;
+        for _ in 0..2 {
+            let frame = self
+                .js(
+                    "return [outerWidth - innerWidth, outerHeight - innerHeight]",
+                    json!([]),
+                )
+                .await?;
+            let (dw, dh) = (
+                frame[0].as_i64().unwrap_or(0),
+                frame[1].as_i64().unwrap_or(0),
+            );
+            self.post(
+                "/window/rect",
+                json!({"width": width + dw, "height": height + dh}),
             )
             .await?;
-        let (dw, dh) = (
-            frame[0].as_i64().unwrap_or(0),
-            frame[1].as_i64().unwrap_or(0),
-        );
-        self.post(
-            "/window/rect",
-            json!({"width": width + dw, "height": height + dh}),
-        )
-        .await?;
-        let inner = self
-            .js("return [innerWidth, innerHeight]", json!([]))
-            .await?;
+            inner = self
+                .js("return [innerWidth, innerHeight]", json!([]))
+                .await?;
+            if inner == json!([width, height]) {
+                break;
+            }
+        }
         same(
             &format!("{}'s viewport", self.name),
             inner,
@@ -602,6 +611,12 @@ const GAME: &[(&str, &str)] = &[
 const CAPTURE_AT: usize = 9;
 /// After this many moves Ann and Bob chat.
 const CHAT_AT: usize = 2;
+/// Before this move (Black's, Ann's) Ann plays [`MISPLAYED`] instead, asks to take it back (Bob declines), asks
+/// again (Bob accepts), then plays the game's move, numbered as the one taken back was.
+const TAKE_BACK_AT: usize = 13;
+const MISPLAYED: &str = "C3";
+/// The actions the take-back adds to the list: the move taken back, the two requests and the two answers.
+const TAKE_BACK_ACTIONS: usize = 5;
 /// A message with markup, to be shown as typed.
 const BOLD: &str = "Look: <b>bold</b>";
 /// After this many moves the spectator looks back, and comes back to live after the next one.
@@ -711,10 +726,18 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
 
     // Where the last Pass button stood, and whose page it was on.
     let mut pass_place = None;
+    // The actions that are no moves before the current one (the take-back's): `number` is the action's number
+    // in the list, `turn` the move's, as the list numbers it.
+    let mut extra = 0;
     for (k, &(color, mv)) in GAME.iter().enumerate() {
-        let number = k + 1;
+        let turn = k + 1;
         let player = if color == "black" { ann } else { bob };
         player.wait_for(&my_turn(color)).await?;
+        if turn == TAKE_BACK_AT {
+            take_back(ann, bob, cat, turn + extra).await?;
+            extra += TAKE_BACK_ACTIONS;
+        }
+        let number = turn + extra;
         if mv == "pass" {
             pass_place = Some((player, place(player, "pass").await?));
             player.click("#pass").await?;
@@ -723,7 +746,7 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
                 .click(&format!("#board rect[data-point=\"{mv}\"]"))
                 .await?;
         }
-        if number == REVIEW_AT + 1 {
+        if turn == REVIEW_AT + 1 {
             // Before the spectator's board can show the move.
             back_to_live(cat).await?;
         }
@@ -741,13 +764,28 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
             };
             b.wait_for(&notice).await?;
         }
-        if number == REVIEW_AT {
+        if turn == REVIEW_AT {
             look_back(cat, shots).await?;
         }
-        if number == CHAT_AT {
+        if turn == CHAT_AT {
             chat(ann, bob, cat).await?;
         }
-        if number == CAPTURE_AT {
+        if turn == TAKE_BACK_AT {
+            // The move played again has the number the one taken back had, on every page.
+            for b in [ann, bob, cat] {
+                same(
+                    &format!("{}'s number of the move played after the take-back", b.name),
+                    b.js(
+                        "const li = document.querySelector(`#moves li[data-number=\"${arguments[0]}\"]`);
+                         return li && [li.value, li.dataset.turn, li.className];",
+                        json!([number]),
+                    )
+                    .await?,
+                    json!([turn, turn.to_string(), "turn"]),
+                )?;
+            }
+        }
+        if turn == CAPTURE_AT {
             // Black's F4 took E4: gone from every page.
             for b in [ann, bob, cat] {
                 b.wait_js(
@@ -831,9 +869,10 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
             "Dispute at {dispute} does not cover where Pass was, {pass}"
         ));
     }
-    // The second pass brought the server's first proposal (the estimate's, as move 26): it may have H7 dead
-    // already or leave it to the players (unsure), but never proposes a living stone dead.
-    let first = GAME.len() + 1;
+    // The second pass brought the server's first proposal (the estimate's, as action 31: the 25 moves and the
+    // take-back's 5 actions before it): it may have H7 dead already or leave it to the players (unsure), but never
+    // proposes a living stone dead.
+    let first = GAME.len() + TAKE_BACK_ACTIONS + 1;
     for b in [ann, bob, cat] {
         b.wait_for(&format!("#moves li[data-number=\"{first}\"]"))
             .await?;
@@ -912,6 +951,18 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         "no event numbered",
         cat.exists("#moves li.event[value]").await?,
         false,
+    )?;
+    // The move taken back is still in the list, unnumbered, between the moves 12 and 13.
+    same(
+        "the move taken back in the finished game's list",
+        cat.js(
+            "const li = document.querySelector('#moves li.taken-back');
+             return li && [li.dataset.move, li.previousElementSibling.value, li.hasAttribute('value'),
+                           li.nextElementSibling.dataset.move];",
+            json!([]),
+        )
+        .await?,
+        json!([MISPLAYED, TAKE_BACK_AT - 1, false, "undo"]),
     )?;
 
     let mut results = Vec::new();
@@ -1179,6 +1230,173 @@ async fn chat(ann: &Browser, bob: &Browser, cat: &Browser) -> Res<()> {
         json!([ann_id]),
     )
     .await?;
+    Ok(())
+}
+
+/// Before move 13 (Black's E6) Ann plays C3 instead and asks to take it back: Bob's page asks him, he declines
+/// and the stone stays; she asks again, and Bob, on a phone-sized page, accepts: the stone leaves every board,
+/// Ann is to move again, and the list keeps C3 struck through and unnumbered, with the requests and answers as
+/// events in words. `number` is the action number C3 gets.
+async fn take_back(ann: &Browser, bob: &Browser, cat: &Browser, number: usize) -> Res<()> {
+    let turn = TAKE_BACK_AT;
+    let stone = format!("#board [data-stone=\"black\"][data-point=\"{MISPLAYED}\"]");
+    // The button is there from the start for both players, never for the spectator; only Ann's own last move
+    // may be taken back, so only her button is enabled once she has played.
+    ann.click(&format!("#board rect[data-point=\"{MISPLAYED}\"]"))
+        .await?;
+    for b in [ann, bob, cat] {
+        b.wait_move(number, "black", MISPLAYED).await?;
+    }
+    ann.wait_for("#undo:not([hidden]):not([disabled])").await?;
+    same(
+        "Bob's and Cat's take-back buttons (disabled, hidden)",
+        (
+            bob.exists("#undo:not([hidden])[disabled]").await?,
+            cat.exists("#undo[hidden]").await?,
+        ),
+        (true, true),
+    )?;
+
+    // Ann asks; Bob declines.
+    ann.click("#undo").await?;
+    ann.wait_for("#undo-waiting:not([hidden])").await?;
+    ann.wait_for("#undo[disabled]").await?;
+    bob.wait_for("#undo-prompt:not([hidden])[data-color=\"black\"]")
+        .await?;
+    let prompt = bob.text("#undo-prompt-text").await?.unwrap_or_default();
+    if !prompt.contains(MISPLAYED) {
+        return Err(format!(
+            "Bob's prompt says {prompt:?}, not naming {MISPLAYED}"
+        ));
+    }
+    same(
+        "the prompt on Ann's and Cat's pages",
+        (
+            ann.exists("#undo-prompt[hidden]").await?,
+            cat.exists("#undo-prompt[hidden]").await?,
+        ),
+        (true, true),
+    )?;
+    let asked = format!(
+        "#moves li.event[data-move=\"undo\"][data-number=\"{}\"]",
+        number + 1
+    );
+    cat.wait_for(&asked).await?;
+    same(
+        "the request in the list",
+        cat.text(&asked).await?.as_deref(),
+        Some("Black asks to take back a move"),
+    )?;
+    bob.wait_for("#undo-decline:not([disabled])").await?;
+    bob.click("#undo-decline").await?;
+    let declined = format!(
+        "#moves li.event[data-move=\"undo-decline\"][data-color=\"white\"][data-number=\"{}\"]",
+        number + 2
+    );
+    for b in [ann, bob, cat] {
+        b.wait_for(&declined).await?;
+        b.wait_for("#undo-prompt[hidden]").await?;
+    }
+    same(
+        "the refusal in the list",
+        cat.text(&declined).await?.as_deref(),
+        Some("White declines: the move stays"),
+    )?;
+    // Declined: C3 stays, the last move, numbered 13; Bob is still to move.
+    for b in [ann, bob, cat] {
+        same(
+            &format!("{}'s board and list after the refusal", b.name),
+            (
+                b.exists(&format!("{stone}[data-last=\"true\"]")).await?,
+                b.exists(&format!(
+                    "#moves li.turn[data-number=\"{number}\"][data-turn=\"{turn}\"]"
+                ))
+                .await?,
+                b.exists(&my_turn("white")).await?,
+            ),
+            (true, true, true),
+        )?;
+    }
+    ann.wait_for("#undo-waiting[hidden]").await?;
+
+    // Ann asks again; Bob, on a phone-sized page, accepts.
+    ann.wait_for("#undo:not([disabled])").await?;
+    ann.click("#undo").await?;
+    bob.fit_viewport(390, 844).await?;
+    bob.wait_for("#undo-prompt:not([hidden])").await?;
+    bob.wait_for("#undo-accept:not([disabled])").await?;
+    same(
+        "on a phone: how much wider than the screen the page is, the prompt's buttons inside the screen",
+        bob.js(
+            "const page = document.documentElement;
+             const inside = ['undo-accept', 'undo-decline'].every((id) => {
+               const r = document.getElementById(id).getBoundingClientRect();
+               return r.left >= 0 && r.right <= page.clientWidth && r.width > 0;
+             });
+             return [page.scrollWidth - page.clientWidth, inside];",
+            json!([]),
+        )
+        .await?,
+        json!([0, true]),
+    )?;
+    bob.click("#undo-accept").await?;
+    let accepted = format!(
+        "#moves li.event[data-move=\"undo-accept\"][data-color=\"white\"][data-number=\"{}\"]",
+        number + 4
+    );
+    for b in [ann, bob, cat] {
+        b.wait_for(&accepted).await?;
+        b.wait_js(
+            "the stone taken back off the board",
+            "return document.querySelector(arguments[0]) === null",
+            json!([stone]),
+        )
+        .await?;
+    }
+    bob.fit_viewport(1280, 900).await?;
+    same(
+        "the acceptance in the list",
+        cat.text(&accepted).await?.as_deref(),
+        Some("White accepts: the move is taken back"),
+    )?;
+    // Ann is to move again; the last move is White's 12 again; the list keeps C3, unnumbered and struck
+    // through; the game has 12 moves again (the review's count), and no request waits.
+    ann.wait_for(&my_turn("black")).await?;
+    for b in [ann, bob, cat] {
+        same(
+            &format!("{}'s page after the take-back", b.name),
+            b.js(
+                "const li = document.querySelector(`#moves li[data-number=\"${arguments[0]}\"]`);
+                 const last = document.querySelector('#board [data-last=\"true\"]');
+                 return [li.className, li.hasAttribute('value'), li.dataset.turn ?? null,
+                         li.querySelector('s')?.textContent, li.textContent.includes('taken back'),
+                         last?.dataset.point, document.getElementById('review-slider').max,
+                         document.getElementById('turn').dataset.color,
+                         document.getElementById('undo-prompt').hidden,
+                         document.getElementById('undo-waiting').hidden];",
+                json!([number]),
+            )
+            .await?,
+            json!([
+                "event taken-back",
+                false,
+                null,
+                MISPLAYED,
+                true,
+                GAME[turn - 2].1,
+                (turn - 1).to_string(),
+                "black",
+                true,
+                true
+            ]),
+        )?;
+    }
+    // Her move is gone: nothing of hers to take back.
+    same(
+        "Ann's take-back button",
+        ann.exists("#undo[disabled]").await?,
+        true,
+    )?;
     Ok(())
 }
 

@@ -587,6 +587,11 @@ mod tests {
                     "chat-input",
                     "chat-send",
                     "chat-error",
+                    "undo",
+                    "undo-prompt",
+                    "undo-accept",
+                    "undo-decline",
+                    "undo-waiting",
                 ],
             ),
             (

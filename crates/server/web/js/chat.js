@@ -1,6 +1,8 @@
 // The game page's chat, its pure part: the messages kept by id (the socket may bring again one the POST already
 // answered), those shown (none of a muted user's), the position each was sent at, and its time as text.
 
+import { takenBack } from "./undo.js";
+
 /** Whether `m` has what a message needs to be shown (anything else from the wire is dropped). */
 export function isMessage(m) {
   return (
@@ -33,15 +35,17 @@ export function visibleMessages(known, muted) {
 /**
  * The plays and passes among the first `actions` actions of `moves` (a state's list, each with its `number`):
  * the position the board showed when a message was sent, as the move list and the review number it. Marks,
- * accepts and the like are actions but no moves. Actions beyond the list (a message come before the event of
- * the move) count as moves; without a list, `actions` itself.
+ * accepts, requests to take back a move and the like are actions but no moves, and a move taken back (then or
+ * since) is none either: the number is one of the game's positions as its replay has them. Actions beyond the
+ * list (a message come before the event of the move) count as moves; without a list, `actions` itself.
  */
 export function turnsAt(moves, actions, isTurn) {
   const n = Number(actions);
   if (!Number.isFinite(n) || n <= 0) return 0;
   if (!Array.isArray(moves)) return Math.floor(n);
   const last = moves.reduce((hi, m) => Math.max(hi, Number(m.number) || 0), 0);
-  const turns = moves.filter((m) => m.number <= n && isTurn(m.move)).length;
+  const gone = takenBack(moves);
+  const turns = moves.filter((m) => m.number <= n && isTurn(m.move) && !gone.has(m.number)).length;
   return turns + Math.max(0, Math.floor(n) - last);
 }
 

@@ -13,6 +13,7 @@ import { idFromPath, inviteUrl } from "./paths.js";
 import { positions } from "./positions.js";
 import { LiveSocket } from "./socket.js";
 import { gameFacts, summarizeSpec } from "./spec.js";
+import { askedMove, countTurns, mayAskUndo, readMoves, replayAgrees, takenBack, turnOf } from "./undo.js";
 
 /** Socket actions unanswered after this long are sent again over HTTP (safe: they carry the version). */
 const ACK_TIMEOUT_MS = 8000;
@@ -60,6 +61,16 @@ function isMarking() {
   return game?.phase === "marking" && game.status !== "over";
 }
 
+/** Whether an action's text is a play or a pass (a move of the game), not a mark, an accept or the like. */
+function isTurn(move) {
+  return move === "pass" || (Boolean(game) && parsePoint(move, game.width, game.height) !== null);
+}
+
+/** Whether I may ask to take back my last move now (the server decides; this only enables the button). */
+function mayAskTakeBack() {
+  return mayAskUndo(game, myColor(), isTurn);
+}
+
 function stoneAt(point) {
   const at = parsePoint(point, game.width, game.height);
   const ch = at ? (game.board[at.row] ?? "")[at.col] : undefined;
@@ -89,8 +100,10 @@ function showRepeated(e) {
   repeatedBoard.setSize(rows[0]?.length ?? 0, rows.length);
   repeatedBoard.render({ rows });
   box.dataset.move = String(e.repeats);
-  $("repeated-text").textContent =
-    e.repeats === 0 ? t("game.repeats-start") : t("game.repeats-move", { k: e.repeats });
+  // `repeats` is the action's number; the text names the move as the list numbers it (moves taken back
+  // before it are not counted).
+  const turn = e.repeats === 0 ? 0 : (turnOf(game?.moves, e.repeats, isTurn) ?? e.repeats);
+  $("repeated-text").textContent = turn === 0 ? t("game.repeats-start") : t("game.repeats-move", { k: turn });
   document.querySelector(`#moves li[data-number="${e.repeats}"]`)?.classList.add("repeated");
 }
 
@@ -112,6 +125,8 @@ function refusal(e) {
 function moveText(m) {
   const text = String(m.move ?? "");
   if (["pass", "resign", "accept", "dispute", "claim", "timeout"].includes(text)) return t(`move.${text}`);
+  // A request to take back a move and its answer: sentences that name who asked or answered.
+  if (["undo", "undo-accept", "undo-decline"].includes(text)) return t(`move.${text}`, { color: t(`color.${m.color}`) });
   if (text === "mark" || text.startsWith("mark ")) {
     const points = text.slice(4).trim();
     // The first proposal, made by the server's estimate when play ended: nobody's mark.
@@ -304,7 +319,12 @@ function renderButtons() {
   $("accept").hidden = !(mine && isMarking());
   $("accept").disabled = Boolean(game.accepted?.[mine]);
   $("dispute").hidden = !(mine && isMarking());
+  // Shown from the start of play when the table allows it (disabled until there is a move of mine to take
+  // back), so that it never moves the buttons beside it.
+  $("undo").hidden = !(mine && isPlaying() && game.undo);
+  $("undo").disabled = !mayAskTakeBack();
   settleButtons();
+  renderUndo();
   $("marking-hint").hidden = !(mine && isMarking());
   // The server's estimate could not settle these stones: nobody should accept a count without looking at them.
   const unsure = isMarking() ? (game.unsure ?? []) : [];
@@ -323,31 +343,37 @@ function renderButtons() {
   if (showInvite) $("invite-link").value = inviteUrl(location.origin, game.id, token);
 }
 
+const MOVE_CLASS = { "taken-back": "event taken-back", undo: "event undo", event: "event" };
+
 function renderMoves() {
   const list = $("moves");
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
   // Plays and passes are the game's moves, numbered; marks, accepts, disputes, resignations and the like are
-  // events between them, unnumbered, each on a row of its own. (`data-number` stays the action's number.)
-  let turn = 0;
+  // events between them, unnumbered, each on a row of its own. A move taken back stays in the list, struck
+  // through and unnumbered (the next move gets its number), as do the request and its answer, said in words.
+  // (`data-number` stays the action's number.)
   list.replaceChildren(
-    ...(game.moves ?? []).map((m) => {
-      const isTurn = m.move === "pass" || parsePoint(m.move, game.width, game.height) !== null;
-      if (isTurn) turn += 1;
+    ...readMoves(game.moves, isTurn).map(({ action: m, kind, turn }) => {
+      const numbered = kind === "turn";
+      // The server's proposal is no player's: no colour's dot before it. A request's sentence names its colour.
+      const server = m.by === "server";
       return el(
         "li",
         {
-          value: isTurn ? turn : null,
-          class: isTurn ? (viewing === turn ? "turn current" : "turn") : "event",
-          "data-turn": isTurn ? turn : null,
+          value: numbered ? turn : null,
+          class: numbered ? (viewing === turn ? "turn current" : "turn") : MOVE_CLASS[kind],
+          "data-turn": numbered ? turn : null,
           "data-number": m.number,
           "data-color": m.color,
           "data-move": m.move,
           "data-by": m.by ?? null,
+          "data-taken-back": kind === "taken-back" ? "true" : null,
         },
-        // The server's proposal is no player's: no colour's dot before it.
-        m.by === "server" ? null : el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }),
-        m.by === "server" ? null : el("span", { class: "visually-hidden" }, `${t(`color.${m.color}`)} `),
-        moveText(m),
+        server ? null : el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }),
+        server || kind === "undo" ? null : el("span", { class: "visually-hidden" }, `${t(`color.${m.color}`)} `),
+        kind === "taken-back"
+          ? [el("s", {}, moveText(m)), " ", el("span", { class: "taken-back-label" }, t("game.taken-back"))]
+          : moveText(m),
       );
     }),
   );
@@ -356,12 +382,55 @@ function renderMoves() {
   else if (atBottom) list.scrollTop = list.scrollHeight;
 }
 
+// ---- taking back a move ----
+
+// The opponent's request appears where the player may be about to click (it pushes the buttons below it down):
+// its buttons take no click for a moment, as the buttons of a new phase.
+let promptShown = false;
+let promptSettling = null;
+
+/** The opponent's request to take back their move (#undo-prompt, to accept or decline), or mine waiting for
+ * their answer (#undo-waiting). */
+function renderUndo() {
+  const mine = myColor();
+  const asked = isPlaying() ? (game.undo_asked ?? null) : null;
+  const theirs = Boolean(mine && asked && asked !== mine);
+  const prompt = $("undo-prompt");
+  prompt.hidden = !theirs;
+  prompt.dataset.color = theirs ? asked : "";
+  if (theirs) {
+    const move = askedMove(game);
+    $("undo-prompt-text").textContent = t("undo.prompt", {
+      color: t(`color.${asked}`),
+      move: move ? moveText(move) : "",
+    });
+    if (!promptShown) {
+      clearTimeout(promptSettling);
+      promptSettling = setTimeout(() => {
+        promptSettling = null;
+        renderUndo();
+      }, SETTLE_MS);
+    }
+  }
+  promptShown = theirs;
+  $("undo-accept").disabled = $("undo-decline").disabled = !theirs || Boolean(promptSettling);
+  $("undo-waiting").hidden = !(mine && asked === mine);
+}
+
+$("undo").addEventListener("click", () => {
+  if (!mayAskTakeBack()) return;
+  $("undo").disabled = true; // until the state says the request waits (or the refusal shows)
+  act("undo");
+});
+$("undo-accept").addEventListener("click", () => act("accept_undo"));
+$("undo-decline").addEventListener("click", () => act("decline_undo"));
+
 // ---- looking back ----
 
-/** The plays and passes so far: the moves the replay steps through (marks and the like are not positions). */
+/** The plays and passes so far that stand: the moves the replay steps through (marks and the like are not
+ * positions, and a move taken back is in no replay). */
 function turnCount() {
-  return (game?.moves ?? []).filter((m) => m.move === "pass" || parsePoint(m.move, game.width, game.height) !== null)
-    .length;
+  return game ? countTurns(game.moves, isTurn) : 0;
 }
 
 /** Shows the position after `k` plays and passes; the last one (or beyond) is the live board. */
@@ -375,7 +444,9 @@ async function viewTurn(k) {
     render();
     return;
   }
-  if (!review || review.moves.length < target) {
+  // A replay fetched before a move was taken back has that move, and the ones after it that stand now are not
+  // its: fetched again.
+  if (!review || !replayAgrees(review.moves, game.moves, isTurn, target)) {
     reviewFetch ??= get(`/api/games/${gameId}/replay`)
       .then((answer) => {
         review = { ...answer, moves: answer.moves ?? [] };
@@ -601,13 +672,15 @@ function renderProposal() {
   box.dataset.margin = String(margin);
 }
 
-/** The last action when it has no mark on the board (a pass, a resignation, a loss on time), said over it. */
+/** The last action when it has no mark on the board (a pass, a resignation, a loss on time, a request to take
+ * back a move or its answer), said over it. */
 function renderNotice() {
   const box = $("board-notice");
   const last = (game.moves ?? []).at(-1);
-  const kind = ["pass", "resign", "timeout"].includes(last?.move) ? last.move : null;
+  const undo = ["undo", "undo-accept", "undo-decline"].includes(last?.move);
+  const kind = undo || ["pass", "resign", "timeout"].includes(last?.move) ? last.move : null;
   box.hidden = !kind || viewing !== null;
-  box.textContent = kind ? t(`notice.${kind}`, { color: t(`color.${last.color}`) }) : "";
+  box.textContent = kind ? t(undo ? `move.${kind}` : `notice.${kind}`, { color: t(`color.${last.color}`) }) : "";
   box.dataset.move = kind ?? "";
   box.dataset.color = kind ? last.color : "";
 }
@@ -648,6 +721,16 @@ function take(state) {
   if (changedSize) hovered = null;
   tapped = null;
   render();
+  // Looking back at a position a move taken back since changed (or took away): shown again as it stands now.
+  if (viewing !== null && (viewing >= turnCount() || !replayAgrees(review?.moves, game.moves, isTurn, viewing))) {
+    viewTurn(viewing);
+  }
+  // A move taken back: the messages sent while it stood name the move before it now.
+  const gone = takenBack(game.moves).size;
+  if (gone !== chatTakenBack) {
+    chatTakenBack = gone;
+    renderChat({ rebuild: true });
+  }
   // Over now: the players may read what the spectators said, kept from them until then.
   if (ended) loadChat();
 }
@@ -834,14 +917,11 @@ let muted = new Set(); // the ids of the users I muted
 let shownChat = []; // the ids #chat-list shows, in order: a new message is appended, the list not rebuilt
 let chatLoadFailed = false; // #chat-error shows a failed fetch (cleared by the next good one), not a refusal
 let lastMuted = null; // {id, name} of the user muted last, for the undo
+let chatTakenBack = 0; // the moves taken back when the messages' move numbers were last worked out
 let sending = false;
 
 function isOver(state) {
   return state?.status === "over" || state?.phase === "over";
-}
-
-function isTurn(move) {
-  return move === "pass" || parsePoint(move, game.width, game.height) !== null;
 }
 
 /** One message: who (with the colour they play and their rank), the spectators' label, the move it was sent at

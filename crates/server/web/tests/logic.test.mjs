@@ -14,6 +14,19 @@ import { FRAME, MIN_SPAN, plotHistory, ratingAxis } from "../js/plot.js";
 import { positions } from "../js/positions.js";
 import { backoffDelay } from "../js/socket.js";
 import { composeSpec, gameFacts, parseSpec, summarizeSpec } from "../js/spec.js";
+import {
+  askedMove,
+  countTurns,
+  isUndoAction,
+  mayAskUndo,
+  readMoves,
+  replayAgrees,
+  standingActions,
+  standingTurns,
+  takenBack,
+  turnOf,
+  UNDO_ACTIONS,
+} from "../js/undo.js";
 
 const names = (points, h) => points.map((p) => pointName(p.col, p.row, h)).sort();
 
@@ -406,4 +419,118 @@ test("a chat message's time: the time of day, the date too when not today", () =
   assert.ok(earlier.length > today.length, earlier);
   assert.equal(chatTime(null, "en", now), "");
   assert.equal(chatTime("soon", "en", now), "");
+});
+
+// A game's list with take-backs, as the server stores it (docs/API.md, "Taking back a move"): the move taken
+// back stays, followed (after the request and any refusal) by the `undo-accept` that took it back.
+const isGoTurn = (move) => move === "pass" || /^[A-HJ-T]\d+$/.test(move);
+const actions = (...texts) =>
+  texts.map((text, k) => {
+    const [color, move] = text.split(" ");
+    return { number: k + 1, color, move };
+  });
+
+test("a move taken back is no move: the others are numbered as the server's replay numbers them", () => {
+  const moves = actions(
+    "black D4", // 1: move 1
+    "white E5", // 2: move 2
+    "black C3", // 3: taken back
+    "black undo", // 4
+    "white undo-decline", // 5
+    "black undo", // 6
+    "white undo-accept", // 7: takes back C3
+    "black E6", // 8: move 3, the number C3 had
+    "white pass", // 9: move 4
+  );
+  assert.deepEqual(UNDO_ACTIONS, ["undo", "undo-accept", "undo-decline"]);
+  assert.equal(isUndoAction("undo-decline"), true);
+  assert.equal(isUndoAction("D4"), false);
+  assert.deepEqual([...takenBack(moves)], [3]);
+  assert.deepEqual(standingActions(moves).map((m) => m.number), [1, 2, 8, 9]);
+  assert.deepEqual(standingTurns(moves, isGoTurn).map((m) => m.move), ["D4", "E5", "E6", "pass"]);
+  assert.deepEqual(
+    readMoves(moves, isGoTurn).map((r) => [r.action.number, r.kind, r.turn]),
+    [
+      [1, "turn", 1],
+      [2, "turn", 2],
+      [3, "taken-back", null],
+      [4, "undo", null],
+      [5, "undo", null],
+      [6, "undo", null],
+      [7, "undo", null],
+      [8, "turn", 3],
+      [9, "turn", 4],
+    ],
+  );
+  assert.equal(countTurns(moves, isGoTurn), 4);
+  assert.equal(turnOf(moves, 8, isGoTurn), 3);
+  assert.equal(turnOf(moves, 3, isGoTurn), null);
+  assert.equal(turnOf(moves, 6, isGoTurn), null);
+  // A chat message names the positions that stand: sent while C3 was on the board, it names move 2 (C3 is in no
+  // replay); after E6, move 3.
+  assert.equal(turnsAt(moves, 3, isGoTurn), 2);
+  assert.equal(turnsAt(moves, 7, isGoTurn), 2);
+  assert.equal(turnsAt(moves, 8, isGoTurn), 3);
+  assert.equal(turnsAt(moves, 11, isGoTurn), 6); // two actions the page has not seen yet
+  // Without any take-back the list reads as before: marks and accepts are events.
+  const plain = actions("black D4", "white pass", "black pass", "server mark E5", "white accept");
+  assert.deepEqual(readMoves(plain, isGoTurn).map((r) => r.kind), ["turn", "turn", "turn", "event", "event"]);
+  assert.deepEqual([...takenBack(plain)], []);
+  assert.deepEqual(readMoves(undefined, isGoTurn), []);
+});
+
+test("take-backs in a row: each takes back the last move that stands, a pass too", () => {
+  const moves = actions(
+    "black D4", // 1: move 1
+    "white E5", // 2: taken back second
+    "black pass", // 3: taken back first
+    "black undo",
+    "white undo-accept", // takes back 3 (Black to move again)
+    "white undo", // White's E5 is now the last move that stands
+    "black undo-accept", // takes back 2
+    "white F6", // 8: move 2
+  );
+  assert.deepEqual([...takenBack(moves)].sort(), [2, 3]);
+  assert.deepEqual(standingTurns(moves, isGoTurn).map((m) => m.move), ["D4", "F6"]);
+  assert.equal(turnOf(moves, 8, isGoTurn), 2);
+  // A request that lapsed (the opponent moved instead) takes nothing back.
+  const lapsed = actions("black D4", "black undo", "white E5", "black C3");
+  assert.deepEqual([...takenBack(lapsed)], []);
+  assert.equal(countTurns(lapsed, isGoTurn), 3);
+});
+
+test("who may ask to take back a move, and what a waiting request would take back", () => {
+  const state = (moves, extra = {}) => ({ status: "playing", phase: "playing", undo: true, moves, ...extra });
+  const played = actions("black D4", "white E5");
+  assert.equal(mayAskUndo(state(played), "white", isGoTurn), true);
+  assert.equal(mayAskUndo(state(played), "black", isGoTurn), false); // White's move is the last
+  assert.equal(mayAskUndo(state(played), null, isGoTurn), false); // a spectator
+  assert.equal(mayAskUndo(state(played, { undo: false }), "white", isGoTurn), false); // the table says no
+  assert.equal(mayAskUndo(state(played, { phase: "marking" }), "white", isGoTurn), false);
+  assert.equal(mayAskUndo(state([]), "black", isGoTurn), false); // nothing to take back
+  const waiting = actions("black D4", "white E5", "white undo");
+  assert.equal(mayAskUndo(state(waiting, { undo_asked: "white" }), "white", isGoTurn), false);
+  assert.deepEqual(askedMove(state(waiting, { undo_asked: "white" })), { number: 2, color: "white", move: "E5" });
+  assert.equal(askedMove(state(played)), null);
+  // Declined: White may ask again; accepted: Black's D4 is the last move that stands, Black may ask.
+  const declined = [...waiting, { number: 4, color: "black", move: "undo-decline" }];
+  assert.equal(mayAskUndo(state(declined), "white", isGoTurn), true);
+  const accepted = [...waiting, { number: 4, color: "black", move: "undo-accept" }];
+  assert.equal(mayAskUndo(state(accepted), "white", isGoTurn), false);
+  assert.equal(mayAskUndo(state(accepted), "black", isGoTurn), true);
+  // A mark or the like last is no move of one's own.
+  const marked = actions("black D4", "white pass", "black pass", "black mark E5");
+  assert.equal(mayAskUndo(state(marked), "black", isGoTurn), false);
+});
+
+test("a replay fetched before a take-back no longer agrees with the game", () => {
+  const before = actions("black D4", "white E5", "black C3");
+  const after = actions("black D4", "white E5", "black C3", "black undo", "white undo-accept", "black E6");
+  const replay = ["D4", "E5", "C3"];
+  assert.equal(replayAgrees(replay, before, isGoTurn, 3), true);
+  assert.equal(replayAgrees(replay, after, isGoTurn, 2), true); // the first two positions are the same
+  assert.equal(replayAgrees(replay, after, isGoTurn, 3), false); // move 3 is E6 now
+  assert.equal(replayAgrees(["D4"], before, isGoTurn, 2), false); // too short
+  assert.equal(replayAgrees([], before, isGoTurn, 0), true);
+  assert.equal(replayAgrees(undefined, before, isGoTurn, 0), false); // none fetched yet
 });
