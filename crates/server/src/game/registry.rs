@@ -675,7 +675,8 @@ impl Games {
         if !live.started() {
             return Err(ApiError::NotStarted);
         }
-        if !live.game.log().is_empty() {
+        // Any stored action, a move taken back too: the store keeps it, and the game is no longer unplayed.
+        if !live.moves.is_empty() {
             return Err(ApiError::Moved);
         }
         match self.store.abort_game(id).await {

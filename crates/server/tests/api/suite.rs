@@ -4352,6 +4352,16 @@ async fn a_table_may_forbid_undo_and_a_move_leaves_a_request_unanswered() {
         undo_step(&white, id, "undo/accept").await.1["reason"],
         "no_undo"
     );
+    // A game whose first move was taken back is no longer unplayed: it cannot be aborted.
+    let (id, black, white) = seated(&running, "japanese:size=9").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    assert_eq!(undo_step(&black, id, "undo").await.0, 200);
+    assert_eq!(undo_step(&white, id, "undo/accept").await.0, 200);
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, &body["reason"]), (409, &json!("moved")), "{body}");
     // Against the computer there is no taking back.
     let bot = table(&ann, "chinese:size=9", "black", "bot").await["id"].clone();
     let (_, state) = ann.get(&format!("/api/games/{bot}")).await.unwrap();
