@@ -83,6 +83,8 @@ pub enum Signal {
     },
     /// User `user` changed whom they mute, on node `node`: the others forget what they knew of it.
     Muted { node: u64, user: i64 },
+    /// The seeks changed on node `node`: the others read them again.
+    Seeks { node: u64 },
 }
 
 impl Signal {
@@ -93,7 +95,8 @@ impl Signal {
             | Signal::Sockets { node, .. }
             | Signal::Looked { node, .. }
             | Signal::Said { node, .. }
-            | Signal::Muted { node, .. } => *node,
+            | Signal::Muted { node, .. }
+            | Signal::Seeks { node } => *node,
         }
     }
 }
@@ -189,6 +192,10 @@ impl Cluster {
                             presence.clone(),
                             serde_json::to_vec(&Signal::Muted { node, user }),
                         ),
+                        Tell::Seeks => (
+                            presence.clone(),
+                            serde_json::to_vec(&Signal::Seeks { node }),
+                        ),
                     };
                     let Ok(payload) = payload else {
                         continue;
@@ -262,6 +269,11 @@ impl Cluster {
                         Signal::Looked { game, user, .. } => games.remote_look(game, user).await,
                         Signal::Said { chat, .. } => games.remote_said(chat).await,
                         Signal::Muted { user, .. } => games.forget_mutes(user),
+                        Signal::Seeks { .. } => {
+                            if let Err(e) = games.refresh_seeks().await {
+                                tracing::warn!(error = %e, "reading the seeks failed");
+                            }
+                        }
                     }
                 }
             })

@@ -116,6 +116,8 @@ pub enum ApiError {
     /// An action that would change nothing (a second accept, a mark on an empty point): refused, not stored.
     #[error("{0}")]
     NoChange(&'static str),
+    #[error("no waiting seek {0} of yours")]
+    NoSeek(i64),
     /// A request to take back a move that cannot be made or answered now: why.
     #[error("{0}")]
     NoUndo(&'static str),
@@ -211,6 +213,7 @@ impl ApiError {
             ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
             ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
             ApiError::NoUndo(_) => (StatusCode::CONFLICT, "no_undo"),
+            ApiError::NoSeek(_) => (StatusCode::NOT_FOUND, "no_seek"),
         }
     }
 

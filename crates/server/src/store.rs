@@ -25,6 +25,15 @@ macro_rules! user_columns {
     };
 }
 
+/// A seek row's columns and join (`s` the seek, `u` its seeker), as `seek_row` reads them.
+macro_rules! seek_listing {
+    () => {
+        "SELECT s.id, s.user_id, u.name, u.rating, u.password_hash IS NULL AS guest, s.rules, s.size, s.speed, \
+         s.ranked, s.min_rating, s.max_rating, s.handicap, s.at_ms, s.taken, s.game_id \
+         FROM seeks s JOIN users u ON u.id = s.user_id"
+    };
+}
+
 /// A listing row's columns and joins (`g` the game, `b` and `w` its seated users), as `game_row` reads
 /// them.
 macro_rules! listing {
@@ -190,6 +199,26 @@ macro_rules! row_decoders {
                 color: r.try_get("color")?,
                 text: r.try_get("move")?,
                 at_ms: r.try_get("at_ms")?,
+            })
+        }
+
+        fn seek_row(r: &$row) -> Result<StoredSeek, StoreError> {
+            Ok(StoredSeek {
+                id: r.try_get("id")?,
+                user: r.try_get("user_id")?,
+                name: r.try_get("name")?,
+                rating: r.try_get("rating")?,
+                guest: r.try_get("guest")?,
+                rules: r.try_get("rules")?,
+                size: r.try_get("size")?,
+                speed: r.try_get("speed")?,
+                ranked: r.try_get("ranked")?,
+                min_rating: r.try_get("min_rating")?,
+                max_rating: r.try_get("max_rating")?,
+                handicap: r.try_get("handicap")?,
+                at_ms: r.try_get("at_ms")?,
+                taken: r.try_get("taken")?,
+                game: r.try_get("game_id")?,
             })
         }
 
@@ -583,6 +612,58 @@ pub struct NewsRow {
     pub at_ms: i64,
 }
 
+/// A seek for a game (automatch) to store or to match.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewSeek {
+    pub user: i64,
+    /// The seeker's rating now (a new player's, 1500, when never rated), which the others' ranges must hold.
+    pub rating: f64,
+    /// A rules preset (`japanese`).
+    pub rules: String,
+    pub size: i64,
+    /// `blitz`, `rapid`, `classical` or `correspondence`.
+    pub speed: String,
+    pub ranked: bool,
+    /// The ratings of opponents the seeker accepts (either bound may be open).
+    pub min_rating: Option<f64>,
+    pub max_rating: Option<f64>,
+    /// Whether handicap stones may be given for the rating difference.
+    pub handicap: bool,
+    pub at_ms: i64,
+}
+
+/// A stored seek, with its seeker's name and rating.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredSeek {
+    pub id: i64,
+    pub user: i64,
+    pub name: String,
+    /// `None`: never rated.
+    pub rating: Option<f64>,
+    pub guest: bool,
+    pub rules: String,
+    pub size: i64,
+    pub speed: String,
+    pub ranked: bool,
+    pub min_rating: Option<f64>,
+    pub max_rating: Option<f64>,
+    pub handicap: bool,
+    pub at_ms: i64,
+    /// Taken by a newer seeker, whose node is making (or made) the game.
+    pub taken: bool,
+    /// The game it made.
+    pub game: Option<i64>,
+}
+
+/// What storing a seek did.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Sought {
+    /// No compatible seek was waiting: this one waits, under this id.
+    Waiting(i64),
+    /// This waiting seek was compatible: it is taken (the caller makes the game), and the new one not stored.
+    Matched(StoredSeek),
+}
+
 /// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
     /// Creates a game with its first seats and returns its id.
@@ -780,6 +861,21 @@ pub trait Store: Send + Sync {
     /// The newest `limit` actions after `since_ms` that others (the opponent, the server) took in user `user`'s
     /// games, live or ended since then, newest first.
     fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>>;
+
+    /// Stores a seek, or takes the oldest compatible one waiting (another user's, same rules, size, speed and
+    /// rankedness, each rating within the other's range), atomically: two seekers never take one seek, and two
+    /// compatible seeks never both wait. Seeks made before `expired_ms` are dropped first, and so is the
+    /// seeker's own seek for the same kind of game.
+    fn seek<'a>(&'a self, seek: &'a NewSeek, expired_ms: i64) -> StoreFuture<'a, Sought>;
+
+    /// The game made for taken seek `seek`.
+    fn seek_made(&self, seek: i64, game: i64) -> StoreFuture<'_, ()>;
+
+    /// Every seek made at or after `since_ms`, the oldest first: those waiting, taken, and matched.
+    fn seeks(&self, since_ms: i64) -> StoreFuture<'_, Vec<StoredSeek>>;
+
+    /// User `user` withdraws their seek `seek`, if it still waits: whether it did.
+    fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool>;
 
     fn close(&self) -> StoreFuture<'_, ()>;
 }

@@ -14,6 +14,7 @@
 //! - [`player`]: a player's record and current games, for their page.
 //! - [`chat`]: a game's chat, the spectators' kept from the players during the game; mutes.
 //! - [`undo`]: taking back a move, asked and answered.
+//! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
@@ -30,6 +31,7 @@ pub mod rating;
 pub mod record;
 pub mod registry;
 pub mod rematch;
+pub mod seek;
 pub mod sync;
 pub mod timer;
 pub mod undo;

@@ -119,6 +119,8 @@ pub struct Games {
     pub(super) to_rate: tokio::sync::mpsc::UnboundedSender<super::rating::ToRate>,
     /// Whom the users seen lately muted.
     pub(super) mutes: super::chat::Mutes,
+    /// The seeks of the last half hour, as the store last had them (see [`super::seek`]).
+    pub(super) seeks: std::sync::RwLock<Arc<Vec<crate::store::StoredSeek>>>,
 }
 
 /// What the games need of the server's settings.
@@ -285,6 +287,8 @@ impl Games {
                 resident.live.insert(id, entry);
             }
         }
+        let recent = i64::try_from(now_wall).unwrap_or(i64::MAX) - super::seek::SEEK_LIFE_MS;
+        let seeks = store.seeks(recent).await?;
         let (lobby, _) = broadcast::channel(16);
         let (to_rate, ratings) = tokio::sync::mpsc::unbounded_channel();
         let games = Arc::new(Games {
@@ -309,6 +313,7 @@ impl Games {
             clocks_since: running_since.unwrap_or(now_wall),
             to_rate,
             mutes: super::chat::Mutes::default(),
+            seeks: std::sync::RwLock::new(Arc::new(seeks)),
         });
         // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
         games.start_rating(ratings, !shared_timers);

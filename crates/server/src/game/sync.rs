@@ -48,6 +48,8 @@ pub enum Tell {
     Said(crate::store::StoredChat),
     /// User `user` changed whom they mute.
     Muted(i64),
+    /// The seeks changed.
+    Seeks,
 }
 
 /// Whether a copy with `moves` stored actions and its second seat `joined` or not differs from the store's

@@ -26,7 +26,8 @@ pub(super) fn lobby_json(games: &Games, user: Option<i64>) -> serde_json::Value 
         LIST_LIMIT,
     );
     let my_turn = user.map_or_else(Vec::new, |u| games.my_turn(u, LIST_LIMIT));
-    json!({ "my_turn": my_turn, "open": open, "playing": playing })
+    let (seeks, my_seeks) = games.seek_lists(user);
+    json!({ "my_turn": my_turn, "open": open, "playing": playing, "seeks": seeks, "my_seeks": my_seeks })
 }
 
 pub(super) async fn lobby(

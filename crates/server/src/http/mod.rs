@@ -1,6 +1,6 @@
 //! The HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket, a
 //! player's games, the archive), `games` (tables and actions), `records` (SGF, replays, counts under other
-//! rules), `chat` (a game's chat, mutes), `news` (what happened in a user's games since they looked) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
+//! rules), `chat` (a game's chat, mutes), `news` (what happened in a user's games since they looked), `seeks` (automatch) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
 //! parsing, the Origin check.
 
 mod chat;
@@ -10,6 +10,7 @@ pub mod health;
 mod listings;
 mod news;
 mod records;
+mod seeks;
 mod sessions;
 mod socket;
 
@@ -98,6 +99,8 @@ pub fn router(app: Arc<App>) -> Router {
         )
         .route("/api/games/{id}/chat", get(chat::chat).post(chat::say))
         .route("/api/mutes", get(chat::mutes).post(chat::mute))
+        .route("/api/seeks", get(seeks::seeks).post(seeks::seek))
+        .route("/api/seeks/{id}/cancel", post(seeks::cancel))
         .route("/api/news", get(news::news))
         .route("/api/news/seen", post(news::seen))
         .route("/api/games/{id}/sgf", get(records::sgf))

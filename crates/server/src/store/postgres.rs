@@ -17,9 +17,9 @@ use sqlx::{Acquire, Connection, Row};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewChat, NewUser, NewsRow, Progress, Rated, Rating, RatingPoint,
-    RatingUpdate, RecordRow, Seats, Store, StoreError, StoreFuture, StoredChat, StoredGame,
-    StoredMove, StoredSession, StoredUser, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
+    RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
+    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser, bot_columns, now,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -27,6 +27,9 @@ static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres
 /// The advisory lock under which users are created, so that two look-alike names made at the same moment on
 /// two nodes cannot both get in (an arbitrary number of our own: "tesuji users").
 const USERS_LOCK: i64 = 0x7465_7375_6A69_7573;
+
+/// The advisory lock under which seeks are matched or stored (see [`Store::seek`]).
+const SEEKS_LOCK: i64 = 0x7465_7375_6A69_736B;
 
 /// Connections per node: the group commit holds one, reads and the other writes share the rest.
 const POOL_SIZE: u32 = 10;
@@ -1100,6 +1103,115 @@ impl Store for PgStore {
             .fetch_all(&self.pool)
             .await?;
             rows.iter().map(news_row).collect()
+        })
+    }
+
+    fn seek<'a>(&'a self, seek: &'a NewSeek, expired_ms: i64) -> StoreFuture<'a, Sought> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await?;
+            // Every node's seeks wait here, so that finding a match and waiting are one step.
+            sqlx::query("SELECT pg_advisory_xact_lock($1)")
+                .bind(SEEKS_LOCK)
+                .execute(&mut *tx)
+                .await?;
+            sqlx::query(
+                "DELETE FROM seeks WHERE at_ms < $1 OR (user_id = $2 AND NOT taken AND rules = $3 \
+                 AND size = $4 AND speed = $5 AND ranked = $6)",
+            )
+            .bind(expired_ms)
+            .bind(seek.user)
+            .bind(&seek.rules)
+            .bind(seek.size)
+            .bind(&seek.speed)
+            .bind(seek.ranked)
+            .execute(&mut *tx)
+            .await?;
+            let found = sqlx::query(concat!(
+                seek_listing!(),
+                " WHERE NOT s.taken AND s.user_id <> $1 AND s.rules = $2 AND s.size = $3 \
+                 AND s.speed = $4 AND s.ranked = $5 \
+                 AND (s.min_rating IS NULL OR s.min_rating <= $6) AND (s.max_rating IS NULL OR s.max_rating >= $6) \
+                 AND ($7 IS NULL OR COALESCE(u.rating, 1500) >= $7) \
+                 AND ($8 IS NULL OR COALESCE(u.rating, 1500) <= $8) \
+                 ORDER BY s.id LIMIT 1"
+            ))
+            .bind(seek.user)
+            .bind(&seek.rules)
+            .bind(seek.size)
+            .bind(&seek.speed)
+            .bind(seek.ranked)
+            .bind(seek.rating)
+            .bind(seek.min_rating)
+            .bind(seek.max_rating)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let sought = match found {
+                Some(row) => {
+                    let mut other = seek_row(&row)?;
+                    sqlx::query("UPDATE seeks SET taken = TRUE WHERE id = $1")
+                        .bind(other.id)
+                        .execute(&mut *tx)
+                        .await?;
+                    other.taken = true;
+                    Sought::Matched(other)
+                }
+                None => {
+                    let id: i64 = sqlx::query_scalar(
+                        "INSERT INTO seeks (user_id, rules, size, speed, ranked, min_rating, max_rating, handicap, \
+                         at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",
+                    )
+                    .bind(seek.user)
+                    .bind(&seek.rules)
+                    .bind(seek.size)
+                    .bind(&seek.speed)
+                    .bind(seek.ranked)
+                    .bind(seek.min_rating)
+                    .bind(seek.max_rating)
+                    .bind(seek.handicap)
+                    .bind(seek.at_ms)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    Sought::Waiting(id)
+                }
+            };
+            tx.commit().await?;
+            Ok(sought)
+        })
+    }
+
+    fn seek_made(&self, seek: i64, game: i64) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            sqlx::query("UPDATE seeks SET game_id = $1 WHERE id = $2")
+                .bind(game)
+                .bind(seek)
+                .execute(&self.pool)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn seeks(&self, since_ms: i64) -> StoreFuture<'_, Vec<StoredSeek>> {
+        Box::pin(async move {
+            let rows = sqlx::query(concat!(
+                seek_listing!(),
+                " WHERE s.at_ms >= $1 ORDER BY s.id"
+            ))
+            .bind(since_ms)
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter().map(seek_row).collect()
+        })
+    }
+
+    fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool> {
+        Box::pin(async move {
+            let done =
+                sqlx::query("DELETE FROM seeks WHERE id = $1 AND user_id = $2 AND NOT taken")
+                    .bind(seek)
+                    .bind(user)
+                    .execute(&self.pool)
+                    .await?;
+            Ok(done.rows_affected() == 1)
         })
     }
 

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
-    Ending, GameRow, ImportedGame, NewChat, NewUser, NewsRow, Progress, Rated, Rating, RatingPoint,
-    RatingUpdate, RecordRow, Seats, Store, StoreError, StoreFuture, StoredChat, StoredGame,
-    StoredMove, StoredSession, StoredUser,
+    Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
+    RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
+    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -225,6 +225,18 @@ impl Store for Faulty {
     }
     fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>> {
         self.inner.news(user, since_ms, limit)
+    }
+    fn seek<'a>(&'a self, seek: &'a NewSeek, expired_ms: i64) -> StoreFuture<'a, Sought> {
+        self.inner.seek(seek, expired_ms)
+    }
+    fn seek_made(&self, seek: i64, game: i64) -> StoreFuture<'_, ()> {
+        self.inner.seek_made(seek, game)
+    }
+    fn seeks(&self, since_ms: i64) -> StoreFuture<'_, Vec<StoredSeek>> {
+        self.inner.seeks(since_ms)
+    }
+    fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool> {
+        self.inner.cancel_seek(user, seek)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()

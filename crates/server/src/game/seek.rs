@@ -1,0 +1,349 @@
+//! Automatch: a player seeks a game (rules, board size, speed, ranked or not, the opponents' ranks they accept,
+//! handicap or not); a seek that finds a compatible one waiting makes the game at once, the lower rated player
+//! Black, with handicap stones for the rating difference when both seekers allow it. Seeks live in the store,
+//! which pairs them atomically (two seekers never take one seek, across nodes too); each node keeps the recent
+//! ones in memory for the lobby, read again after each change here or on another node.
+
+use std::str::FromStr;
+use std::sync::Arc;
+
+use serde::Serialize;
+use tesuji_rating::{POINTS_PER_RANK, Rank};
+use tesuji_rules::Color;
+
+use crate::auth::User;
+use crate::error::ApiError;
+use crate::store::{NewSeek, Sought, StoredSeek};
+
+use super::registry::{Games, NewTable, Opponent};
+use super::sync::Tell;
+use super::view::GameState;
+
+/// How long a seek waits before it lapses (the seeker seeks again).
+pub const SEEK_LIFE_MS: i64 = 30 * 60_000;
+
+/// The speeds a seek names: each the time control preset of the same name.
+pub const SPEEDS: [&str; 4] = ["blitz", "rapid", "classical", "correspondence"];
+
+/// The rules presets a seek may name.
+pub const SEEK_RULES: [&str; 4] = ["japanese", "chinese", "aga", "korean"];
+
+/// The rating of a player never rated, for the ranges of seeks.
+const NEW_RATING: f64 = 1500.0;
+
+/// The most handicap stones a seek's game gets.
+const MAX_HANDICAP: f64 = 9.0;
+
+/// A seek as asked for (`POST /api/seeks`).
+#[derive(Clone, Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeekRequest {
+    #[serde(default = "default_rules")]
+    pub rules: String,
+    pub size: u8,
+    pub speed: String,
+    #[serde(default)]
+    pub ranked: bool,
+    /// The weakest and strongest ranks of the opponents accepted (`15k`, `2d`).
+    #[serde(default)]
+    pub min_rank: Option<String>,
+    #[serde(default)]
+    pub max_rank: Option<String>,
+    /// Whether handicap stones may be given for the rating difference (default yes).
+    #[serde(default = "yes")]
+    pub handicap: bool,
+}
+
+fn default_rules() -> String {
+    "japanese".to_owned()
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// A seek as the lobby shows it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SeekView {
+    pub id: i64,
+    pub user: SeekUser,
+    pub rules: String,
+    pub size: i64,
+    pub speed: String,
+    pub ranked: bool,
+    pub min_rank: Option<String>,
+    pub max_rank: Option<String>,
+    pub handicap: bool,
+    /// Milliseconds since 1970.
+    pub at: i64,
+    /// The game it made, once matched (only in the seeker's own list).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<i64>,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct SeekUser {
+    pub id: i64,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<String>,
+}
+
+impl From<&StoredSeek> for SeekView {
+    fn from(s: &StoredSeek) -> SeekView {
+        let rank = |r: Option<f64>| r.map(|r| Rank::of(r).to_string());
+        SeekView {
+            id: s.id,
+            user: SeekUser {
+                id: s.user,
+                name: s.name.clone(),
+                rank: (!s.guest).then(|| Rank::of(s.rating.unwrap_or(NEW_RATING)).to_string()),
+            },
+            rules: s.rules.clone(),
+            size: s.size,
+            speed: s.speed.clone(),
+            ranked: s.ranked,
+            min_rank: rank(s.min_rating),
+            // The range's top is the strongest rank's floor.
+            max_rank: rank(s.max_rating.map(|r| r - POINTS_PER_RANK + 1.0)),
+            handicap: s.handicap,
+            at: s.at_ms,
+            game: s.game,
+        }
+    }
+}
+
+/// What a seek did: it waits, or it made a game.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeekOutcome {
+    Waiting(SeekView),
+    Matched(Box<GameState>),
+}
+
+/// The handicap stones and komi (half-points, `None`: the rules' own) of a game between ratings `weaker` and
+/// `stronger` (the weaker plays Black): a stone a rank of difference from two ranks on, up to nine, with half
+/// a point of komi; one rank only changes the komi to half a point.
+pub fn handicap_for(weaker: f64, stronger: f64) -> (u8, Option<i32>) {
+    let ranks = ((stronger - weaker) / POINTS_PER_RANK).round();
+    if ranks < 1.0 {
+        (0, None)
+    } else if ranks < 2.0 {
+        (0, Some(1))
+    } else {
+        (ranks.min(MAX_HANDICAP) as u8, Some(1))
+    }
+}
+
+/// Reads a rank (`15k`, `3d`) as a rating bound: its floor, or its top for the strongest accepted.
+fn rank_bound(text: &Option<String>, top: bool) -> Result<Option<f64>, ApiError> {
+    text.as_deref()
+        .map(|t| {
+            let rank = Rank::from_str(t.trim()).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+            Ok(if top {
+                rank.floor() + POINTS_PER_RANK - 1.0
+            } else {
+                rank.floor()
+            })
+        })
+        .transpose()
+}
+
+impl Games {
+    /// User `user` seeks a game: answers the game made with a compatible seeker, or the seek that now waits.
+    pub async fn seek(
+        self: &Arc<Self>,
+        user: &User,
+        request: SeekRequest,
+    ) -> Result<SeekOutcome, ApiError> {
+        if !SPEEDS.contains(&request.speed.as_str()) {
+            return Err(ApiError::BadRequest(format!(
+                "speed must be one of {}, not {:?}",
+                SPEEDS.join(", "),
+                request.speed
+            )));
+        }
+        if !SEEK_RULES.contains(&request.rules.as_str()) {
+            return Err(ApiError::BadRequest(format!(
+                "rules must be one of {}, not {:?}",
+                SEEK_RULES.join(", "),
+                request.rules
+            )));
+        }
+        if ![9, 13, 19].contains(&request.size) {
+            return Err(ApiError::BadRequest(format!(
+                "size must be 9, 13 or 19, not {}",
+                request.size
+            )));
+        }
+        if request.ranked && user.guest {
+            return Err(ApiError::RankedNeedsAccount);
+        }
+        let min_rating = rank_bound(&request.min_rank, false)?;
+        let max_rating = rank_bound(&request.max_rank, true)?;
+        if let (Some(min), Some(max)) = (min_rating, max_rating)
+            && min > max
+        {
+            return Err(ApiError::BadRequest(
+                "min_rank must not be stronger than max_rank".into(),
+            ));
+        }
+        let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        let rating = self
+            .store
+            .rating(user.id)
+            .await?
+            .map_or(NEW_RATING, |r| r.rating);
+        let seek = NewSeek {
+            user: user.id,
+            rating,
+            rules: request.rules.clone(),
+            size: i64::from(request.size),
+            speed: request.speed.clone(),
+            ranked: request.ranked,
+            min_rating,
+            max_rating,
+            handicap: request.handicap,
+            at_ms: now,
+        };
+        let outcome = match self.store.seek(&seek, now - SEEK_LIFE_MS).await? {
+            Sought::Waiting(id) => {
+                self.seeks_changed().await;
+                let stored = self.seeks_cached().into_iter().find(|s| s.id == id);
+                match stored {
+                    Some(s) => SeekOutcome::Waiting(SeekView::from(&s)),
+                    None => {
+                        return Err(ApiError::Internal("a stored seek was not read back".into()));
+                    }
+                }
+            }
+            Sought::Matched(other) => {
+                let state = self.make_seek_game(user, rating, &request, &other).await;
+                self.seeks_changed().await;
+                SeekOutcome::Matched(Box::new(state?))
+            }
+        };
+        Ok(outcome)
+    }
+
+    /// The game of two matched seeks: `other`'s (taken) and `user`'s, whose rating is `rating`.
+    async fn make_seek_game(
+        self: &Arc<Self>,
+        user: &User,
+        rating: f64,
+        request: &SeekRequest,
+        other: &StoredSeek,
+    ) -> Result<GameState, ApiError> {
+        let seeker = self
+            .accounts
+            .user(other.user)
+            .await?
+            .ok_or(ApiError::NoUser(other.user))?;
+        let theirs = other.rating.unwrap_or(NEW_RATING);
+        // The older seeker sits down first; the lower rated plays Black.
+        let seeker_color = if theirs <= rating {
+            Color::Black
+        } else {
+            Color::White
+        };
+        let (stones, komi) = if request.handicap && other.handicap {
+            handicap_for(theirs.min(rating), theirs.max(rating))
+        } else {
+            (0, None)
+        };
+        let mut rules = format!("{}:size={}", request.rules, request.size);
+        if stones > 0 {
+            rules.push_str(&format!(",handicap={stones}"));
+        }
+        if let Some(komi) = komi {
+            rules.push_str(&format!(",komi={}", f64::from(komi) / 2.0));
+        }
+        let table = NewTable {
+            rules,
+            color: Some(seeker_color),
+            opponent: Opponent::Invite,
+            time: Some(request.speed.clone()),
+            ranked: request.ranked,
+            rematch_of: None,
+            // Never in ranked blitz.
+            undo: !(request.ranked && request.speed == "blitz"),
+        };
+        let (state, invite) = self.create(&seeker, table).await?;
+        let state = self.join(state.id, user, invite.as_deref()).await?;
+        self.store.seek_made(other.id, state.id).await?;
+        Ok(state)
+    }
+
+    /// User `user` withdraws seek `id`.
+    pub async fn cancel_seek(&self, user: i64, id: i64) -> Result<(), ApiError> {
+        if !self.store.cancel_seek(user, id).await? {
+            return Err(ApiError::NoSeek(id));
+        }
+        self.seeks_changed().await;
+        Ok(())
+    }
+
+    /// Reads the recent seeks again (after a change here or on another node) and tells the lobby.
+    pub async fn refresh_seeks(&self) -> Result<(), ApiError> {
+        let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        let seeks = self.store.seeks(now - SEEK_LIFE_MS).await?;
+        *self.seeks.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(seeks);
+        let _ = self.lobby.send(());
+        Ok(())
+    }
+
+    /// The seeks changed here: read them again, and tell the other nodes.
+    async fn seeks_changed(&self) {
+        if let Err(e) = self.refresh_seeks().await {
+            tracing::warn!(error = %e, "reading the seeks failed");
+        }
+        self.tell(Tell::Seeks);
+    }
+
+    fn seeks_cached(&self) -> Vec<StoredSeek> {
+        self.seeks
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .clone()
+    }
+
+    /// The seeks waiting now, the oldest first, for the lobby; and `viewer`'s own, matched ones with their game.
+    pub fn seek_lists(&self, viewer: Option<i64>) -> (Vec<SeekView>, Vec<SeekView>) {
+        let seeks = Arc::clone(&self.seeks.read().unwrap_or_else(|e| e.into_inner()));
+        let since = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX) - SEEK_LIFE_MS;
+        let recent = seeks.iter().filter(|s| s.at_ms >= since);
+        let waiting = recent
+            .clone()
+            .filter(|s| !s.taken)
+            .map(SeekView::from)
+            .collect();
+        let mine = recent
+            .filter(|s| Some(s.user) == viewer)
+            .map(SeekView::from)
+            .collect();
+        (waiting, mine)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handicap_follows_the_rank_difference() {
+        assert_eq!(handicap_for(1500.0, 1540.0), (0, None));
+        assert_eq!(handicap_for(1500.0, 1600.0), (0, Some(1)));
+        assert_eq!(handicap_for(1500.0, 1700.0), (2, Some(1)));
+        assert_eq!(handicap_for(1500.0, 1849.0), (3, Some(1)));
+        assert_eq!(handicap_for(100.0, 2400.0), (9, Some(1)));
+    }
+
+    #[test]
+    fn ranks_bound_ratings_from_the_weakest_floor_to_the_strongest_top() {
+        assert_eq!(rank_bound(&Some("6k".into()), false).unwrap(), Some(1500.0));
+        assert_eq!(rank_bound(&Some("1d".into()), true).unwrap(), Some(2199.0));
+        assert_eq!(rank_bound(&None, true).unwrap(), None);
+        assert!(rank_bound(&Some("99q".into()), false).is_err());
+    }
+}
