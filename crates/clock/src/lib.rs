@@ -80,6 +80,7 @@
 //!           | "byoyomi:" DUR "+" COUNT "x" DUR        byoyomi:10m+5x30s   (main + periods x period)
 //!           | "canadian:" DUR "+" COUNT "/" DUR       canadian:10m+25/5m  (main + stones / period)
 //!           | "simple:" DUR                           simple:30s
+//!           | "correspondence:" DUR                   correspondence:3d  (simple: that long a move)
 //! DUR       = "0" | part+        part = NUMBER ["." DIGITS] UNIT       UNIT = d | h | m | s | ms
 //! COUNT     = DIGITS
 //! ```

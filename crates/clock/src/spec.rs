@@ -309,6 +309,8 @@ impl FromStr for TimeControl {
             "byoyomi" => "byoyomi",
             "canadian" => "canadian",
             "simple" => "simple",
+            // Days a move, as correspondence sites write it: the time of each move, none saved up.
+            "correspondence" if settings.is_some() => "simple",
             other => {
                 if let Some((preset, control)) = PRESETS.iter().find(|(preset, _)| *preset == other)
                 {

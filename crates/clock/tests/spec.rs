@@ -268,3 +268,21 @@ fn validation_limits() {
     );
     assert_eq!(TimeControl::None.validate(), Ok(()));
 }
+
+#[test]
+fn correspondence_with_a_duration_is_that_long_a_move() {
+    assert_eq!(
+        parse("correspondence:3d"),
+        Ok(TimeControl::Simple {
+            per_move_ms: 3 * 86_400_000
+        })
+    );
+    assert_eq!(
+        parse("Correspondence:1d12h").unwrap().to_string(),
+        "simple:1d12h"
+    );
+    // The preset without settings stays the capped Fischer clock.
+    assert_eq!(parse("correspondence"), Ok(CORRESPONDENCE));
+    assert!(parse("correspondence:").is_err());
+    assert!(parse("correspondence:400d").is_err());
+}
