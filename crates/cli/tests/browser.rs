@@ -1762,7 +1762,8 @@ async fn shown_result(b: &Browser) -> Res<Value> {
 }
 
 /// Timed games on the server's manual time: a loss on time, and a claim against a player who left.
-async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()> {
+/// Answers the path of the rematch they leave started, Ann (Black) to move.
+async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<String> {
     // Blitz (3 min + 10 s): no clock runs before the game's first move, so ten minutes pass and nothing falls.
     // Then Bob, Black, plays, and Ann, White, never answers: her flag falls after 3 min and the 1 s lag
     // allowance.
@@ -1929,6 +1930,189 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<()>
         ann.exists("#bot-field:not([hidden])").await?,
         true,
     )?;
+    // Take-backs are allowed by default, but never against the computer: the box goes with it.
+    same(
+        "the take-back box beside the computer (hidden, disabled)",
+        (
+            ann.exists("#undo-field[hidden]").await?,
+            ann.exists("#undo-allowed[disabled]").await?,
+        ),
+        (true, true),
+    )?;
+    ann.choose("#opponent", "anyone").await?;
+    same(
+        "the take-back box beside a human opponent (shown, enabled, checked)",
+        ann.js(
+            "const box = document.getElementById('undo-allowed');
+             return [document.getElementById('undo-field').hidden, box.disabled, box.checked];",
+            json!([]),
+        )
+        .await?,
+        json!([false, false, true]),
+    )?;
+    Ok(table)
+}
+
+/// How many sounds a game page has played, and the last one (its test hook: `body[data-sounds-played]`,
+/// `body[data-last-sound]`): [count, last], [null, null] before any.
+async fn sounds_played(b: &Browser) -> Res<Value> {
+    b.js(
+        "const d = document.body.dataset; return [d.soundsPlayed ?? null, d.lastSound ?? null];",
+        json!([]),
+    )
+    .await
+}
+
+/// On the rematch (`table`, Ann Black to move, Bob White): the sounds, the notifications' button, and Bob's news.
+/// No sound on load; a move of the opponent's sounds with the stone sound on, and none (his own move neither)
+/// once Bob turned it off, which a reload keeps, as it keeps turning it on again; a pass sounds on Ann's page.
+/// Loading the page asks the browser nothing about notifications: only the button does. Then Bob's lobby lists
+/// Ann's two moves since he last looked, and "Mark as read" empties the list, for good.
+async fn sounds_notifications_and_news(
+    ann: &Browser,
+    bob: &Browser,
+    table: &str,
+    time: &ManualTime,
+) -> Res<()> {
+    // The claim before the rematch was news for Bob too: a second later, the rematch's moves are the newest.
+    time.advance(1_000);
+    for b in [ann, bob] {
+        b.goto(table).await?;
+        b.game_ready().await?;
+        b.wait_for(&my_turn("black")).await?;
+        same(
+            &format!("{}'s sounds on load", b.name),
+            sounds_played(b).await?,
+            json!([null, null]),
+        )?;
+    }
+    // The button is there for a player, and loading the page asked the browser nothing (its hook says so): the
+    // permission is undecided in a new profile, unless the browser blocks notifications by itself, which the
+    // disabled button then says.
+    let permission = bob
+        .js(
+            "const button = document.getElementById('notify-enable');
+             const p = typeof Notification === 'undefined' ? 'none' : Notification.permission;
+             const consistent = p === 'denied' ? button.disabled : !button.hidden && !button.disabled;
+             return [!document.getElementById('notify').hidden, document.body.dataset.notifyAsked ?? null, consistent, p];",
+            json!([]),
+        )
+        .await?;
+    same(
+        "Bob's notifications on load (shown, asked, the button as the permission says)",
+        &permission.as_array().map(|v| v[..3].to_vec()),
+        &Some(vec![json!(true), Value::Null, json!(true)]),
+    )?;
+    if !["default", "denied"].contains(&permission[3].as_str().unwrap_or_default()) {
+        return Err(format!(
+            "the notification permission on load: {}",
+            permission[3]
+        ));
+    }
+    if permission[3] == "default" {
+        // The button asks; whatever the browser answers (chromedriver's may deny at once), the page shows it.
+        bob.click("#notify-enable").await?;
+        bob.wait_js(
+            "the permission asked through the button, and the answer shown",
+            "const button = document.getElementById('notify-enable');
+             const status = document.getElementById('notify-status');
+             if (document.body.dataset.notifyAsked !== 'true') return false;
+             const p = Notification.permission;
+             if (p === 'denied') return button.disabled && !button.hidden && !status.hidden && p;
+             if (p === 'granted') return button.hidden && !status.hidden && p;
+             return p;",
+            json!([]),
+        )
+        .await?;
+    }
+
+    // Sounds on (the default): Ann's move sounds on Bob's page, once.
+    ann.click("#board rect[data-point=\"E5\"]").await?;
+    bob.wait_move(1, "black", "E5").await?;
+    same(
+        "Bob's sounds after Ann's move",
+        sounds_played(bob).await?,
+        json!(["1", "move"]),
+    )?;
+    // Bob switches the stone's sound off; the reload keeps it so.
+    bob.click("#sounds summary").await?;
+    bob.click("#sound-move").await?;
+    bob.goto(table).await?;
+    bob.game_ready().await?;
+    let settings = "return ['move', 'pass', 'clock'].map((k) => document.getElementById(`sound-${k}`).checked);";
+    same(
+        "Bob's sound settings after the reload",
+        bob.js(settings, json!([])).await?,
+        json!([false, true, true]),
+    )?;
+    // His own move and Ann's next one sound no more on his page; Ann's page, sounds on, sounds each.
+    bob.wait_for(&my_turn("white")).await?;
+    bob.click("#board rect[data-point=\"C3\"]").await?;
+    ann.wait_for(&my_turn("black")).await?;
+    ann.click("#board rect[data-point=\"G5\"]").await?;
+    bob.wait_move(3, "black", "G5").await?;
+    same(
+        "Bob's sounds with the stone's sound off",
+        sounds_played(bob).await?,
+        json!([null, null]),
+    )?;
+    // A pass has a sound of its own.
+    bob.wait_for(&my_turn("white")).await?;
+    bob.click("#pass").await?;
+    ann.wait_move(4, "white", "pass").await?;
+    same(
+        "Ann's sounds (her two moves, Bob's move and pass)",
+        sounds_played(ann).await?,
+        json!(["4", "pass"]),
+    )?;
+    // Bob switches it on again, which a reload keeps too.
+    bob.click("#sounds summary").await?;
+    bob.click("#sound-move").await?;
+    bob.goto(table).await?;
+    bob.game_ready().await?;
+    same(
+        "Bob's sound settings on again after a reload",
+        bob.js(settings, json!([])).await?,
+        json!([true, true, true]),
+    )?;
+
+    // Bob's lobby: the rematch first (the newest news), with Ann's two moves (his own are not news to him).
+    let id = table.trim_start_matches("/game/");
+    bob.goto("/").await?;
+    bob.wait_for("#news:not([hidden])[data-count]").await?;
+    same(
+        "the rematch in Bob's news (first, its count, Ann's moves)",
+        bob.js(
+            "const li = document.querySelector(`#news-list li[data-game-id=\"${arguments[0]}\"]`);
+             return li && [li === document.querySelector('#news-list li'), li.dataset.count,
+                           [...li.querySelectorAll('[data-move]')].map((a) => [a.dataset.color, a.dataset.move]),
+                           li.querySelector('a').getAttribute('href')];",
+            json!([id]),
+        )
+        .await?,
+        json!([
+            true,
+            "2",
+            [["black", "E5"], ["black", "G5"]],
+            table
+        ]),
+    )?;
+    bob.click("#news-seen").await?;
+    bob.wait_for("#news[data-count=\"0\"] #news-list li.empty")
+        .await?;
+    bob.goto("/").await?;
+    bob.wait_for("#news[data-count]").await?;
+    same(
+        "Bob's news after a reload (games listed, the empty note, the button disabled)",
+        bob.js(
+            "return [document.getElementById('news').dataset.count,
+                     document.querySelector('#news-list li.empty') !== null,
+                     document.getElementById('news-seen').disabled];",
+            json!([]),
+        )
+        .await?,
+        json!(["0", true, true]),
+    )?;
     Ok(())
 }
 
@@ -1968,7 +2152,12 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
         outcome = invite_and_cancel(&browsers[0], &browsers[1]).await;
     }
     if outcome.is_ok() {
-        outcome = timed_games(&browsers[0], &browsers[1], &time).await;
+        outcome = match timed_games(&browsers[0], &browsers[1], &time).await {
+            Ok(table) => {
+                sounds_notifications_and_news(&browsers[0], &browsers[1], &table, &time).await
+            }
+            Err(e) => Err(e),
+        };
     }
     let mut report = String::new();
     if outcome.is_err() {

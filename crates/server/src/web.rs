@@ -563,6 +563,10 @@ mod tests {
                     "invite-link",
                     "me",
                     "lang",
+                    "news",
+                    "news-list",
+                    "news-seen",
+                    "undo-allowed",
                 ],
             ),
             (
@@ -592,6 +596,11 @@ mod tests {
                     "undo-accept",
                     "undo-decline",
                     "undo-waiting",
+                    "sounds",
+                    "sound-move",
+                    "sound-pass",
+                    "sound-clock",
+                    "notify-enable",
                 ],
             ),
             (

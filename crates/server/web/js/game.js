@@ -2,16 +2,19 @@
 // is down), the dead-stone marking and the result.
 
 import { ApiError, get, post, socketUrl } from "./api.js";
+import { playSound, unlockOnGesture } from "./audio.js";
 import { Board } from "./board.js";
 import { addMessages, chatTime, turnsAt, visibleMessages } from "./chat.js";
 import { parsePoint } from "./coords.js";
 import { eventState } from "./events.js";
 import { colorOf, formatDuration, formatResult, halfPoints } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
+import { chatNotification, mayNotify, NOTIFY_KEY, notificationFor, notificationText, notifyControl } from "./notify.js";
 import { boot, el, loginHref, playerName, playerNode, scrollWithin, showError } from "./page.js";
 import { idFromPath, inviteUrl } from "./paths.js";
 import { positions } from "./positions.js";
 import { LiveSocket } from "./socket.js";
+import { readSoundSettings, SOUND_SETTINGS, soundFor, SOUNDS_KEY, tickSecond, writeSoundSettings } from "./sounds.js";
 import { gameFacts, summarizeSpec } from "./spec.js";
 import { askedMove, countTurns, mayAskUndo, readMoves, replayAgrees, takenBack, turnOf } from "./undo.js";
 
@@ -23,6 +26,8 @@ const POLL_MS = 5000;
 const $ = (id) => document.getElementById(id);
 const gameId = idFromPath("game", location.pathname);
 const invite = new URLSearchParams(location.search).get("invite");
+// Browsers let a page sound only after a gesture: the first click or key on the page makes the audio context.
+unlockOnGesture();
 const session = await boot();
 const me = session.user;
 
@@ -190,6 +195,7 @@ function renderClocks() {
     const left = clock[color].main_ms + (clock[color].period_ms ?? 0) - elapsed;
     box.classList.toggle("low", running && left < 20000);
   }
+  clockTick();
   if (clock && clock.running && !clockTimer) clockTimer = setInterval(renderClocks, 250);
   if ((!clock || !clock.running) && clockTimer) {
     clearInterval(clockTimer);
@@ -700,6 +706,7 @@ function render() {
   renderMoves();
   renderOver();
   renderChatControls();
+  renderNotify();
   const names = `${playerName(game.players?.black)} – ${playerName(game.players?.white)}`;
   // A tab in the background still says when the game waits for this player.
   document.title = `${myTurn() ? `● ${t("game.title-your-turn")} · ` : ""}${names} · tesuji`;
@@ -1117,6 +1124,154 @@ $("chat-unmute").addEventListener("click", () => {
   if (lastMuted) setMuted(lastMuted.id, lastMuted.name, false);
 });
 
+// ---- sounds and notifications ----
+
+// The settings of the three sounds, kept in this browser (sounds.js says which event makes which sound).
+let sounds = loadSounds();
+let lastTick = null; // the second of my clock's last tick
+
+function loadSounds() {
+  try {
+    return readSoundSettings(localStorage.getItem(SOUNDS_KEY));
+  } catch {
+    return readSoundSettings(null);
+  }
+}
+
+function showSoundSettings() {
+  for (const name of SOUND_SETTINGS) $(`sound-${name}`).checked = sounds[name];
+}
+
+for (const name of SOUND_SETTINGS) {
+  $(`sound-${name}`).addEventListener("change", (event) => {
+    sounds = { ...sounds, [name]: event.target.checked };
+    try {
+      localStorage.setItem(SOUNDS_KEY, writeSoundSettings(sounds));
+    } catch {
+      // private windows may refuse: the choice lasts for this page
+    }
+  });
+}
+// Changed in another tab: the same here.
+window.addEventListener("storage", (event) => {
+  if (event.key === SOUNDS_KEY) {
+    sounds = loadSounds();
+    showSoundSettings();
+  }
+});
+showSoundSettings();
+
+/** Plays a sound, and notes it on the page for tests (heard or not: audio may still wait for a gesture):
+ * body[data-last-sound] = move | pass | tick, body[data-sounds-played] counts them. */
+function sound(kind, options) {
+  const data = document.body.dataset;
+  data.lastSound = kind;
+  data.soundsPlayed = String((Number(data.soundsPlayed) || 0) + 1);
+  playSound(kind, options);
+}
+
+/** My clock's last seconds: a tick each second (renderClocks calls this a few times a second). */
+function clockTick() {
+  const second = tickSecond({
+    clock: game.clock,
+    phase: game.phase,
+    viewer: myColor(),
+    elapsed: performance.now() - clockTaken,
+    settings: sounds,
+  });
+  if (second !== null && second !== lastTick) sound("tick", { urgent: second <= 3 });
+  lastTick = second;
+}
+
+function notifySetting() {
+  try {
+    return localStorage.getItem(NOTIFY_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function notifyPermission() {
+  return "Notification" in window ? Notification.permission : "unsupported";
+}
+
+/** #notify: the button that asks the browser (only when clicked), or why it cannot, or that notifications are on. */
+function renderNotify() {
+  const control = notifyControl({
+    supported: "Notification" in window,
+    permission: notifyPermission(),
+    setting: notifySetting(),
+    seated: Boolean(game && myColor()),
+    over: isOver(game),
+  });
+  $("notify").hidden = !control.shown;
+  $("notify-enable").hidden = control.button === "hidden";
+  $("notify-enable").disabled = control.button === "disabled";
+  $("notify-status").hidden = !control.status;
+  $("notify-text").textContent = control.status ? t(control.status) : "";
+  $("notify-off").hidden = !control.off;
+  $("notify").dataset.permission = notifyPermission();
+}
+
+function setNotify(value) {
+  try {
+    localStorage.setItem(NOTIFY_KEY, value);
+  } catch {
+    // not kept: notifications follow the browser's permission alone
+  }
+}
+
+$("notify-enable").addEventListener("click", async () => {
+  if (!("Notification" in window)) return;
+  if (Notification.permission === "default") {
+    // Asked here only, after the player's click: never on load. Noted for tests.
+    document.body.dataset.notifyAsked = "true";
+    $("notify-enable").disabled = true;
+    try {
+      await Notification.requestPermission();
+    } catch {
+      // an old browser's callback form: its answer shows in Notification.permission all the same
+    }
+  }
+  if (Notification.permission === "granted") setNotify("on");
+  renderNotify();
+});
+$("notify-off").addEventListener("click", () => {
+  setNotify("off");
+  renderNotify();
+});
+// The permission may have been changed in the browser's settings meanwhile.
+document.addEventListener("visibilitychange", () => {
+  if (game) renderNotify();
+});
+
+/** Shows a notification, when the page is hidden and they are allowed; a click on it brings the tab back. */
+function notify(what) {
+  if (!what || !mayNotify(document.visibilityState, notifyPermission(), notifySetting())) return;
+  const names = { black: playerName(game.players?.black), white: playerName(game.players?.white) };
+  try {
+    const shown = new Notification(`${names.black} – ${names.white} · tesuji`, {
+      body: notificationText(what, names, t),
+      tag: `tesuji-game-${gameId}`,
+      icon: "/static/favicon.svg",
+    });
+    shown.addEventListener("click", () => {
+      window.focus();
+      shown.close();
+    });
+  } catch {
+    // Some browsers (Chrome on Android) show notifications only through a service worker: none then.
+  }
+}
+
+/** A live event took the game from `before` to the state now shown with `action`: its sound, and a notification
+ * when the game now waits for me. (Never for the state of a first load or a resync.) */
+function liveEvent(before, action) {
+  const kind = soundFor(action, game, sounds);
+  if (kind) sound(kind);
+  notify(notificationFor(before, game, action, myColor(), isTurn));
+}
+
 // ---- live updates ----
 
 /** The table was cancelled by its creator, or the game aborted before its first move: nothing more happens
@@ -1133,7 +1288,10 @@ function showCancelled(message) {
 function onSocketMessage(m) {
   if (m.type === "chat") {
     // Perhaps one already here: my own after the POST's answer, or one a fetch brought.
-    if (addMessages(chat, [m.message])) renderChat();
+    if (addMessages(chat, [m.message])) {
+      renderChat();
+      notify(chatNotification(m.message, myColor(), game?.players));
+    }
     return;
   }
   if (m.type === "cancelled" || m.type === "aborted") {
@@ -1177,8 +1335,11 @@ function onSocketMessage(m) {
   const next = m.type === "presence" ? m.version === game?.version : m.version === (game?.version ?? 0) + 1;
   if (next) {
     const state = eventState(game?.moves, m.action, m.state);
-    if (state) take(state);
-    else socket.send({ type: "resync" }); // the page's move list is not the one before this event
+    if (state) {
+      const before = game;
+      take(state);
+      if (before && m.type !== "presence") liveEvent(before, m.action ?? null);
+    } else socket.send({ type: "resync" }); // the page's move list is not the one before this event
   } else if (!game || m.version > game.version) {
     socket.send({ type: "resync" }); // a gap: events were missed
   }

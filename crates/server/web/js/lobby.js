@@ -1,8 +1,10 @@
-// The lobby: who I am (header), the live lists of open tables and games in progress, and the create-table form.
+// The lobby: who I am (header), what happened in my games since I last looked, the live lists of open tables and
+// games in progress, and the create-table form.
 
 import { get, post, socketUrl } from "./api.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { colorOf, moveCount } from "./format.js";
+import { colorOf, formatResult, moveCount } from "./format.js";
+import { actionLabel, afterSeen, countLabel, newestAt, newsGames, refreshDelay } from "./news.js";
 import { boot, el, playerNode, showError } from "./page.js";
 import { inviteUrl } from "./paths.js";
 import { LiveSocket } from "./socket.js";
@@ -110,6 +112,118 @@ function setLive(status) {
   liveStatus.textContent = t(`live.${status}`);
 }
 
+// ---- news: what the others did in my games since I last looked ----
+
+const newsCard = document.getElementById("news");
+const newsList = document.getElementById("news-list");
+const newsSeen = document.getElementById("news-seen");
+const newsError = document.getElementById("news-error");
+let news = null; // the games shown (news.js), null before the first answer
+let newsSince = null; // marked read up to here on this page: an answer fetched before that shows nothing older
+let newsAsked = 0; // the latest fetch or mark: an older fetch's answer is dropped
+let newsFetched = -Infinity; // when the news were last asked for (Date.now())
+let newsTimer = null;
+
+function newsEntry(g) {
+  let state = null;
+  if (g.status === "over") {
+    const result = g.result ? formatResult(g.result, t) : t("result.none");
+    state = el("span", { class: "news-result", "data-result": g.result ?? "" }, result);
+  } else if (g.status === "marking") {
+    state = el("span", { class: "news-result" }, t("status.marking"));
+  }
+  return el(
+    "li",
+    { "data-game-id": g.game, "data-status": g.status, "data-count": g.count },
+    el(
+      "div",
+      { class: "who" },
+      el(
+        "a",
+        { href: `/game/${g.game}`, title: g.rules ?? "" },
+        el("span", { class: "dot black", "aria-hidden": "true" }),
+        g.black ?? "—",
+        ` ${t("lobby.vs")} `,
+        el("span", { class: "dot white", "aria-hidden": "true" }),
+        g.white ?? "—",
+      ),
+      el(
+        "span",
+        { class: "rules" },
+        el("span", { class: "news-count" }, countLabel(g, t)),
+        el(
+          "span",
+          { class: "news-actions" },
+          g.actions.map((a) =>
+            el(
+              "span",
+              { class: "news-action", "data-number": a.number, "data-move": a.move, "data-color": a.color },
+              actionLabel(a, t),
+            ),
+          ),
+        ),
+      ),
+      state,
+    ),
+    el("a", { class: "button small secondary", href: `/game/${g.game}` }, t("news.open")),
+  );
+}
+
+/** The card, for a signed-in user: each game with news, or "Nothing new"; data-count = the games listed. */
+function renderNews() {
+  newsCard.hidden = !me;
+  if (!me || news === null) return;
+  if (news.length === 0) newsList.replaceChildren(el("li", { class: "empty" }, t("news.empty")));
+  else newsList.replaceChildren(...news.map(newsEntry));
+  newsCard.dataset.count = String(news.length);
+  newsSeen.disabled = news.length === 0;
+}
+
+async function loadNews() {
+  if (!me) return;
+  const asked = ++newsAsked;
+  newsFetched = Date.now();
+  try {
+    const answer = await get("/api/news");
+    if (asked !== newsAsked) return;
+    news = afterSeen(newsGames(answer), newsSince);
+    showError(newsError, null);
+    renderNews();
+  } catch (e) {
+    if (asked === newsAsked) showError(newsError, e);
+  }
+}
+
+/** Fetches the news again soon: at once, or when NEWS_GAP_MS have passed since the last fetch. */
+function refreshNewsSoon() {
+  if (!me || newsTimer) return;
+  newsTimer = setTimeout(() => {
+    newsTimer = null;
+    loadNews();
+  }, refreshDelay(newsFetched, Date.now()));
+}
+
+// Read up to the newest action shown: what came meanwhile stays news.
+newsSeen.addEventListener("click", async () => {
+  const at = newestAt(news);
+  if (at === null) return;
+  newsSeen.disabled = true;
+  newsAsked++; // a fetch on its way would bring back what is read now
+  try {
+    const answer = await post("/api/news/seen", { json: { at } });
+    newsSince = Math.max(newsSince ?? at, Number.isFinite(answer.since) ? answer.since : at);
+    news = afterSeen(news, newsSince);
+    showError(newsError, null);
+  } catch (e) {
+    showError(newsError, e);
+  }
+  renderNews();
+});
+
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") refreshNewsSoon();
+});
+
 // ---- the create-table form ----
 
 const form = document.getElementById("create");
@@ -145,6 +259,7 @@ function restoreChoices() {
   if (!saved || typeof saved !== "object") return;
   // A checkbox, not a value: updateForm clears it again where a ranked game cannot be made.
   if (typeof saved.ranked === "boolean") field("ranked").checked = saved.ranked;
+  if (typeof saved.undo === "boolean") field("undo-allowed").checked = saved.undo;
   for (const id of REMEMBERED) {
     const input = field(id);
     const value = saved[id];
@@ -158,6 +273,7 @@ function restoreChoices() {
 function rememberChoices() {
   const saved = Object.fromEntries(REMEMBERED.map((id) => [id, field(id).value]));
   saved.ranked = field("ranked").checked;
+  saved.undo = field("undo-allowed").checked;
   try {
     localStorage.setItem(REMEMBER_KEY, JSON.stringify(saved));
   } catch {
@@ -174,7 +290,11 @@ function rankedBlocked() {
 }
 
 function updateForm() {
-  field("bot-field").hidden = field("opponent").value !== "bot";
+  const bot = field("opponent").value === "bot";
+  field("bot-field").hidden = !bot;
+  // Nobody takes back a move against the computer.
+  field("undo-field").hidden = bot;
+  field("undo-allowed").disabled = bot;
   const blocked = rankedBlocked();
   const ranked = field("ranked");
   ranked.disabled = Boolean(blocked);
@@ -211,6 +331,7 @@ form.addEventListener("submit", async (event) => {
   const opponent = field("opponent").value;
   const body = { rules: composeSpec(formValues()), color: field("color").value, opponent };
   if (opponent === "bot") body.bot = field("bot").value;
+  else body.undo = field("undo-allowed").checked;
   if (field("time").value) body.time = field("time").value;
   if (field("ranked").checked && !rankedBlocked()) body.ranked = true;
   submit.disabled = true;
@@ -256,6 +377,7 @@ field("copy-invite").addEventListener("click", async () => {
 
 onLanguageChange(() => {
   render();
+  renderNews();
   setLive(liveStatus.dataset.status);
   updateForm();
 });
@@ -269,11 +391,19 @@ get("/api/lobby")
   })
   .catch((e) => console.warn("lobby", e));
 
+renderNews();
+loadNews();
+
+// The socket's first list only says what the page fetched already; each later one (a change, or the list again
+// after a reconnection) may come with news, which the socket does not carry: fetched, at most every 5 s.
+let lobbyListed = false;
 new LiveSocket(socketUrl("/api/lobby/ws"), {
   onStatus: setLive,
   onMessage(message) {
     if (message.type !== "lobby") return;
     lobby = { my_turn: message.my_turn ?? [], open: message.open ?? [], playing: message.playing ?? [] };
     render();
+    if (lobbyListed) refreshNewsSoon();
+    lobbyListed = true;
   },
 });

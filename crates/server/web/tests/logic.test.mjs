@@ -9,10 +9,21 @@ import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
 import { colorOf, formatDuration, formatRank, formatResult, halfPoints, moveCount, parseResult, rankOf } from "../js/format.js";
 import { interpolate, LANGUAGES, pickLanguage } from "../js/i18n.js";
+import { actionLabel, afterSeen, countLabel, NEWS_GAP_MS, newestAt, newsGames, refreshDelay } from "../js/news.js";
+import { chatNotification, mayNotify, notificationFor, notificationText, notifyControl, waitsFor } from "../js/notify.js";
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
 import { FRAME, MIN_SPAN, plotHistory, ratingAxis } from "../js/plot.js";
 import { positions } from "../js/positions.js";
 import { backoffDelay } from "../js/socket.js";
+import {
+  parseDuration,
+  periodLength,
+  readSoundSettings,
+  soundFor,
+  tickSecond,
+  timeLeft,
+  writeSoundSettings,
+} from "../js/sounds.js";
 import { composeSpec, gameFacts, parseSpec, summarizeSpec } from "../js/spec.js";
 import {
   askedMove,
@@ -533,4 +544,289 @@ test("a replay fetched before a take-back no longer agrees with the game", () =>
   assert.equal(replayAgrees(["D4"], before, isGoTurn, 2), false); // too short
   assert.equal(replayAgrees([], before, isGoTurn, 0), true);
   assert.equal(replayAgrees(undefined, before, isGoTurn, 0), false); // none fetched yet
+});
+
+// ---- sounds, notifications and news ----
+
+/** A dictionary stand-in: the key and its parameters, so that a test sees which text was chosen. */
+const tk = (key, params) => (params ? `${key}${JSON.stringify(params)}` : key);
+
+test("sound settings: each on unless stored off, anything unreadable all on", () => {
+  const on = { move: true, pass: true, clock: true };
+  assert.deepEqual(readSoundSettings(null), on);
+  assert.deepEqual(readSoundSettings("not json"), on);
+  assert.deepEqual(readSoundSettings("[false]"), on);
+  assert.deepEqual(readSoundSettings('{"pass": false, "clock": "no"}'), { move: true, pass: false, clock: true });
+  const off = { move: false, pass: true, clock: false };
+  assert.deepEqual(readSoundSettings(writeSoundSettings(off)), off);
+  assert.equal(writeSoundSettings({ move: false, extra: 1 }), '{"move":false,"pass":true,"clock":true}');
+});
+
+test("a live event's sound: a play, a pass, nothing else, nothing switched off", () => {
+  const size = { width: 9, height: 9 };
+  const on = readSoundSettings(null);
+  const play = (move, extra = {}) => ({ number: 3, color: "white", move, ...extra });
+  assert.equal(soundFor(play("D4"), size, on), "move");
+  assert.equal(soundFor(play("pass"), size, on), "pass");
+  for (const other of ["resign", "accept", "dispute", "undo", "undo-accept", "mark C3", "timeout", "claim", "K10"]) {
+    assert.equal(soundFor(play(other), size, on), null, other);
+  }
+  assert.equal(soundFor(play("mark C3", { by: "server" }), size, on), null);
+  assert.equal(soundFor(null, size, on), null); // a join
+  assert.equal(soundFor(play("D4"), size, { ...on, move: false }), null);
+  assert.equal(soundFor(play("pass"), size, { ...on, move: false }), "pass");
+  assert.equal(soundFor(play("pass"), size, { ...on, pass: false }), null);
+});
+
+test("durations and byo-yomi periods of a control spec", () => {
+  assert.equal(parseDuration("30s"), 30000);
+  assert.equal(parseDuration("10m"), 600000);
+  assert.equal(parseDuration("1h2m3.5s"), 3723500);
+  assert.equal(parseDuration("2d"), 172800000);
+  assert.equal(parseDuration(""), null);
+  assert.equal(parseDuration("5 min"), null);
+  assert.equal(periodLength("byoyomi:10m+5x30s"), 30000);
+  assert.equal(periodLength("byoyomi:0s+3x1m"), 60000);
+  assert.equal(periodLength("fischer:3m+10s"), null);
+  assert.equal(periodLength("canadian:10m+25/5m"), null);
+  assert.equal(periodLength(undefined), null);
+});
+
+test("what is left of a running clock: main time, then the current period", () => {
+  const fischer = { main_ms: 60000, overtime: "sudden-death", flagged: false };
+  assert.deepEqual(timeLeft(fischer, 55000), { phase: "main", ms: 5000 });
+  assert.deepEqual(timeLeft(fischer, 70000), { phase: "main", ms: 0 });
+  const byoyomi = { main_ms: 5000, overtime: "byoyomi", periods: 3, period_ms: 30000, flagged: false };
+  assert.deepEqual(timeLeft(byoyomi, 1000), { phase: "main", ms: 4000 });
+  assert.deepEqual(timeLeft(byoyomi, 15000), { phase: "period", ms: 20000 });
+  // The first period used up: the next one, whole.
+  assert.deepEqual(timeLeft(byoyomi, 40000, 30000), { phase: "period", ms: 25000 });
+  // The last period used up: nothing left (the server decides the loss).
+  assert.deepEqual(timeLeft(byoyomi, 200000, 30000), { phase: "period", ms: 0 });
+  // Without the period's length, the current period only.
+  assert.deepEqual(timeLeft(byoyomi, 40000), { phase: "period", ms: 0 });
+  const canadian = { main_ms: 0, overtime: "canadian", stones: 5, period_ms: 12000, flagged: false };
+  assert.deepEqual(timeLeft(canadian, 4000), { phase: "period", ms: 8000 });
+  assert.equal(timeLeft({ main_ms: 0, overtime: "none" }, 0), null);
+  assert.equal(timeLeft({ ...fischer, flagged: true }, 0), null);
+  assert.equal(timeLeft(null, 0), null);
+});
+
+test("the clock ticks each second of the last ten, on the viewer's own running clock only", () => {
+  const side = (main_ms, extra = {}) => ({ main_ms, overtime: "sudden-death", flagged: false, ...extra });
+  const clock = { control: "fischer:3m+10s", running: "black", black: side(12000), white: side(5000) };
+  const settings = readSoundSettings(null);
+  const at = (elapsed, extra = {}) =>
+    tickSecond({ clock, phase: "playing", viewer: "black", elapsed, settings, ...extra });
+  assert.equal(at(0), null); // 12 s left
+  assert.equal(at(1999), null); // 10.001 s
+  assert.equal(at(2000), 10);
+  assert.equal(at(2500), 10);
+  assert.equal(at(3001), 9);
+  assert.equal(at(11500), 1);
+  assert.equal(at(12000), null); // up: the server's timeout follows
+  assert.equal(at(5000, { viewer: "white" }), null); // the opponent's clock runs, not mine
+  assert.equal(at(5000, { viewer: null }), null); // a spectator
+  assert.equal(at(5000, { phase: "marking" }), null);
+  assert.equal(at(5000, { settings: { ...settings, clock: false } }), null);
+  assert.equal(at(5000, { clock: null }), null);
+  // Byo-yomi: the last seconds of the main time, then of each period.
+  const byoyomi = {
+    control: "byoyomi:10m+5x30s",
+    running: "white",
+    black: side(600000),
+    white: side(15000, { overtime: "byoyomi", periods: 5, period_ms: 30000 }),
+  };
+  const w = (elapsed) => tickSecond({ clock: byoyomi, phase: "playing", viewer: "white", elapsed, settings });
+  assert.equal(w(4000), null);
+  assert.equal(w(6000), 9);
+  assert.equal(w(20000), null); // 25 s of the first period
+  assert.equal(w(37000), 8);
+  assert.equal(w(46000), null); // the next period: 29 s
+  assert.equal(w(66000), 9);
+});
+
+test("whom the game waits for", () => {
+  const playing = { status: "playing", phase: "playing", to_move: "white", accepted: {} };
+  assert.equal(waitsFor(playing, "white"), true);
+  assert.equal(waitsFor(playing, "black"), false);
+  assert.equal(waitsFor(playing, null), false);
+  const marking = { status: "marking", phase: "marking", accepted: { black: true, white: false } };
+  assert.equal(waitsFor(marking, "white"), true);
+  assert.equal(waitsFor(marking, "black"), false);
+  assert.equal(waitsFor({ status: "over", phase: "over" }, "black"), false);
+  assert.equal(waitsFor({ status: "open", phase: "playing", to_move: "black" }, "black"), false);
+});
+
+test("a notification when the game now waits for the viewer", () => {
+  const isTurn = (m) => m === "pass" || /^[A-T]\d+$/.test(m);
+  const playing = (to_move, extra = {}) => ({ status: "playing", phase: "playing", to_move, accepted: {}, ...extra });
+  const act = (color, move, extra = {}) => ({ number: 5, color, move, ...extra });
+  const me = "black";
+  // The opponent played or passed: my turn.
+  assert.deepEqual(notificationFor(playing("white"), playing("black"), act("white", "D4"), me, isTurn), {
+    kind: "turn",
+    color: "white",
+    move: "D4",
+  });
+  assert.deepEqual(notificationFor(playing("white"), playing("black"), act("white", "pass"), me, isTurn), {
+    kind: "turn",
+    color: "white",
+    move: "pass",
+  });
+  // My own move, a spectator, a change that does not concern me: nothing.
+  assert.equal(notificationFor(playing("black"), playing("white"), act("black", "D4"), me, isTurn), null);
+  assert.equal(notificationFor(playing("white"), playing("black"), act("white", "D4"), null, isTurn), null);
+  assert.equal(notificationFor(playing("black"), playing("black"), null, me, isTurn), null); // a presence change
+  assert.equal(notificationFor(null, playing("black"), act("white", "D4"), me, isTurn), null);
+  // The opponent asks to take back their move (it is my turn already).
+  assert.deepEqual(
+    notificationFor(playing("black"), playing("black", { undo_asked: "white" }), act("white", "undo"), me, isTurn),
+    { kind: "undo", color: "white" },
+  );
+  // My own request is no news to me; the opponent accepting it gives me the move again.
+  assert.equal(
+    notificationFor(playing("white"), playing("white", { undo_asked: "black" }), act("black", "undo"), me, isTurn),
+    null,
+  );
+  assert.deepEqual(
+    notificationFor(playing("white", { undo_asked: "black" }), playing("black"), act("white", "undo-accept"), me, isTurn),
+    { kind: "your-turn" },
+  );
+  // The table filled with me to move.
+  assert.deepEqual(
+    notificationFor({ status: "open", phase: "playing", to_move: "black" }, playing("black"), null, me, isTurn),
+    { kind: "start" },
+  );
+  // The opponent's pass ended play: the marking waits for me; the server's proposal after it says nothing more.
+  const marking = (accepted = {}) => ({ status: "marking", phase: "marking", accepted });
+  assert.deepEqual(notificationFor(playing("white"), marking(), act("white", "pass"), me, isTurn), { kind: "marking" });
+  assert.equal(notificationFor(marking(), marking(), act("white", "mark C3", { by: "server" }), me, isTurn), null);
+  // My pass ended it: nothing. The opponent changed the marks after I accepted: my acceptance is awaited again.
+  assert.equal(notificationFor(playing("black"), marking(), act("black", "pass"), me, isTurn), null);
+  assert.deepEqual(
+    notificationFor(marking({ black: true }), marking(), act("white", "mark C3"), me, isTurn),
+    { kind: "marking" },
+  );
+  // The end: the opponent's resignation or last acceptance, or my own loss on time; not my own resignation.
+  const over = { status: "over", phase: "over", result: "B+R" };
+  assert.deepEqual(notificationFor(playing("white"), over, act("white", "resign"), me, isTurn), { kind: "over", result: "B+R" });
+  assert.deepEqual(
+    notificationFor(playing("black"), { ...over, result: "W+T" }, act("black", "timeout"), me, isTurn),
+    { kind: "over", result: "W+T" },
+  );
+  assert.equal(notificationFor(playing("black"), { ...over, result: "W+R" }, act("black", "resign"), me, isTurn), null);
+  assert.equal(notificationFor(over, over, act("white", "resign"), me, isTurn), null);
+});
+
+test("the opponent's chat, whether to notify, and the words", () => {
+  const players = { black: { id: 1, name: "Ann" }, white: { id: 2, name: "Bob" } };
+  const from = (id) => ({ id: 9, user: { id, name: "x" }, text: "hi" });
+  assert.deepEqual(chatNotification(from(2), "black", players), { kind: "chat", color: "white", text: "hi" });
+  assert.equal(chatNotification(from(1), "black", players), null); // my own
+  assert.equal(chatNotification(from(3), "black", players), null); // a spectator's
+  assert.equal(chatNotification(from(2), null, players), null); // I am a spectator
+  assert.equal(mayNotify("hidden", "granted", null), true);
+  assert.equal(mayNotify("hidden", "granted", "on"), true);
+  assert.equal(mayNotify("visible", "granted", "on"), false);
+  assert.equal(mayNotify("hidden", "default", "on"), false);
+  assert.equal(mayNotify("hidden", "denied", "on"), false);
+  assert.equal(mayNotify("hidden", "granted", "off"), false);
+  const names = { black: "Ann", white: "Bob" };
+  assert.equal(notificationText({ kind: "turn", color: "white", move: "D4" }, names, tk), 'notify.played{"name":"Bob","move":"D4"}');
+  assert.equal(notificationText({ kind: "turn", color: "white", move: "pass" }, names, tk), 'notify.passed{"name":"Bob"}');
+  assert.equal(notificationText({ kind: "undo", color: "black" }, names, tk), 'notify.undo{"name":"Ann"}');
+  const over = notificationText({ kind: "over", result: "B+R" }, names, tk);
+  assert.ok(over.startsWith("notify.over{") && over.includes("result.resign"), over);
+  assert.equal(notificationText({ kind: "over", result: null }, names, tk), "notify.over-none");
+  assert.equal(notificationText({ kind: "marking" }, names, tk), "notify.marking");
+  assert.equal(notificationText({ kind: "your-turn" }, names, tk), "notify.your-turn");
+  assert.equal(notificationText({ kind: "chat", color: "white", text: "hi" }, names, tk), 'notify.chat{"name":"Bob","text":"hi"}');
+});
+
+test("the notify control: asked only through its button, explained when blocked, hidden when impossible", () => {
+  const base = { supported: true, permission: "default", setting: null, seated: true, over: false };
+  assert.deepEqual(notifyControl(base), { shown: true, button: "enabled", status: null, off: false });
+  assert.deepEqual(notifyControl({ ...base, permission: "denied" }), {
+    shown: true,
+    button: "disabled",
+    status: "notify.denied",
+    off: false,
+  });
+  assert.deepEqual(notifyControl({ ...base, permission: "granted" }), {
+    shown: true,
+    button: "hidden",
+    status: "notify.on",
+    off: true,
+  });
+  assert.deepEqual(notifyControl({ ...base, permission: "granted", setting: "off" }), {
+    shown: true,
+    button: "enabled",
+    status: null,
+    off: false,
+  });
+  for (const gone of [{ supported: false }, { seated: false }, { over: true }]) {
+    assert.equal(notifyControl({ ...base, ...gone }).shown, false, JSON.stringify(gone));
+  }
+});
+
+test("news: read from the answer, marked read up to the newest shown, in words", () => {
+  const answer = {
+    since: 100,
+    games: [
+      {
+        game: 7,
+        rules: "chinese:size=9",
+        black: "ann",
+        white: "bob",
+        status: "playing",
+        result: null,
+        count: 12,
+        actions: [
+          { number: 5, color: "white", move: "D4", at: 300 },
+          { number: 7, color: "white", move: "pass", at: 500 },
+        ],
+      },
+      { game: 3, status: "over", result: "B+R", count: 1, actions: [{ number: 9, color: "white", move: "resign", at: 200 }] },
+      { game: 4, count: 0, actions: [] }, // nothing to show
+      { game: "x", actions: [{ at: 1, move: "D4" }] }, // no game
+      null,
+    ],
+  };
+  const games = newsGames(answer);
+  assert.deepEqual(
+    games.map((g) => [g.game, g.count, g.actions.length]),
+    [
+      [7, 12, 2],
+      [3, 1, 1],
+    ],
+  );
+  assert.deepEqual(newsGames(null), []);
+  assert.equal(newestAt(games), 500);
+  assert.equal(newestAt([]), null);
+  // Marked read up to 300: what came at or before goes, the counts with it.
+  assert.deepEqual(
+    afterSeen(games, 300).map((g) => [g.game, g.count, g.actions.map((a) => a.at)]),
+    [[7, 11, [500]]],
+  );
+  assert.deepEqual(afterSeen(games, 500), []);
+  assert.equal(afterSeen(games, null), games);
+  assert.equal(countLabel(games[0], tk), 'news.more{"n":12,"shown":2}');
+  assert.equal(countLabel(games[1], tk), 'news.count{"n":1}');
+  const label = (color, move) => actionLabel({ number: 1, color, move, at: 1 }, tk);
+  assert.equal(label("white", "D4"), "D4");
+  assert.equal(label("white", "pass"), "move.pass");
+  assert.equal(label("white", "resign"), "move.resign");
+  assert.equal(label("white", "undo"), 'move.undo{"color":"color.white"}');
+  assert.equal(label("white", "mark C3 D4"), 'move.mark{"points":"C3 D4"}');
+  assert.equal(label("server", "mark C3"), 'move.server-mark{"points":"C3"}');
+  assert.equal(label("server", "mark"), "move.server-mark-none");
+});
+
+test("the news are fetched at most once per gap", () => {
+  assert.equal(NEWS_GAP_MS, 5000);
+  assert.equal(refreshDelay(-Infinity, 1000), 0);
+  assert.equal(refreshDelay(1000, 7000), 0);
+  assert.equal(refreshDelay(1000, 2000), 4000);
+  assert.equal(refreshDelay(1000, 2000, 500), 0);
 });
