@@ -187,32 +187,33 @@ impl Browser {
     }
 
     /// Sizes the window so that the page itself gets `width` × `height` (headless windows count a frame too).
-    /// The frame is measured on the window as it is, and a phone-sized window's is not a wide one's: when the
-    /// first try misses, the frame is measured again at the new size and the window sized once more.
+    /// The frame is measured on the window as it is, and a phone-sized window's is not a wide one's: while the
+    /// page misses the size, the window is sized again by what it missed (a few times at most).
     async fn fit_viewport(&self, width: i64, height: i64) -> Res<()> {
-        let mut inner = Value::Null;
-        for _ in 0..2 {
-            let frame = self
-                .js(
-                    "return [outerWidth - innerWidth, outerHeight - innerHeight]",
-                    json!([]),
-                )
-                .await?;
-            let (dw, dh) = (
-                frame[0].as_i64().unwrap_or(0),
-                frame[1].as_i64().unwrap_or(0),
-            );
-            self.post(
-                "/window/rect",
-                json!({"width": width + dw, "height": height + dh}),
+        let frame = self
+            .js(
+                "return [outerWidth - innerWidth, outerHeight - innerHeight]",
+                json!([]),
             )
             .await?;
+        let (mut w, mut h) = (
+            width + frame[0].as_i64().unwrap_or(0),
+            height + frame[1].as_i64().unwrap_or(0),
+        );
+        let mut inner = Value::Null;
+        for _ in 0..4 {
+            self.post("/window/rect", json!({"width": w, "height": h}))
+                .await?;
+            // The page learns of its new size a moment after the window.
+            tokio::time::sleep(Duration::from_millis(50)).await;
             inner = self
                 .js("return [innerWidth, innerHeight]", json!([]))
                 .await?;
             if inner == json!([width, height]) {
                 break;
             }
+            w += width - inner[0].as_i64().unwrap_or(width);
+            h += height - inner[1].as_i64().unwrap_or(height);
         }
         same(
             &format!("{}'s viewport", self.name),
