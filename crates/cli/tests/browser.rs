@@ -2117,6 +2117,93 @@ async fn sounds_notifications_and_news(
     Ok(())
 }
 
+/// Automatch: Ann seeks a 9×9 rapid game through the lobby's form and waits; Bob, on a phone-sized lobby, sees her
+/// seek listed and takes it with its Play button: the game starts at once, Bob's page opens it, and Ann's page,
+/// told by its lobby socket, goes there by itself. Back in her lobby, the matched seek takes her nowhere again.
+async fn automatch(ann: &Browser, bob: &Browser) -> Res<()> {
+    ann.goto("/").await?;
+    ann.wait_for("#seek-list li").await?;
+    same(
+        "the seek form's defaults (ranked enabled for an account, handicap allowed)",
+        ann.js(
+            "const r = document.getElementById('seek-ranked');
+             return [r.disabled, r.checked, document.getElementById('seek-handicap').checked,
+                     document.getElementById('seek-waiting').hidden];",
+            json!([]),
+        )
+        .await?,
+        json!([false, false, true, true]),
+    )?;
+    ann.choose("#seek-size", "9").await?;
+    ann.choose("#seek-speed", "rapid").await?;
+    ann.click("#seek-submit").await?;
+    ann.wait_for("#seek-waiting:not([hidden])").await?;
+    same(
+        "Ann's page while she waits (the form hidden, her own seek not offered to her)",
+        ann.js(
+            "return [document.getElementById('seek-form').hidden,
+                     document.querySelector('#seek-list li[data-seek-id]') === null,
+                     document.getElementById('seek-waiting-text').textContent];",
+            json!([]),
+        )
+        .await?,
+        json!([true, true, "Looking for an opponent…"]),
+    )?;
+
+    bob.fit_viewport(390, 844).await?;
+    bob.goto("/").await?;
+    let entry = "#seek-list li[data-seek-id][data-size=\"9\"][data-speed=\"rapid\"]";
+    bob.wait_for(entry).await?;
+    let listed = bob
+        .js(
+            "const li = document.querySelector(arguments[0]);
+             const page = document.documentElement;
+             return [li.querySelector('.who a').textContent, li.dataset.ranked,
+                     li.querySelector('.seek-accept').disabled, page.scrollWidth - page.clientWidth];",
+            json!([entry]),
+        )
+        .await?;
+    same(
+        "Ann's seek in Bob's lobby (name, unranked, Play enabled, no sideways scrolling at 390 px)",
+        listed,
+        json!(["Ann", "false", false, 0]),
+    )?;
+    bob.click(&format!("{entry} .seek-accept")).await?;
+    let game = bob.wait_path("^/game/\\d+$").await?;
+    ann.wait_path(&format!("^{game}$")).await?;
+    let seats = bob
+        .wait_js(
+            "the automatch game",
+            "return fetch(`/api/games/${arguments[0]}`).then((r) => r.json())
+               .then((s) => s.status === 'playing'
+                 && [[s.players.black.name, s.players.white.name].sort(), s.ranked, s.width]);",
+            json!([game.trim_start_matches("/game/")]),
+        )
+        .await?;
+    same(
+        "the automatch game's players, unranked, 9×9",
+        seats,
+        json!([["Ann", "Bob"], false, 9]),
+    )?;
+    bob.fit_viewport(1280, 900).await?;
+
+    // Back in the lobby, Ann's matched seek (still listed as hers) takes her nowhere: followed once only.
+    ann.goto("/").await?;
+    ann.wait_for("#seek-list li").await?;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    same(
+        "Ann stays in her lobby, free to seek again",
+        ann.js(
+            "return [location.pathname, document.getElementById('seek-waiting').hidden,
+                     document.getElementById('seek-form').hidden]",
+            json!([]),
+        )
+        .await?,
+        json!(["/", true, false]),
+    )?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     let started = Instant::now();
@@ -2159,6 +2246,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
             }
             Err(e) => Err(e),
         };
+    }
+    if outcome.is_ok() {
+        outcome = automatch(&browsers[0], &browsers[1]).await;
     }
     let mut report = String::new();
     if outcome.is_err() {

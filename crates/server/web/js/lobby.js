@@ -1,12 +1,24 @@
-// The lobby: who I am (header), what happened in my games since I last looked, the live lists of open tables and
-// games in progress, and the create-table form.
+// The lobby: who I am (header), what happened in my games since I last looked, automatch ("Find a game"), the live
+// lists of open tables and games in progress, and the create-table form.
 
-import { get, post, socketUrl } from "./api.js";
+import { ApiError, get, post, socketUrl } from "./api.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { colorOf, formatResult, moveCount } from "./format.js";
+import { colorOf, formatRank, formatResult, moveCount } from "./format.js";
 import { actionLabel, afterSeen, countLabel, newestAt, newsGames, refreshDelay } from "./news.js";
 import { boot, el, playerNode, showError } from "./page.js";
 import { inviteUrl } from "./paths.js";
+import {
+  acceptBody,
+  noteHandled,
+  noteWaiting,
+  othersSeeks,
+  readSeekMemory,
+  SEEK_MEMORY_KEY,
+  seekBody,
+  seekFacts,
+  seekToFollow,
+  waitingSeeks,
+} from "./seek.js";
 import { LiveSocket } from "./socket.js";
 import { BGA_SIZES, composeSpec, gameFacts, summarizeSpec } from "./spec.js";
 
@@ -17,7 +29,7 @@ const openList = document.getElementById("open-tables");
 const playingList = document.getElementById("games-playing");
 const joinError = document.getElementById("join-error");
 const liveStatus = document.getElementById("lobby-status");
-let lobby = null; // {open, playing} once known
+let lobby = null; // {my_turn, open, playing, seeks, my_seeks} once known
 
 function seatLine(players) {
   return [
@@ -89,6 +101,7 @@ function render() {
   document.getElementById("my-turn").replaceChildren(...myTurn.map(playingEntry));
   fill(openList, lobby?.open ?? [], openEntry, "lobby.no-open");
   fill(playingList, lobby?.playing ?? [], playingEntry, "lobby.no-playing");
+  renderSeeks();
 }
 
 async function join(id, button) {
@@ -111,6 +124,180 @@ function setLive(status) {
   liveStatus.dataset.status = status;
   liveStatus.textContent = t(`live.${status}`);
 }
+
+// ---- automatch: "Find a game" ----
+
+const seekForm = document.getElementById("seek-form");
+const seekSubmit = document.getElementById("seek-submit");
+const seekRanked = document.getElementById("seek-ranked");
+const seekWaiting = document.getElementById("seek-waiting");
+const seekCancel = document.getElementById("seek-cancel");
+const seekError = document.getElementById("seek-error");
+const seekList = document.getElementById("seek-list");
+let seeking = false; // a POST /api/seeks or a cancel on its way
+
+// The seeks this tab saw waiting (or made), and those it followed to their game: a seek another player matched
+// is followed once, and never again when the lobby lists it later.
+function seekMemory() {
+  try {
+    return readSeekMemory(sessionStorage.getItem(SEEK_MEMORY_KEY));
+  } catch {
+    return readSeekMemory(null);
+  }
+}
+
+function saveSeekMemory(memory) {
+  try {
+    sessionStorage.setItem(SEEK_MEMORY_KEY, JSON.stringify(memory));
+  } catch {
+    // private windows may refuse: this page follows its own seeks anyway
+  }
+}
+
+let memory = seekMemory();
+
+function remember(next) {
+  memory = next;
+  saveSeekMemory(memory);
+}
+
+/** Goes to the game a matched seek of mine made, once. */
+function followMatched() {
+  const matched = seekToFollow(lobby?.my_seeks, memory);
+  if (!matched) return false;
+  remember(noteHandled(memory, matched.id));
+  location.href = `/game/${matched.game}`;
+  return true;
+}
+
+function seekEntry(seek) {
+  // A guest cannot take a ranked seek; who is not signed in is sent to log in first.
+  const blocked = Boolean(seek.ranked && me?.guest);
+  const play = el(
+    "button",
+    { type: "button", class: "small seek-accept", "data-seek-id": seek.id, disabled: blocked },
+    t("seek.play"),
+  );
+  if (blocked) play.title = t("seek.ranked-guest");
+  play.addEventListener("click", () => acceptSeek(seek, play));
+  return el(
+    "li",
+    {
+      "data-seek-id": seek.id,
+      "data-size": seek.size,
+      "data-speed": seek.speed,
+      "data-ranked": String(Boolean(seek.ranked)),
+    },
+    el(
+      "div",
+      { class: "who" },
+      playerNode(seek.user),
+      el("span", { class: "rules" }, seekFacts(seek, t, formatRank).join(" · ")),
+    ),
+    play,
+  );
+}
+
+function renderSeeks() {
+  if (!lobby) return;
+  if (followMatched()) return;
+  const mine = waitingSeeks(lobby.my_seeks);
+  const waiting = mine.length > 0;
+  seekWaiting.hidden = !waiting;
+  seekForm.hidden = waiting;
+  seekCancel.disabled = seeking;
+  seekSubmit.disabled = !me || seeking;
+  const others = othersSeeks(lobby.seeks, me?.id);
+  if (!others.length) seekList.replaceChildren(el("li", { class: "empty" }, t("seek.none")));
+  else seekList.replaceChildren(...others.map(seekEntry));
+}
+
+function updateSeekForm() {
+  const guest = !me || me.guest;
+  seekRanked.disabled = guest;
+  if (guest) seekRanked.checked = false;
+  document.getElementById("seek-ranked-hint").hidden = !guest;
+  document.getElementById("seek-signin").hidden = Boolean(me);
+  seekSubmit.disabled = !me || seeking;
+}
+
+/** Posts a seek: the game at once (200) opens; a waiting seek (201) shows as mine until matched or cancelled. */
+async function postSeek(body, button) {
+  if (!me) {
+    location.href = `/login?next=${encodeURIComponent("/")}`;
+    return;
+  }
+  seeking = true;
+  button.disabled = true;
+  showError(seekError, null);
+  try {
+    const answer = await post("/api/seeks", { json: body });
+    if (answer.game?.id != null) {
+      location.href = `/game/${answer.game.id}`;
+      return;
+    }
+    const seek = answer.seek;
+    if (seek?.id != null) {
+      remember(noteWaiting(memory, [seek.id]));
+      // Shown at once; the lobby socket's next list says the same (or that it was matched meanwhile).
+      const listed = lobby?.my_seeks ?? [];
+      if (lobby && !listed.some((s) => s.id === seek.id)) lobby = { ...lobby, my_seeks: [...listed, seek] };
+    }
+  } catch (e) {
+    showError(seekError, e);
+  } finally {
+    seeking = false;
+    button.disabled = false;
+    updateSeekForm();
+    renderSeeks();
+  }
+}
+
+seekForm.addEventListener("submit", (event) => {
+  event.preventDefault();
+  const { body, error } = seekBody({
+    size: document.getElementById("seek-size").value,
+    speed: document.getElementById("seek-speed").value,
+    ranked: seekRanked.checked && !seekRanked.disabled,
+    minRank: document.getElementById("seek-min-rank").value,
+    maxRank: document.getElementById("seek-max-rank").value,
+    handicap: document.getElementById("seek-handicap").checked,
+  });
+  if (error) {
+    showError(seekError, new ApiError(400, t(error), "bad_request"));
+    return;
+  }
+  postSeek(body, seekSubmit);
+});
+
+function acceptSeek(seek, button) {
+  postSeek(acceptBody(seek, document.getElementById("seek-handicap").checked), button);
+}
+
+seekCancel.addEventListener("click", async () => {
+  const mine = waitingSeeks(lobby?.my_seeks);
+  seeking = true;
+  seekCancel.disabled = true;
+  showError(seekError, null);
+  try {
+    for (const s of mine) {
+      try {
+        await post(`/api/seeks/${s.id}/cancel`, { json: {} });
+      } catch (e) {
+        if (!(e instanceof ApiError && e.reason === "no_seek")) throw e; // gone already: as good
+      }
+    }
+    const ids = new Set(mine.map((s) => s.id));
+    if (lobby) lobby = { ...lobby, my_seeks: (lobby.my_seeks ?? []).filter((s) => !ids.has(s.id)) };
+  } catch (e) {
+    showError(seekError, e);
+  } finally {
+    seeking = false;
+    renderSeeks();
+  }
+});
+
+updateSeekForm();
 
 // ---- news: what the others did in my games since I last looked ----
 
@@ -380,12 +567,15 @@ onLanguageChange(() => {
   renderNews();
   setLive(liveStatus.dataset.status);
   updateForm();
+  updateSeekForm();
 });
 
 get("/api/lobby")
   .then((answer) => {
     if (!lobby) {
       lobby = answer;
+      // My seeks waiting now are followed when someone takes them, also after a reload.
+      remember(noteWaiting(memory, waitingSeeks(lobby.my_seeks).map((s) => s.id)));
       render();
     }
   })
@@ -401,7 +591,14 @@ new LiveSocket(socketUrl("/api/lobby/ws"), {
   onStatus: setLive,
   onMessage(message) {
     if (message.type !== "lobby") return;
-    lobby = { my_turn: message.my_turn ?? [], open: message.open ?? [], playing: message.playing ?? [] };
+    lobby = {
+      my_turn: message.my_turn ?? [],
+      open: message.open ?? [],
+      playing: message.playing ?? [],
+      seeks: message.seeks ?? [],
+      my_seeks: message.my_seeks ?? [],
+    };
+    remember(noteWaiting(memory, waitingSeeks(lobby.my_seeks).map((s) => s.id)));
     render();
     if (lobbyListed) refreshNewsSoon();
     lobbyListed = true;

@@ -14,6 +14,19 @@ import { chatNotification, mayNotify, notificationFor, notificationText, notifyC
 import { idFromPath, inviteUrl, safeNext } from "../js/paths.js";
 import { FRAME, MIN_SPAN, plotHistory, ratingAxis } from "../js/plot.js";
 import { positions } from "../js/positions.js";
+import {
+  acceptBody,
+  noteHandled,
+  noteWaiting,
+  othersSeeks,
+  parseRankInput,
+  rangeLabel,
+  readSeekMemory,
+  seekBody,
+  seekFacts,
+  seekToFollow,
+  waitingSeeks,
+} from "../js/seek.js";
 import { backoffDelay } from "../js/socket.js";
 import {
   parseDuration,
@@ -829,4 +842,84 @@ test("the news are fetched at most once per gap", () => {
   assert.equal(refreshDelay(1000, 7000), 0);
   assert.equal(refreshDelay(1000, 2000), 4000);
   assert.equal(refreshDelay(1000, 2000, 500), 0);
+});
+
+// ---- automatch (seek.js) ----
+
+test("a rank typed in the seek form's range", () => {
+  assert.equal(parseRankInput(""), "");
+  assert.equal(parseRankInput("  "), "");
+  assert.equal(parseRankInput("15k"), "15k");
+  assert.equal(parseRankInput(" 1D "), "1d");
+  assert.equal(parseRankInput("3 kyu"), "3k");
+  assert.equal(parseRankInput("30k"), "30k");
+  assert.equal(parseRankInput("31k"), null);
+  assert.equal(parseRankInput("10d"), null);
+  assert.equal(parseRankInput("0k"), null);
+  assert.equal(parseRankInput("strong"), null);
+});
+
+test("the seek form as the body of POST /api/seeks", () => {
+  const values = { size: "9", speed: "rapid", ranked: false, minRank: "", maxRank: "", handicap: true };
+  assert.deepEqual(seekBody(values), { body: { size: 9, speed: "rapid", handicap: true } });
+  assert.deepEqual(seekBody({ ...values, ranked: true, minRank: "15K", maxRank: "1d", handicap: false }), {
+    body: { size: 9, speed: "rapid", handicap: false, ranked: true, min_rank: "15k", max_rank: "1d" },
+  });
+  assert.deepEqual(seekBody({ ...values, maxRank: "pro" }), { error: "seek.bad-rank" });
+});
+
+test("taking another player's seek asks for the same game", () => {
+  const seek = { id: 4, user: { id: 2, name: "Ann" }, rules: "chinese", size: 13, speed: "blitz", ranked: true };
+  assert.deepEqual(acceptBody(seek), { size: 13, speed: "blitz", rules: "chinese", ranked: true, handicap: true });
+  assert.equal(acceptBody(seek, false).handicap, false);
+});
+
+test("the seeks of others and my own waiting ones", () => {
+  const seeks = [
+    { id: 1, user: { id: 7 } },
+    { id: 2, user: { id: 8 } },
+    null,
+  ];
+  assert.deepEqual(othersSeeks(seeks, 7).map((s) => s.id), [2]);
+  assert.deepEqual(othersSeeks(seeks, undefined).map((s) => s.id), [1, 2]);
+  assert.deepEqual(othersSeeks(undefined, 7), []);
+  assert.deepEqual(waitingSeeks([{ id: 1 }, { id: 2, game: 9 }]).map((s) => s.id), [1]);
+  assert.deepEqual(waitingSeeks(null), []);
+});
+
+test("a matched seek is followed to its game once, and only one this tab saw waiting", () => {
+  let memory = readSeekMemory(null);
+  assert.deepEqual(memory, { watching: [], handled: [] });
+  assert.deepEqual(readSeekMemory("not json"), { watching: [], handled: [] });
+  // An old matched seek met on coming back to the lobby: not followed.
+  assert.equal(seekToFollow([{ id: 3, game: 40 }], memory), null);
+  memory = noteWaiting(memory, [5]);
+  assert.equal(seekToFollow([{ id: 5 }], memory), null);
+  assert.deepEqual(seekToFollow([{ id: 3, game: 40 }, { id: 5, game: 41 }], memory), { id: 5, game: 41 });
+  memory = noteHandled(memory, 5);
+  assert.equal(seekToFollow([{ id: 5, game: 41 }], memory), null);
+  // Kept through sessionStorage, and noted again as waiting it stays handled.
+  memory = readSeekMemory(JSON.stringify(noteWaiting(memory, [5])));
+  assert.deepEqual(memory.handled, [5]);
+  assert.equal(seekToFollow([{ id: 5, game: 41 }], memory), null);
+  // The memory keeps the last 50 seeks only.
+  for (let id = 100; id < 200; id++) memory = noteWaiting(memory, [id]);
+  assert.equal(memory.watching.length, 50);
+  assert.equal(memory.watching.at(-1), 199);
+});
+
+test("a seek in words", () => {
+  const t = (key, params) => `${key}${params ? JSON.stringify(params) : ""}`;
+  const seek = { size: 9, speed: "rapid", rules: "japanese", ranked: false, min_rank: null, max_rank: null };
+  assert.deepEqual(seekFacts(seek, t, formatRank), [
+    "9 × 9",
+    "seek.speed.rapid",
+    "preset.japanese",
+    "seek.unranked",
+    "seek.any-rank",
+  ]);
+  assert.equal(rangeLabel({ min_rank: "15k", max_rank: "1d" }, t, (r) => r), 'seek.range{"min":"15k","max":"1d"}');
+  assert.equal(rangeLabel({ min_rank: "15k" }, t, (r) => r), 'seek.range-from{"min":"15k"}');
+  assert.equal(rangeLabel({ max_rank: "1d" }, t, (r) => r), 'seek.range-up-to{"max":"1d"}');
+  assert.equal(seekFacts({ ...seek, ranked: true }, t, formatRank)[3], "lobby.ranked");
 });
