@@ -377,14 +377,7 @@ impl Games {
         let again = match &state {
             Ok(_) | Err(ApiError::Store(_)) => false,
             Err(ApiError::StaleVersion { .. }) if expected_version.is_none() => true,
-            Err(_) => {
-                let behind = self.behind(&live).await;
-                if behind {
-                    let stored = self.store.load_game_after(id, live.stored_count()).await?;
-                    self.catch_up_locked(&mut live, stored).await?;
-                }
-                behind
-            }
+            Err(_) => self.catch_up_if_behind(&mut live).await?,
         };
         if again {
             was_playing = live.game.phase() == Phase::Playing;

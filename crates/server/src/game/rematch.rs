@@ -77,12 +77,11 @@ impl Games {
             .seat_of(Actor::User(user.id))
             .ok_or(ApiError::NotSeated)?;
         // On a node of several the ending (a resignation, say) may have been another node's, not heard yet.
-        if live.game.phase() != Phase::Over && self.behind(&live).await {
-            let stored = self.store.load_game_after(id, live.stored_count()).await?;
-            self.catch_up_locked(&mut live, stored).await?;
-            if live.cancelled {
-                return Err(ApiError::NotFound(id));
-            }
+        if live.game.phase() != Phase::Over
+            && self.catch_up_if_behind(&mut live).await?
+            && live.cancelled
+        {
+            return Err(ApiError::NotFound(id));
         }
         if live.game.phase() != Phase::Over {
             return Err(ApiError::NotOver);

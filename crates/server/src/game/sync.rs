@@ -83,6 +83,20 @@ impl Games {
                 .await
     }
 
+    /// Brings this locked copy up to the store when it is behind (only ever on a node of several): whether it
+    /// was. What a refusal made on a stale copy runs before it is judged again.
+    pub(super) async fn catch_up_if_behind(&self, live: &mut LiveGame) -> Result<bool, ApiError> {
+        if !self.behind(live).await {
+            return Ok(false);
+        }
+        let stored = self
+            .store
+            .load_game_after(live.id, live.stored_count())
+            .await?;
+        self.catch_up_locked(live, stored).await?;
+        Ok(true)
+    }
+
     /// Whether this node is one of several (it tells the others its changes).
     pub(super) fn several(&self) -> bool {
         self.tells.get().is_some()
