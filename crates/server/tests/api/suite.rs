@@ -80,6 +80,14 @@ async fn table(c: &Client, rules: &str, color: &str, opponent: &str) -> Value {
     body
 }
 
+/// Client `c` resigns game `id`: the answer's status.
+async fn resign(c: &Client, id: i64) -> u16 {
+    c.post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap()
+        .0
+}
+
 /// A started game: Black created it, White joined.
 async fn seated(running: &Site, rules: &str) -> (i64, Client, Client) {
     let black = guest(running, "black").await;
@@ -3801,13 +3809,7 @@ async fn a_rematch_swaps_colours_keeps_the_table_and_is_made_once() {
     let rematch = format!("/api/games/{old}/rematch");
     let (status, body) = bob.post(&rematch, json!({})).await.unwrap();
     assert_eq!((status, &body["reason"]), (409, &json!("not_over")));
-    assert_eq!(
-        bob.post(&format!("/api/games/{old}/resign"), json!({}))
-            .await
-            .unwrap()
-            .0,
-        200
-    );
+    assert_eq!(resign(&bob, old).await, 200);
     let (status, body) = carl.post(&rematch, json!({})).await.unwrap();
     assert_eq!((status, &body["reason"]), (403, &json!("not_seated")));
     let mut watching = bob.game_socket(old).await.unwrap();
@@ -3875,13 +3877,7 @@ async fn a_rematch_against_the_computer_starts_at_once() {
         .unwrap();
     // The computer (Black) moves first; Ann resigns once it has.
     state_until(&ann, old, "the computer's move", |s| s["move_count"] == 1).await;
-    assert_eq!(
-        ann.post(&format!("/api/games/{old}/resign"), json!({}))
-            .await
-            .unwrap()
-            .0,
-        200
-    );
+    assert_eq!(resign(&ann, old).await, 200);
     let (status, state) = ann
         .post(&format!("/api/games/{old}/rematch"), json!({}))
         .await
@@ -4041,13 +4037,7 @@ async fn the_spectators_talk_never_reaches_the_players_during_the_game() {
     assert!(!sgf.contains("C3"), "{sgf}");
 
     // Once the game is over the players see it all, and the record has it at its move.
-    assert_eq!(
-        bob.post(&format!("/api/games/{id}/resign"), json!({}))
-            .await
-            .unwrap()
-            .0,
-        200
-    );
+    assert_eq!(resign(&bob, id).await, 200);
     assert_eq!(
         chat_texts(&ann, id).await,
         ["hello", "Bob should play C3", "thanks"]
@@ -4117,13 +4107,7 @@ async fn chat_refuses_bad_messages_and_floods_and_keeps_muted_users_out() {
 
     // Once the game is over Ann sees the spectators' talk; she mutes Carl: his messages leave her chat (and no
     // one else's); unmuted, they are back.
-    assert_eq!(
-        bob.post(&format!("/api/games/{id}/resign"), json!({}))
-            .await
-            .unwrap()
-            .0,
-        200
-    );
+    assert_eq!(resign(&bob, id).await, 200);
     assert!(chat_texts(&ann, id).await.iter().any(|t| t == "0"));
     let carl_id = carl.get("/api/session").await.unwrap().1["user"]["id"].clone();
     let (status, body) = ann
@@ -4169,13 +4153,7 @@ async fn a_muted_users_words_never_reach_the_socket_of_who_muted_them() {
         .as_i64()
         .unwrap();
     assert_eq!(bob.join(id, None).await.unwrap().0, 200);
-    assert_eq!(
-        bob.post(&format!("/api/games/{id}/resign"), json!({}))
-            .await
-            .unwrap()
-            .0,
-        200
-    );
+    assert_eq!(resign(&bob, id).await, 200);
     let carl_id = carl.get("/api/session").await.unwrap().1["user"]["id"].clone();
     let (status, _) = ann
         .post("/api/mutes", json!({"user": carl_id, "muted": true}))
@@ -4478,13 +4456,7 @@ async fn the_news_lists_what_the_others_did_in_my_games_since_i_looked() {
     time.advance(1_000);
     assert_eq!(ann.play(id, "E6").await.unwrap().0, 200);
     time.advance(1_000);
-    assert_eq!(
-        bob.post(&format!("/api/games/{id}/resign"), json!({}))
-            .await
-            .unwrap()
-            .0,
-        200
-    );
+    assert_eq!(resign(&bob, id).await, 200);
     let (_, news) = ann.get("/api/news").await.unwrap();
     let game = &news["games"][0];
     assert_eq!(
