@@ -283,12 +283,22 @@ impl Games {
         Ok(())
     }
 
-    /// Reads the recent seeks again (after a change here or on another node) and tells the lobby.
+    /// Reads the recent seeks again (after a change here or on another node, or for a look) and tells the
+    /// lobby when they changed: a look that finds nothing new sends no lobby socket anything.
     pub async fn refresh_seeks(&self) -> Result<(), ApiError> {
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let seeks = self.store.seeks(now - SEEK_LIFE_MS).await?;
-        *self.seeks.write().unwrap_or_else(|e| e.into_inner()) = Arc::new(seeks);
-        let _ = self.lobby.send(());
+        let changed = {
+            let mut held = self.seeks.write().unwrap_or_else(|e| e.into_inner());
+            let changed = **held != seeks;
+            if changed {
+                *held = Arc::new(seeks);
+            }
+            changed
+        };
+        if changed {
+            let _ = self.lobby.send(());
+        }
         Ok(())
     }
 
