@@ -5,7 +5,8 @@
 //! chat: each sees the other's messages, markup shown as typed, and Bob mutes Ann and takes it back; and Ann
 //! asks to take back a misplayed stone, which Bob declines, then accepts on a phone-sized page); the downloaded
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
-//! on time (`W+T` on both pages), and one claimed from a player who left, through the page's notice and button.
+//! on time (`B+T` on both pages), and one claimed from a player who left, through the page's notice and button.
+//! Last, a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages.
 //!
 //! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with reqwest,
 //! so no TLS stack or driver download comes in; what the test asks the server itself (the SGF download) goes
@@ -2204,6 +2205,229 @@ async fn automatch(ann: &Browser, bob: &Browser) -> Res<()> {
     Ok(())
 }
 
+/// A new account's rating as docs/API.md gives it (Glicko-2): 1500 ± 350.
+const START_RATING: i64 = 1500;
+const START_DEVIATION: i64 = 350;
+
+/// What a player's page shows of their rating: [rating, rank, the `#rating-now` line, the game ids of the
+/// graph's dots, the graph shown, the "No rated games yet" note shown]. The page is static: it is loaded again
+/// until its graph has `games` dots (a game is rated a moment after it ends, by a task of the server's), for at
+/// most [`WAIT`].
+async fn rating_card(b: &Browser, player: &str, games: usize) -> Res<Value> {
+    let started = Instant::now();
+    loop {
+        b.goto(player).await?;
+        b.wait_for("#rating:not([hidden])").await?;
+        let card = b
+            .js(
+                "const card = document.getElementById('rating');
+                 return [Number(card.dataset.rating), card.querySelector('.rank-now').dataset.rank,
+                         document.getElementById('rating-now').textContent.trim(),
+                         [...document.querySelectorAll('#rating-graph circle')].map((c) => c.dataset.gameId),
+                         !document.getElementById('rating-graph').hasAttribute('hidden'),
+                         !document.getElementById('no-rated').hidden];",
+                json!([]),
+            )
+            .await?;
+        if card[3].as_array().map(Vec::len) == Some(games) {
+            return Ok(card);
+        }
+        if started.elapsed() > WAIT {
+            return Err(format!(
+                "{}: waited {WAIT:?} for {games} rated games on {player}: {card}",
+                b.name
+            ));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The rank the rating system names for a rating and deviation shown (`6k?`: provisional).
+fn rank_of(rating: i64, deviation: i64) -> String {
+    tesuji_server::store::Rating {
+        rating: rating as f64,
+        deviation: deviation as f64,
+        volatility: 0.06,
+    }
+    .label()
+}
+
+/// A ranked game between the two accounts: Ann ticks Ranked in the lobby's form (disabled beside the computer,
+/// with the hint saying why), Bob joins it from his lobby, where it is marked ranked, as both game pages say it
+/// is. Before it neither has a rated game (1500 ± 350 on their pages); Ann plays a stone and Bob resigns. Then
+/// each player's page, as the browser shows it, has the one game in its graph, Ann above 1500 and Bob as far
+/// below, both surer than before, each with the rank their rating names.
+async fn ranked_game(ann: &Browser, bob: &Browser) -> Res<()> {
+    // Their pages' addresses, from the header's link to one's own page.
+    let me = "return document.getElementById('me-name').getAttribute('href')";
+    ann.goto("/").await?;
+    ann.wait_for("#lobby-status[data-status=\"open\"]").await?;
+    let ann_page = ann.js(me, json!([])).await?;
+    let ann_page = ann_page.as_str().unwrap_or_default().to_owned();
+    bob.goto("/").await?;
+    let bob_page = bob.js(me, json!([])).await?;
+    let bob_page = bob_page.as_str().unwrap_or_default().to_owned();
+
+    // Nothing so far was ranked: both still have a new account's rating, and no graph.
+    let start = format!(
+        "{} {START_RATING} ± {START_DEVIATION}",
+        rank_of(START_RATING, START_DEVIATION)
+    );
+    for page in [&ann_page, &bob_page] {
+        let card = rating_card(ann, page, 0).await?;
+        same(
+            &format!("{page} before any ranked game (rating, rank, line, graph, note)"),
+            json!([
+                card[0],
+                card[1],
+                card[2].as_str().is_some_and(|l| l.starts_with(&start)),
+                card[4],
+                card[5]
+            ]),
+            json!([
+                START_RATING,
+                rank_of(START_RATING, START_DEVIATION),
+                true,
+                false,
+                true
+            ]),
+        )?;
+    }
+
+    // The form: no ranked game against the computer (the box disabled, the hint says why); against anyone the
+    // box may be ticked.
+    ann.goto("/").await?;
+    ann.wait_for("#lobby-status[data-status=\"open\"]").await?;
+    ann.choose("#preset", "bga").await?;
+    ann.choose("#size", "9").await?;
+    ann.choose("#color", "black").await?;
+    ann.choose("#time", "").await?;
+    let ranked_box = "const box = document.getElementById('ranked');
+                      return [box.disabled, box.checked, document.getElementById('ranked-hint').textContent];";
+    ann.choose("#opponent", "bot").await?;
+    same(
+        "the Ranked box beside the computer (disabled, ticked, hint)",
+        ann.js(ranked_box, json!([])).await?,
+        json!([true, false, "Games against the computer are never ranked."]),
+    )?;
+    ann.choose("#opponent", "anyone").await?;
+    ann.click("#ranked").await?;
+    same(
+        "the Ranked box beside anyone, ticked (disabled, ticked, hint)",
+        ann.js(ranked_box, json!([])).await?,
+        json!([false, true, "A ranked game changes both players' ratings."]),
+    )?;
+    ann.click("#create-submit").await?;
+    let path = ann.wait_path("^/game/\\d+$").await?;
+    let id = path.trim_start_matches("/game/").to_owned();
+    ann.game_ready().await?;
+
+    // Bob's lobby marks the table ranked; he joins it there.
+    let entry = format!("#open-tables li[data-game-id=\"{id}\"][data-ranked=\"true\"]");
+    bob.wait_for(&entry).await?;
+    same(
+        "the ranked mark in Bob's lobby",
+        bob.text(&format!("{entry} .badge")).await?.as_deref(),
+        Some("Ranked"),
+    )?;
+    bob.click(&format!("{entry} button[data-join=\"{id}\"]"))
+        .await?;
+    bob.wait_path(&format!("^{path}$")).await?;
+    bob.game_ready().await?;
+    for b in [ann, bob] {
+        b.wait_for(&my_turn("black")).await?;
+        let rules = b
+            .js(
+                "const r = document.getElementById('rules'); return [r.dataset.ranked, r.textContent];",
+                json!([]),
+            )
+            .await?;
+        if !(rules[0] == "true" && rules[1].as_str().is_some_and(|t| t.ends_with(" · ranked"))) {
+            return Err(format!("{}'s page says of the ranked game {rules}", b.name));
+        }
+    }
+
+    // Ann plays; Bob resigns, through the confirming dialog.
+    ann.click("#board rect[data-point=\"E5\"]").await?;
+    bob.wait_move(1, "black", "E5").await?;
+    bob.wait_for("#resign:not([hidden]):not([disabled])")
+        .await?;
+    bob.click("#resign").await?;
+    bob.wait_for("#confirm[open]").await?;
+    bob.click("#confirm-yes").await?;
+    for b in [ann, bob] {
+        same(
+            &format!("{}'s result", b.name),
+            shown_result(b).await?,
+            json!("B+R"),
+        )?;
+    }
+
+    // Each page's graph has this game, the only rated one; the winner went up as far as the loser went down
+    // (equal ratings before), and the one game made both ratings surer, still provisional.
+    let mut shown = Vec::new();
+    for (player, page, result) in [(ann, &ann_page, "Won"), (bob, &bob_page, "Lost")] {
+        let card = rating_card(ann, page, 1).await?;
+        same(
+            &format!("{page}: the graph's dot, the graph and the note shown"),
+            json!([card[3], card[4], card[5]]),
+            json!([[id], true, false]),
+        )?;
+        let rating = card[0]
+            .as_i64()
+            .ok_or(format!("{page}: no rating: {card}"))?;
+        // "6k? 1500 ± 350 · provisional…": the rank, the rating and its deviation.
+        let line = card[2].as_str().unwrap_or_default();
+        let deviation = line
+            .split_once(" ± ")
+            .and_then(|(_, rest)| rest.split(|c: char| !c.is_ascii_digit()).next())
+            .and_then(|d| d.parse::<i64>().ok())
+            .ok_or(format!("{page}: no deviation in {line:?}"))?;
+        let rank = rank_of(rating, deviation);
+        if !(card[1] == rank.as_str()
+            && line.starts_with(&format!("{rank} {rating} ± {deviation}")))
+        {
+            return Err(format!(
+                "{page} shows {line:?} (rank {}), not the rank {rank} of {rating}",
+                card[1]
+            ));
+        }
+        same(
+            &format!("{page}: the game's result in the list"),
+            ann.text(&format!(
+                "#games tr[data-game-id=\"{id}\"] [data-result=\"B+R\"]"
+            ))
+            .await?,
+            Some(format!("{result} B+R")),
+        )?;
+        // The player's own session (what the lobby and game pages name them by) agrees with the page.
+        same(
+            &format!("{page}: {}'s session (rating, rank)", player.name),
+            player
+                .js(
+                    "return fetch('/api/session').then((r) => r.json()).then((s) => [s.user.rating, s.user.rank]);",
+                    json!([]),
+                )
+                .await?,
+            json!([rating, rank]),
+        )?;
+        shown.push((rating, deviation, rank));
+    }
+    let ((won, won_dev), (lost, lost_dev)) = ((shown[0].0, shown[0].1), (shown[1].0, shown[1].1));
+    if !(won > START_RATING
+        && lost < START_RATING
+        && (won - START_RATING - (START_RATING - lost)).abs() <= 1
+        && won_dev == lost_dev
+        && won_dev < START_DEVIATION
+        && shown.iter().all(|s| s.2.ends_with('?')))
+    {
+        return Err(format!(
+            "the ratings after Ann's win over Bob (rating, deviation, rank): {shown:?}"
+        ));
+    }
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     let started = Instant::now();
@@ -2249,6 +2473,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     }
     if outcome.is_ok() {
         outcome = automatch(&browsers[0], &browsers[1]).await;
+    }
+    if outcome.is_ok() {
+        outcome = ranked_game(&browsers[0], &browsers[1]).await;
     }
     let mut report = String::new();
     if outcome.is_err() {
