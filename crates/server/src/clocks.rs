@@ -6,13 +6,16 @@
 //! accepted; the marking phase has no clock, and a dispute starts the turn of the player to move. A turn's time is the time between those two
 //! moments as the server saw them, less the lag the client reports (capped, lichess-style). While the server is
 //! down no clock runs: after a restart the turn in progress starts again from the time it had at its start.
+//!
+//! A player away on vacation (see `game::vacation`) stops their own clock: the game time does not pass while the
+//! player to move is away, so their turn is charged only the time outside their vacations, live and as stored.
 
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use serde::Serialize;
 use tesuji_clock::{Clock, ClockError, DAY_MS, Overtime, Remaining, TimeControl};
-use tesuji_rules::Color;
+use tesuji_rules::{ByColor, Color};
 use tokio::sync::watch;
 
 /// The most lag credited to one move.
@@ -155,6 +158,35 @@ pub struct GameClock {
     /// When the next turn starts, if not now: the end of a live turn applied from the store (see
     /// [`GameClock::end`]).
     resume_at: Option<u64>,
+    /// Each player's vacations, as wall-time stretches `[start, end)` in order: while the player to move is
+    /// away, the game time stands still.
+    away: ByColor<Vec<(u64, u64)>>,
+    /// The game time that did not pass during the turns before the running one, their players being away.
+    held_ms: u64,
+    /// When the running turn started on the wall clock, live: where its player's absence starts to count.
+    turn_wall: Option<u64>,
+}
+
+/// How much of `[from, to)` the stretches `away` cover.
+fn overlap(away: &[(u64, u64)], from: u64, to: u64) -> u64 {
+    away.iter()
+        .map(|&(start, end)| end.min(to).saturating_sub(start.max(from)))
+        .sum()
+}
+
+/// The wall time by which `ms` of game time will have passed from `wall`, the game time standing still during
+/// the stretches `away` (in order).
+fn passes_by(away: &[(u64, u64)], wall: u64, ms: u64) -> u64 {
+    let (mut at, mut left) = (wall, ms);
+    for &(start, end) in away.iter().filter(|&&(_, end)| end > wall) {
+        let free = start.saturating_sub(at);
+        if free >= left {
+            break;
+        }
+        left -= free;
+        at = at.max(end);
+    }
+    at.saturating_add(left)
 }
 
 /// What a turn cost, as stored with the action.
@@ -180,16 +212,61 @@ impl GameClock {
             replaying,
             time,
             resume_at: None,
+            away: ByColor::default(),
+            held_ms: 0,
+            turn_wall: None,
         })
     }
 
     /// Game time now.
     fn now(&self) -> u64 {
+        self.now_at(self.time.wall_ms())
+    }
+
+    /// Game time now, the wall clock reading `wall`.
+    fn now_at(&self, wall: u64) -> u64 {
         if self.replaying {
             self.game_ms
         } else {
-            self.game_ms + self.time.now_ms().saturating_sub(self.since)
+            (self.game_ms + self.time.now_ms().saturating_sub(self.since))
+                .saturating_sub(self.held_ms + self.holding(wall))
         }
+    }
+
+    /// The time the running turn's player has been away since it started, up to `wall`.
+    fn holding(&self, wall: u64) -> u64 {
+        match (self.running(), self.turn_wall) {
+            (Some(color), Some(from)) => overlap(&self.away[color], from, wall),
+            _ => 0,
+        }
+    }
+
+    /// Ends the running turn's absence accounting at `wall`, before the turn ends: what it held is kept (the
+    /// game time does not move).
+    fn fold_holding(&mut self, wall: u64) {
+        self.held_ms = self.held_ms.saturating_add(self.holding(wall));
+        self.turn_wall = None;
+    }
+
+    /// Sets `color`'s vacations (wall-time stretches `[start, end)`). A change reaches the running turn at
+    /// once, for the whole turn: a node that hears of a vacation late charges the turn as one that heard at once.
+    pub fn set_away(&mut self, color: Color, mut away: Vec<(u64, u64)>) {
+        away.sort_unstable();
+        self.away[color] = away;
+    }
+
+    /// From when a player's absence counts (wall time): the start of the running turn, else now.
+    pub fn counts_from_wall(&self) -> u64 {
+        self.turn_wall.unwrap_or_else(|| self.time.wall_ms())
+    }
+
+    /// How long `color` stays away from now, if away now.
+    pub fn away_ms(&self, color: Color) -> Option<u64> {
+        let wall = self.time.wall_ms();
+        self.away[color]
+            .iter()
+            .find(|&&(start, end)| start <= wall && wall < end)
+            .map(|&(_, end)| end - wall)
     }
 
     pub fn control(&self) -> &TimeControl {
@@ -198,9 +275,14 @@ impl GameClock {
 
     /// Starts `color`'s turn now (or where a turn applied from the store ended).
     pub fn start(&mut self, color: Color) -> Result<(), ClockError> {
-        let now = self.now();
+        let wall = self.time.wall_ms();
+        let now = self.now_at(wall);
         let at = self.resume_at.take().map_or(now, |at| at.min(now));
-        self.clock.start_turn(color, at)
+        self.clock.start_turn(color, at)?;
+        if !self.replaying {
+            self.turn_wall = Some(wall.saturating_sub(now - at));
+        }
+        Ok(())
     }
 
     /// Ends `color`'s turn: now when live, after `replayed` when replaying a stored turn. Returns the time the
@@ -218,20 +300,24 @@ impl GameClock {
         if self.replaying {
             self.game_ms = self.game_ms.saturating_add(replayed.unwrap_or(0));
         }
+        let wall = self.time.wall_ms();
         let now = match (self.replaying, replayed) {
             (false, Some(stored)) => {
-                let now = self.now();
+                let now = self.now_at(wall);
                 let started = now.saturating_sub(self.clock.spent_ms(now));
                 let at = started.saturating_add(stored).min(now);
                 self.resume_at = Some(at);
                 at
             }
-            _ => self.now(),
+            _ => self.now_at(wall),
         };
         let time = TurnTime {
             spent_ms: self.clock.spent_ms(now),
             lag_ms,
         };
+        if !self.replaying {
+            self.fold_holding(wall);
+        }
         (time, self.clock.end_turn(color, now, lag_ms))
     }
 
@@ -248,6 +334,9 @@ impl GameClock {
     pub fn go_live(&mut self) {
         self.since = self.time.now_ms();
         self.replaying = false;
+        if self.running().is_some() {
+            self.turn_wall = Some(self.time.wall_ms());
+        }
     }
 
     /// After [`GameClock::go_live`], on a site whose other nodes kept the clocks running while this node read
@@ -259,6 +348,7 @@ impl GameClock {
         }
         let ran = self.time.wall_ms().saturating_sub(at_wall);
         self.game_ms = self.game_ms.saturating_add(ran);
+        self.turn_wall = Some(at_wall);
     }
 
     /// Who has run out of time now (the lag allowance included), if anyone.
@@ -267,10 +357,14 @@ impl GameClock {
         self.clock.flag_check(now)
     }
 
-    /// How long until the running player's flag falls (with the lag allowance), if a turn is running.
+    /// How long until the running player's flag falls (with the lag allowance), if a turn is running: no
+    /// sooner than the end of the player's vacation.
     pub fn until_flag_ms(&self) -> Option<u64> {
         let at = self.clock.next_flag_at()?;
-        Some(at.saturating_sub(self.now()))
+        let wall = self.time.wall_ms();
+        let game_ms = at.saturating_sub(self.now_at(wall));
+        let color = self.running()?;
+        Some(passes_by(&self.away[color], wall, game_ms) - wall)
     }
 
     /// Whose turn runs.
@@ -289,8 +383,10 @@ impl GameClock {
 
     /// Stops the clock for good (the game is over).
     pub fn stop(&mut self) {
-        let now = self.now();
+        let wall = self.time.wall_ms();
+        let now = self.now_at(wall);
         let at = self.resume_at.take().map_or(now, |at| at.min(now));
+        self.fold_holding(wall);
         let _ = self.clock.pause(at);
     }
 
@@ -316,7 +412,10 @@ impl GameClock {
     /// The clocks as the pages show them, at this moment.
     pub fn view(&self) -> ClockView {
         let now = self.now();
-        let side = |c: Color| SideClock::from(&self.clock.remaining(c, now));
+        let side = |c: Color| SideClock {
+            away_ms: self.away_ms(c),
+            ..SideClock::from(&self.clock.remaining(c, now))
+        };
         ClockView {
             control: self.clock.control().to_string(),
             black: side(Color::Black),
@@ -385,6 +484,8 @@ pub struct SideClock {
     /// Time left in the byo-yomi period or the Canadian block.
     pub period_ms: Option<u64>,
     pub flagged: bool,
+    /// How long the player stays away on vacation, if away now: their clock stands still meanwhile.
+    pub away_ms: Option<u64>,
 }
 
 impl From<&Remaining> for SideClock {
@@ -406,6 +507,7 @@ impl From<&Remaining> for SideClock {
             stones,
             period_ms,
             flagged: r.flagged,
+            away_ms: None,
         }
     }
 }
@@ -514,6 +616,84 @@ mod tests {
         ] {
             assert_eq!(has_grace(&control(spec)), grace, "{spec}");
         }
+    }
+
+    #[test]
+    fn a_vacation_stops_only_the_clock_of_the_player_away_and_exactly() {
+        use tesuji_clock::DAY_MS as DAY;
+        let manual = ManualTime::new();
+        let time = TimeSource::manual(&manual);
+        let mut clock = GameClock::new(control("absolute:3d"), false, time.clone()).unwrap();
+        let mut heard_late = clock.clone();
+        clock.start(Color::White).unwrap();
+        heard_late.start(Color::White).unwrap();
+        // White is away from day 1 to day 3: this copy knows at once, the other hears of it on day 2.
+        manual.advance(DAY);
+        clock.set_away(Color::White, vec![(DAY, 3 * DAY)]);
+        assert_eq!(clock.away_ms(Color::White), Some(2 * DAY));
+        assert_eq!(clock.away_ms(Color::Black), None);
+        manual.advance(DAY);
+        assert_eq!(heard_late.left(Color::White).main_ms, DAY);
+        heard_late.set_away(Color::White, vec![(DAY, 3 * DAY)]);
+        for c in [&clock, &heard_late] {
+            assert_eq!(c.left(Color::White).main_ms, 2 * DAY);
+            // The flag falls two days after the vacation: 4 days from now, and the lag allowance.
+            assert_eq!(
+                c.until_flag_ms(),
+                Some(3 * DAY + 2 * DAY + LAG_CAP_MS + 1 - 2 * DAY)
+            );
+            assert_eq!(c.view().white.away_ms, Some(DAY));
+        }
+        // Back on day 3, White moves on day 4: charged two days. Black's clock then runs, whatever White does.
+        manual.advance(2 * DAY);
+        let (spent, on_time) = clock.end(Color::White, 0, None);
+        assert_eq!((spent.spent_ms, on_time.unwrap().main_ms), (2 * DAY, DAY));
+        clock.start(Color::Black).unwrap();
+        clock.set_away(Color::White, vec![(DAY, 3 * DAY), (4 * DAY, 9 * DAY)]);
+        manual.advance(DAY / 2);
+        assert_eq!(clock.left(Color::Black).main_ms, 3 * DAY - DAY / 2);
+        assert_eq!(clock.view().white.away_ms, Some(9 * DAY / 2));
+        let (spent, _) = clock.end(Color::Black, 0, None);
+        assert_eq!(spent.spent_ms, DAY / 2);
+        // White's turn, started away: it runs only once the vacation ends (here shortened to day 5).
+        clock.start(Color::White).unwrap();
+        manual.advance(DAY / 2);
+        assert_eq!(clock.left(Color::White).main_ms, DAY);
+        clock.set_away(Color::White, vec![(DAY, 3 * DAY), (4 * DAY, 5 * DAY)]);
+        manual.advance(DAY / 4);
+        assert_eq!(clock.left(Color::White).main_ms, DAY - DAY / 4);
+        assert_eq!(clock.until_flag_ms(), Some(DAY - DAY / 4 + LAG_CAP_MS + 1));
+        // The stored turns replay to the same clock.
+        let (spent, _) = clock.end(Color::White, 0, None);
+        assert_eq!(spent.spent_ms, DAY / 4);
+        let mut replayed = GameClock::new(control("absolute:3d"), true, time).unwrap();
+        for (c, ms) in [
+            (Color::White, 2 * DAY),
+            (Color::Black, DAY / 2),
+            (Color::White, DAY / 4),
+        ] {
+            replayed.start(c).unwrap();
+            assert!(replayed.end(c, 0, Some(ms)).1.is_ok());
+        }
+        replayed.go_live();
+        assert_eq!(replayed.left(Color::White), clock.left(Color::White));
+        assert_eq!(replayed.left(Color::Black), clock.left(Color::Black));
+    }
+
+    #[test]
+    fn game_time_passes_between_the_stretches_away() {
+        let away = [(10, 20), (25, 30), (40, 50)];
+        assert_eq!(overlap(&away, 0, 100), 25);
+        assert_eq!(overlap(&away, 15, 27), 7);
+        assert_eq!(overlap(&[], 15, 27), 0);
+        // From 12 (away until 20): 3 ms pass by 23; 7 by 32 (20..25 and 30..32); none at once; from 5, 5 ms
+        // by the start of the first stretch.
+        assert_eq!(passes_by(&away, 12, 3), 23);
+        assert_eq!(passes_by(&away, 12, 7), 32);
+        assert_eq!(passes_by(&away, 12, 0), 12);
+        assert_eq!(passes_by(&away, 5, 5), 10);
+        assert_eq!(passes_by(&away, 60, 5), 65);
+        assert_eq!(passes_by(&away, 0, 10), 10);
     }
 
     #[test]
