@@ -174,6 +174,13 @@ macro_rules! row_decoders {
             })
         }
 
+        fn vacation_row(r: &$row) -> Result<Vacation, StoreError> {
+            Ok(Vacation {
+                start_ms: r.try_get("start_ms")?,
+                end_ms: r.try_get("end_ms")?,
+            })
+        }
+
         fn chat_row(r: &$row) -> Result<StoredChat, StoreError> {
             Ok(StoredChat {
                 id: r.try_get("id")?,
@@ -664,6 +671,24 @@ pub enum Sought {
     Matched(StoredSeek),
 }
 
+/// A vacation: from `start_ms` until `end_ms`, wall milliseconds since 1970.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Vacation {
+    pub start_ms: i64,
+    pub end_ms: i64,
+}
+
+/// What [`Store::take_vacation`] did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VacationTaken {
+    /// Stored.
+    Taken(Vacation),
+    /// Refused: this vacation of the user's is in progress.
+    Already(Vacation),
+    /// Refused: longer than what is left of the allowance (`left_ms`).
+    TooLong { left_ms: i64 },
+}
+
 /// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
     /// Creates a game with its first seats and returns its id.
@@ -876,6 +901,23 @@ pub trait Store: Send + Sync {
 
     /// User `user` withdraws their seek `seek`, if it still waits: whether it did.
     fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool>;
+
+    /// Stores `vacation` for `user`, atomically checked: refused while one of theirs is in progress at its
+    /// start, or when the vacations they started from `counted_from_ms` on, with this one, last longer than
+    /// `allowance_ms` in all.
+    fn take_vacation(
+        &self,
+        user: i64,
+        vacation: Vacation,
+        counted_from_ms: i64,
+        allowance_ms: i64,
+    ) -> StoreFuture<'_, VacationTaken>;
+
+    /// Ends `user`'s vacation in progress at `at_ms`: the vacation as it now stands, if one was.
+    fn end_vacation(&self, user: i64, at_ms: i64) -> StoreFuture<'_, Option<Vacation>>;
+
+    /// `user`'s vacations that end after `after_ms`, in order.
+    fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>>;
 
     fn close(&self) -> StoreFuture<'_, ()>;
 }

@@ -19,7 +19,8 @@ use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled}
 use super::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
     RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
-    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser, bot_columns, now,
+    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser, Vacation,
+    VacationTaken, bot_columns, now,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -1212,6 +1213,82 @@ impl Store for PgStore {
                     .execute(&self.pool)
                     .await?;
             Ok(done.rows_affected() == 1)
+        })
+    }
+
+    fn take_vacation(
+        &self,
+        user: i64,
+        vacation: Vacation,
+        counted_from_ms: i64,
+        allowance_ms: i64,
+    ) -> StoreFuture<'_, VacationTaken> {
+        Box::pin(async move {
+            let mut tx = self.pool.begin().await?;
+            // The user's row, held until the commit: two vacations taken at once are checked one after the other.
+            sqlx::query("SELECT id FROM users WHERE id = $1 FOR UPDATE")
+                .bind(user)
+                .execute(&mut *tx)
+                .await?;
+            let current = sqlx::query(
+                "SELECT start_ms, end_ms FROM vacations WHERE user_id = $1 AND end_ms > $2 \
+                 AND start_ms <= $2 ORDER BY start_ms LIMIT 1",
+            )
+            .bind(user)
+            .bind(vacation.start_ms)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(row) = current {
+                return Ok(VacationTaken::Already(vacation_row(&row)?));
+            }
+            let used: i64 = sqlx::query_scalar(
+                "SELECT CAST(COALESCE(SUM(end_ms - start_ms), 0) AS BIGINT) FROM vacations \
+                 WHERE user_id = $1 AND start_ms >= $2",
+            )
+            .bind(user)
+            .bind(counted_from_ms)
+            .fetch_one(&mut *tx)
+            .await?;
+            let left_ms = allowance_ms.saturating_sub(used).max(0);
+            if vacation.end_ms - vacation.start_ms > left_ms {
+                return Ok(VacationTaken::TooLong { left_ms });
+            }
+            sqlx::query("INSERT INTO vacations (user_id, start_ms, end_ms) VALUES ($1, $2, $3)")
+                .bind(user)
+                .bind(vacation.start_ms)
+                .bind(vacation.end_ms)
+                .execute(&mut *tx)
+                .await?;
+            tx.commit().await?;
+            Ok(VacationTaken::Taken(vacation))
+        })
+    }
+
+    fn end_vacation(&self, user: i64, at_ms: i64) -> StoreFuture<'_, Option<Vacation>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "UPDATE vacations SET end_ms = $2 WHERE user_id = $1 AND start_ms <= $2 \
+                 AND end_ms > $2 RETURNING start_ms, end_ms",
+            )
+            .bind(user)
+            .bind(at_ms)
+            .fetch_optional(&self.pool)
+            .await?;
+            row.as_ref().map(vacation_row).transpose()
+        })
+    }
+
+    fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT start_ms, end_ms FROM vacations WHERE user_id = $1 AND end_ms > $2 \
+                 ORDER BY start_ms",
+            )
+            .bind(user)
+            .bind(after_ms)
+            .fetch_all(&self.pool)
+            .await?;
+            rows.iter().map(vacation_row).collect()
         })
     }
 

@@ -9,7 +9,8 @@ use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
     RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
-    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser,
+    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser, Vacation,
+    VacationTaken,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -237,6 +238,22 @@ impl Store for Faulty {
     }
     fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool> {
         self.inner.cancel_seek(user, seek)
+    }
+    fn take_vacation(
+        &self,
+        user: i64,
+        vacation: Vacation,
+        counted_from_ms: i64,
+        allowance_ms: i64,
+    ) -> StoreFuture<'_, VacationTaken> {
+        self.inner
+            .take_vacation(user, vacation, counted_from_ms, allowance_ms)
+    }
+    fn end_vacation(&self, user: i64, at_ms: i64) -> StoreFuture<'_, Option<Vacation>> {
+        self.inner.end_vacation(user, at_ms)
+    }
+    fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>> {
+        self.inner.vacations(user, after_ms)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()
