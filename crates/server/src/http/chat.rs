@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::AppState;
-use super::extract::{AppJson, PathId, SignedIn};
+use super::extract::{AppJson, PathId, Reader, SignedIn};
 use crate::error::ApiError;
 use crate::game::chat::ChatView;
 
@@ -55,11 +55,8 @@ pub(super) struct Mute {
 /// `GET /api/mutes`: whom the signed-in user mutes.
 pub(super) async fn mutes(
     State(app): State<AppState>,
-    headers: HeaderMap,
+    Reader(user): Reader,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    // A read: no CSRF token needed.
-    let session = app.accounts.session(&headers).await?;
-    let user = session.ok_or(ApiError::NotSignedIn)?.user;
     let mut muted: Vec<i64> = app.games.muted_by(user.id).await?.iter().copied().collect();
     muted.sort_unstable();
     Ok(Json(json!({ "muted": muted })))

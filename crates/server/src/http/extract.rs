@@ -64,6 +64,18 @@ impl FromRequestParts<AppState> for SignedIn {
     }
 }
 
+/// The signed-in user of a read (`not_signed_in` without a session): a read needs no CSRF token.
+pub(crate) struct Reader(pub crate::auth::User);
+
+impl FromRequestParts<AppState> for Reader {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+        let session = app.accounts.session(&parts.headers).await?;
+        Ok(Reader(session.ok_or(ApiError::NotSignedIn)?.user))
+    }
+}
+
 /// A sign-in attempt (sign-up, log-in, guest) that passed the checks every one passes, before its body is
 /// read: from this site, and within its address's attempt budget.
 pub(crate) struct SignIn;

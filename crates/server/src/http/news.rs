@@ -2,23 +2,19 @@
 
 use axum::Json;
 use axum::extract::State;
-use axum::http::HeaderMap;
 use serde::Deserialize;
 use serde_json::json;
 
 use super::AppState;
-use super::extract::{AppJson, SignedIn};
+use super::extract::{AppJson, Reader, SignedIn};
 use crate::error::ApiError;
 use crate::game::news::NewsView;
 
 /// `GET /api/news`: the signed-in user's news.
 pub(super) async fn news(
     State(app): State<AppState>,
-    headers: HeaderMap,
+    Reader(user): Reader,
 ) -> Result<Json<NewsView>, ApiError> {
-    // A read: no CSRF token needed.
-    let session = app.accounts.session(&headers).await?;
-    let user = session.ok_or(ApiError::NotSignedIn)?.user;
     Ok(Json(app.games.news(user.id).await?))
 }
 
