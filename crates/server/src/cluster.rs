@@ -85,6 +85,8 @@ pub enum Signal {
     Muted { node: u64, user: i64 },
     /// The seeks changed on node `node`: the others read them again.
     Seeks { node: u64 },
+    /// User `user` went on vacation or came back, on node `node`: the others read their vacations again.
+    Vacation { node: u64, user: i64 },
 }
 
 impl Signal {
@@ -96,6 +98,7 @@ impl Signal {
             | Signal::Looked { node, .. }
             | Signal::Said { node, .. }
             | Signal::Muted { node, .. }
+            | Signal::Vacation { node, .. }
             | Signal::Seeks { node } => *node,
         }
     }
@@ -196,6 +199,10 @@ impl Cluster {
                             presence.clone(),
                             serde_json::to_vec(&Signal::Seeks { node }),
                         ),
+                        Tell::Vacation(user) => (
+                            presence.clone(),
+                            serde_json::to_vec(&Signal::Vacation { node, user }),
+                        ),
                     };
                     let Ok(payload) = payload else {
                         continue;
@@ -269,6 +276,7 @@ impl Cluster {
                         Signal::Looked { game, user, .. } => games.remote_look(game, user).await,
                         Signal::Said { chat, .. } => games.remote_said(chat).await,
                         Signal::Muted { user, .. } => games.forget_mutes(user),
+                        Signal::Vacation { user, .. } => games.vacation_changed(user).await,
                         Signal::Seeks { .. } => {
                             if let Err(e) = games.refresh_seeks().await {
                                 tracing::warn!(error = %e, "reading the seeks failed");

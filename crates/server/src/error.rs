@@ -121,6 +121,12 @@ pub enum ApiError {
     /// A request to take back a move that cannot be made or answered now: why.
     #[error("{0}")]
     NoUndo(&'static str),
+    #[error("you are on vacation until {until} already: come back first to take another")]
+    OnVacation { until: String },
+    #[error("you are not on vacation")]
+    NotOnVacation,
+    #[error("{asked} days is more than the {left} whole days of vacation you have left this year")]
+    VacationTooLong { asked: u32, left: i64 },
     #[error("only accounts play ranked games: sign up to play one (guests are not rated)")]
     RankedNeedsAccount,
     #[error("your opponent's grace period is not over: you may claim in {} s", claim_in_ms.div_ceil(1000))]
@@ -214,6 +220,11 @@ impl ApiError {
             ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
             ApiError::NoUndo(_) => (StatusCode::CONFLICT, "no_undo"),
             ApiError::NoSeek(_) => (StatusCode::NOT_FOUND, "no_seek"),
+            ApiError::OnVacation { .. } => (StatusCode::CONFLICT, "on_vacation"),
+            ApiError::NotOnVacation => (StatusCode::CONFLICT, "not_on_vacation"),
+            ApiError::VacationTooLong { .. } => {
+                (StatusCode::UNPROCESSABLE_ENTITY, "vacation_too_long")
+            }
         }
     }
 

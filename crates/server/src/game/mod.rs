@@ -17,6 +17,7 @@
 //! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`rating`]: ranked games rate their players when they end, once.
+//! - [`vacation`]: days away that stop a player's correspondence clocks.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
 //!   period; the computer and the estimate; the SGF record.
 
@@ -35,6 +36,7 @@ pub mod seek;
 pub mod sync;
 pub mod timer;
 pub mod undo;
+pub mod vacation;
 pub mod view;
 
 pub use action::{Actor, Request};

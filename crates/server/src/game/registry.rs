@@ -244,13 +244,14 @@ impl Games {
             } else {
                 LiveGame::replay(stored, players, &time, absences)
             };
-            let live = match replayed {
+            let mut live = match replayed {
                 Ok(live) => live,
                 Err(e) => {
                     tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
                     continue;
                 }
             };
+            super::vacation::fit(&*store, &mut live).await?;
             summaries.insert(live.id, live.summary());
             games.insert(live.id, live);
         }
@@ -644,6 +645,7 @@ impl Games {
             self.absences,
         );
         live.clock = clock;
+        self.fit_vacations_or_warn(&mut live).await;
         if live.started() {
             live.clock_after();
         }
@@ -751,6 +753,7 @@ impl Games {
         }
         live.seats.joined = true;
         live.players[color] = Some(Player::User(user.clone()));
+        self.fit_vacations_or_warn(&mut live).await;
         let state = live.joined_by(color);
         self.set_summary(&live);
         self.changed(id, live.version, None);

@@ -50,6 +50,8 @@ pub enum Tell {
     Muted(i64),
     /// The seeks changed.
     Seeks,
+    /// User `user` went on vacation or came back.
+    Vacation(i64),
 }
 
 /// Whether a copy with `moves` stored actions and its second seat `joined` or not differs from the store's
@@ -321,6 +323,7 @@ impl Games {
         if live.game.phase() == Phase::Marking {
             live.marking = MarkingEstimate::of(id, live.game.clone()).await;
         }
+        self.fit_vacations(&mut live).await?;
         // Who is at the board on the other nodes, as they told before this node held the game.
         live.presence.remote = self.remote_sockets_of(id);
         // The listing first (outside the registry's lock; a copy read in meanwhile lists the same).
@@ -363,6 +366,7 @@ impl Games {
                 .find(|&c| live.players[c].is_none() && players[c].is_some());
             live.seats = stored.seats.clone();
             live.players = players;
+            self.fit_vacations_or_warn(live).await;
             if let Some(color) = joiner {
                 live.joined_by(color);
             }

@@ -101,9 +101,20 @@ impl Games {
                     let Some(entry) = games.live_entry(id) else {
                         return;
                     };
-                    let live = entry.lock().await;
+                    let mut live = entry.lock().await;
                     if live.version != version {
                         return;
+                    }
+                    // A vacation this node has not heard of (a notice lost) must not lose the game: the
+                    // player's vacations are read again first.
+                    if live.clock.as_ref().and_then(GameClock::until_flag_ms) == Some(0)
+                        && let Err(e) = games.fit_vacations(&mut live).await
+                    {
+                        tracing::warn!(game = id, error = %e, "reading the vacations failed");
+                        drop(live);
+                        let again = games.time.now_ms().saturating_add(1_000);
+                        games.time.sleep_until(again).await;
+                        continue;
                     }
                     match live
                         .clock

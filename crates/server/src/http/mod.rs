@@ -1,7 +1,8 @@
 //! The HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket, a
 //! player's games, the archive), `games` (tables and actions), `records` (SGF, replays, counts under other
-//! rules), `chat` (a game's chat, mutes), `news` (what happened in a user's games since they looked), `seeks` (automatch) and `socket` (the game's WebSocket). What they share is here: the state, the router, body and id
-//! parsing, the Origin check.
+//! rules), `chat` (a game's chat, mutes), `news` (what happened in a user's games since they looked), `seeks`
+//! (automatch), `vacation` (days away) and `socket` (the game's WebSocket). What they share is here: the state,
+//! the router, body and id parsing, the Origin check.
 
 mod chat;
 mod extract;
@@ -13,6 +14,7 @@ mod records;
 mod seeks;
 mod sessions;
 mod socket;
+mod vacation;
 
 use std::sync::Arc;
 
@@ -103,6 +105,11 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/seeks/{id}/cancel", post(seeks::cancel))
         .route("/api/news", get(news::news))
         .route("/api/news/seen", post(news::seen))
+        .route(
+            "/api/vacation",
+            get(vacation::vacation).post(vacation::take),
+        )
+        .route("/api/vacation/end", post(vacation::end))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route("/api/games/{id}/replay", get(records::game_replay))
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))
