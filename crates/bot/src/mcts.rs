@@ -41,6 +41,7 @@
 //! ## Passing and resigning
 //! See [`MctsBot::choose`].
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -179,12 +180,34 @@ pub enum Decision {
 }
 
 /// The search's figures for one move of the root.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MoveStat {
     pub mv: Move,
     pub visits: u64,
     /// Mean result for the player to move, 0 to 1.
     pub value: f64,
+    /// The prior's share of this move among the root's moves (their prior wins, normalized), 0 to 1.
+    pub prior: f64,
+    /// The mean final margin of the playouts through this move, in points (komi included), for the player to
+    /// move, and its standard deviation; 0 without visits.
+    pub score_mean: f64,
+    pub score_stdev: f64,
+    /// The principal variation from this move: the move, then the most visited child at each level (in the
+    /// thread's tree where this move has the most visits).
+    pub pv: Vec<Move>,
+}
+
+impl MoveStat {
+    /// A lower confidence bound of the value (a normal approximation, two standard errors below), 0 to 1: what
+    /// Leela Zero's and KataGo's `lcb` report. 0 without visits.
+    pub fn lcb(&self) -> f64 {
+        if self.visits == 0 {
+            return 0.0;
+        }
+        let v = self.value;
+        let n = self.visits as f64;
+        (v - 2.0 * (v * (1.0 - v) / n).sqrt() - 1.0 / n).clamp(0.0, 1.0)
+    }
 }
 
 /// What a search found.
@@ -197,6 +220,12 @@ pub struct Analysis {
     pub ownership: Vec<f32>,
     pub size: Size,
     pub elapsed: Duration,
+    /// The player to move at the root.
+    pub to_move: Color,
+    /// The mean final margin of all the playouts, in points (komi included), for the player to move, and its
+    /// standard deviation.
+    pub score_mean: f64,
+    pub score_stdev: f64,
 }
 
 impl Analysis {
@@ -296,7 +325,7 @@ impl MctsBot {
             }
         }
         let analysis = self.analyze(game, rules, cleanup);
-        let Some(best) = analysis.best().copied() else {
+        let Some(best) = analysis.best().cloned() else {
             return Decision::Play(Move::Pass);
         };
         if self.config.resign_below > 0.0
@@ -316,7 +345,7 @@ impl MctsBot {
             .moves
             .iter()
             .find(|s| s.mv != Move::Pass && game.is_legal(me, s.mv))
-            .copied();
+            .cloned();
         if pass {
             let e = est.get_or_insert_with(estimate_now);
             if cleanup && let Some(m) = cleanup_move(game, e) {
@@ -349,7 +378,7 @@ impl MctsBot {
     /// Searches the position of `game` for the player to move (see [`MctsBot::choose`] for the arguments).
     pub fn analyze(&self, game: &Game, rules: &Rules, cleanup: bool) -> Analysis {
         let start = Instant::now();
-        let ctx = Context::new(game, rules, cleanup || rules.end == EndRule::Score);
+        let ctx = Context::new(game, rules, cleanup || rules.end == EndRule::Score, None);
         let threads = self.config.threads.max(1);
         let total = match (self.config.playouts, self.config.time) {
             (None, None) => Some(10_000),
@@ -361,7 +390,7 @@ impl MctsBot {
             let quota =
                 total.map(|n| n / threads as u64 + u64::from((k as u64) < n % threads as u64));
             let mut w = Worker::new(&ctx, &self.config, splitmix(seed.wrapping_add(k as u64)));
-            w.search(quota, deadline);
+            w.search(quota, deadline, None);
             w
         };
         let workers: Vec<Worker> = if threads == 1 {
@@ -372,6 +401,59 @@ impl MctsBot {
                 handles.into_iter().filter_map(|h| h.join().ok()).collect()
             })
         };
+        ctx.merge(&workers, start.elapsed())
+    }
+
+    /// Searches the position of `game` as [`MctsBot::analyze`] does, and calls `report` with what the search has
+    /// found every `interval`, until `stop` is set (checked every few playouts, so the search ends promptly)
+    /// or, when the bot's settings give a playout count or a time, until that is reached (with neither, until
+    /// `stop` only). Answers the last analysis. `only`: the root's moves are these (a pass always allowed), when given and any is legal.
+    pub fn analyze_live(
+        &self,
+        game: &Game,
+        rules: &Rules,
+        only: Option<&[Move]>,
+        interval: Duration,
+        stop: &AtomicBool,
+        mut report: impl FnMut(&Analysis),
+    ) -> Analysis {
+        let start = Instant::now();
+        let ctx = Context::new(game, rules, rules.end == EndRule::Score, only);
+        let threads = self.config.threads.max(1);
+        let seed = self.search_seed(game);
+        let end = self.config.time.map(|t| start + t);
+        let mut workers: Vec<Worker> = (0..threads)
+            .map(|k| Worker::new(&ctx, &self.config, splitmix(seed.wrapping_add(k as u64))))
+            .collect();
+        let interval = interval.max(Duration::from_millis(10));
+        loop {
+            let done = |ws: &[Worker]| {
+                stop.load(Ordering::Relaxed)
+                    || end.is_some_and(|e| Instant::now() >= e)
+                    || self
+                        .config
+                        .playouts
+                        .is_some_and(|n| ws.iter().map(|w| w.playouts).sum::<u64>() >= n)
+            };
+            if done(&workers) {
+                break;
+            }
+            let until = Some(end.map_or(Instant::now() + interval, |e| {
+                e.min(Instant::now() + interval)
+            }));
+            // Each thread's share of a playout count, whole.
+            let quota = self.config.playouts.map(|n| n.div_ceil(threads as u64));
+            if threads == 1 {
+                workers[0].search(quota, until, Some(stop));
+            } else {
+                std::thread::scope(|s| {
+                    for w in workers.iter_mut() {
+                        s.spawn(move || w.search(quota, until, Some(stop)));
+                    }
+                });
+            }
+            report(&ctx.merge(&workers, start.elapsed()));
+        }
         ctx.merge(&workers, start.elapsed())
     }
 }
@@ -558,7 +640,7 @@ struct Context {
 }
 
 impl Context {
-    fn new(game: &Game, rules: &Rules, score_at_end: bool) -> Context {
+    fn new(game: &Game, rules: &Rules, score_at_end: bool, only: Option<&[Move]>) -> Context {
         let board = game.board().clone();
         let size = board.size();
         let to_move = game.to_move();
@@ -577,9 +659,13 @@ impl Context {
             blocked[o.opponent().index()][i] = true;
             blocked[o.index()][i] = !(score_at_end && dead_neighbour);
         }
-        let root_moves = game
-            .legal_moves()
+        let wanted = |m: &Move| only.is_none_or(|only| *m == Move::Pass || only.contains(m));
+        let legal = game.legal_moves();
+        // A list that allows nothing legal but the pass is no list: the search goes on over every move.
+        let restrict = legal.iter().any(|m| *m != Move::Pass && wanted(m));
+        let root_moves = legal
             .into_iter()
+            .filter(|m| !restrict || wanted(m))
             .filter_map(|m| match m {
                 Move::Pass => Some(PASS),
                 Move::Play(p) => {
@@ -632,43 +718,91 @@ impl Context {
         }
     }
 
+    /// The move of a padded index.
+    fn move_of(&self, m: Idx) -> Move {
+        if m == PASS {
+            Move::Pass
+        } else {
+            Move::Play(self.board.point(m))
+        }
+    }
+
     /// The roots of the workers' trees, merged.
     fn merge(&self, workers: &[Worker], elapsed: Duration) -> Analysis {
         let size = self.board.size();
-        let mut visits = vec![0u64; self.root_moves.len()];
-        let mut wins = vec![0f64; self.root_moves.len()];
+        let n = self.root_moves.len();
+        let mut visits = vec![0u64; n];
+        let mut wins = vec![0f64; n];
+        let mut priors = vec![0f64; n];
+        let mut sums = vec![(0f64, 0f64); n];
+        let mut total = (0f64, 0f64);
+        // Per root move: the worker where it has the most visits, for its principal variation.
+        let mut deepest = vec![(0u32, 0usize); n];
         let mut own = vec![0i64; self.cells.len()];
         let mut playouts = 0;
-        for w in workers {
+        for (wk, w) in workers.iter().enumerate() {
             playouts += w.playouts;
+            total.0 += w.scores.0;
+            total.1 += w.scores.1;
             let root = w.nodes[0];
             if root.first_child != 0 {
-                for k in 0..root.nchildren as usize {
+                for k in 0..(root.nchildren as usize).min(n) {
                     let ch = w.nodes[root.first_child as usize + k];
                     visits[k] += ch.visits as u64;
                     wins[k] += ch.wins as f64;
+                    priors[k] = ch.prior_wins as f64;
+                    sums[k].0 += w.root_scores[k].0;
+                    sums[k].1 += w.root_scores[k].1;
+                    if ch.visits > deepest[k].0 {
+                        deepest[k] = (ch.visits, wk);
+                    }
                 }
             }
             for (k, &i) in self.cells.iter().enumerate() {
                 own[k] += w.own_sum[i] as i64;
             }
         }
+        // The margins are Black's: the player to move's are their opposite for White.
+        let sign = if self.root.to_move == Color::Black {
+            1.0
+        } else {
+            -1.0
+        };
+        let stats = |(sum, squares): (f64, f64), count: u64| {
+            if count == 0 {
+                return (0.0, 0.0);
+            }
+            let mean = sum / count as f64;
+            let variance = (squares / count as f64 - mean * mean).max(0.0);
+            (sign * mean, variance.sqrt())
+        };
+        let prior_sum: f64 = priors.iter().sum();
         let mut moves: Vec<MoveStat> = self
             .root_moves
             .iter()
             .enumerate()
-            .map(|(k, &m)| MoveStat {
-                mv: if m == PASS {
-                    Move::Pass
-                } else {
-                    Move::Play(self.board.point(m))
-                },
-                visits: visits[k],
-                value: if visits[k] > 0 {
-                    wins[k] / visits[k] as f64
-                } else {
-                    0.5
-                },
+            .map(|(k, &m)| {
+                let (score_mean, score_stdev) = stats(sums[k], visits[k]);
+                MoveStat {
+                    mv: self.move_of(m),
+                    visits: visits[k],
+                    value: if visits[k] > 0 {
+                        wins[k] / visits[k] as f64
+                    } else {
+                        0.5
+                    },
+                    prior: if prior_sum > 0.0 {
+                        priors[k] / prior_sum
+                    } else {
+                        1.0 / n as f64
+                    },
+                    score_mean,
+                    score_stdev,
+                    pv: match workers.get(deepest[k].1) {
+                        Some(w) if visits[k] > 0 => w.principal_variation(k),
+                        _ => vec![self.move_of(m)],
+                    },
+                }
             })
             .collect();
         // Most visited first; ties by value, then by the root's order (stable sort).
@@ -679,13 +813,17 @@ impl Context {
                     .unwrap_or(std::cmp::Ordering::Equal),
             )
         });
-        let n = playouts.max(1) as f32;
+        let (score_mean, score_stdev) = stats(total, playouts);
+        let count = playouts.max(1) as f32;
         Analysis {
             moves,
             playouts,
-            ownership: own.iter().map(|&s| s as f32 / n).collect(),
+            ownership: own.iter().map(|&s| s as f32 / count).collect(),
             size,
             elapsed,
+            to_move: self.root.to_move,
+            score_mean,
+            score_stdev,
         }
     }
 }
@@ -922,6 +1060,10 @@ struct Worker<'a> {
     first: Vec<u8>,
     /// Per padded index: sum of the owners at the ends of the playouts.
     own_sum: Vec<i32>,
+    /// Black's final margins (points, komi included), summed and summed squared: per root child, in the
+    /// order of its children, and over all playouts.
+    root_scores: Vec<(f64, f64)>,
+    scores: (f64, f64),
     playouts: u64,
 }
 
@@ -950,21 +1092,52 @@ impl<'a> Worker<'a> {
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
             own_sum: vec![0; ncells],
+            root_scores: vec![(0.0, 0.0); ctx.root_moves.len().max(1)],
+            scores: (0.0, 0.0),
             playouts: 0,
         }
     }
 
-    fn search(&mut self, quota: Option<u64>, deadline: Option<Instant>) {
+    fn search(&mut self, quota: Option<u64>, deadline: Option<Instant>, stop: Option<&AtomicBool>) {
         loop {
             if quota.is_some_and(|q| self.playouts >= q) {
                 return;
             }
-            // The clock is read every few playouts.
-            if self.playouts.is_multiple_of(16) && deadline.is_some_and(|d| Instant::now() >= d) {
+            // The clock and the stop flag are read every few playouts.
+            if self.playouts.is_multiple_of(16)
+                && (deadline.is_some_and(|d| Instant::now() >= d)
+                    || stop.is_some_and(|s| s.load(Ordering::Relaxed)))
+            {
                 return;
             }
             self.iterate();
             self.playouts += 1;
+        }
+    }
+
+    /// The line from root child `k`: its move, then the most visited child of each node while it has been
+    /// visited (at most 40 moves).
+    fn principal_variation(&self, k: usize) -> Vec<Move> {
+        let mut line = Vec::new();
+        let root = self.nodes[0];
+        if root.first_child == 0 || k >= root.nchildren as usize {
+            return line;
+        }
+        let mut node = root.first_child as usize + k;
+        loop {
+            line.push(self.ctx.move_of(self.nodes[node].mv as Idx));
+            let nd = self.nodes[node];
+            if nd.first_child == 0 || line.len() >= 40 {
+                return line;
+            }
+            let first = nd.first_child as usize;
+            let best = (first..first + nd.nchildren as usize)
+                .max_by_key(|&c| self.nodes[c].visits)
+                .filter(|&c| self.nodes[c].visits > 0);
+            match best {
+                Some(c) => node = c,
+                None => return line,
+            }
         }
     }
 
@@ -1016,6 +1189,16 @@ impl<'a> Worker<'a> {
         let margin = self.scorer.area(&self.board);
         for &i in &ctx.cells {
             self.own_sum[i] += self.scorer.owner_at(&self.board, i) as i32;
+        }
+        let points = f64::from(2 * margin - ctx.komi_half) / 2.0;
+        self.scores.0 += points;
+        self.scores.1 += points * points;
+        if let Some(&(child, _)) = self.path.get(1) {
+            let k = child as usize - self.nodes[0].first_child as usize;
+            if let Some(sums) = self.root_scores.get_mut(k) {
+                sums.0 += points;
+                sums.1 += points * points;
+            }
         }
         let value = ctx.black_value(margin);
         self.backup(value);

@@ -539,3 +539,119 @@ fn opens_on_the_third_or_fourth_line() {
         assert!((2..=3).contains(&edge), "{p:?} {:?}", &a.moves[..5]);
     }
 }
+
+/// Two pass-alive groups and nothing left to play: Black's area is 28 points, White's 21.
+const SETTLED: &str = "
+    . X . X O . O
+    X X X X O O O
+    . X . X O . O
+    X X X X O O O
+    . X . X O . O
+    X X X X O O O
+    . X . X O . O";
+
+#[test]
+fn the_score_is_the_mean_margin_of_the_playouts_for_the_player_to_move() {
+    for (to_move, sign) in [(Color::Black, 1.0), (Color::White, -1.0)] {
+        let g = game(SETTLED, to_move, "chinese:size=7,komi=2.5");
+        let a = bot(200, 3).analyze(&g, g.rules(), false);
+        // Every playout ends in the same count: Black 28 − 21 − 2.5 komi.
+        assert_eq!(
+            (a.score_mean, a.score_stdev),
+            (sign * 4.5, 0.0),
+            "{to_move:?}"
+        );
+        assert_eq!(a.to_move, to_move);
+        for m in a.moves.iter().filter(|m| m.visits > 0) {
+            assert_eq!((m.score_mean, m.score_stdev), (sign * 4.5, 0.0), "{m:?}");
+        }
+        let black: usize = a.ownership.iter().filter(|&&o| o == 1.0).count();
+        let white: usize = a.ownership.iter().filter(|&&o| o == -1.0).count();
+        assert_eq!((black, white), (28, 21));
+    }
+}
+
+#[test]
+fn each_root_move_has_its_prior_score_and_principal_variation() {
+    let g = Game::new(rules("chinese:size=9")).unwrap();
+    let a = bot(600, 5).analyze(&g, g.rules(), false);
+    let priors: f64 = a.moves.iter().map(|m| m.prior).sum();
+    assert!((priors - 1.0).abs() < 1e-9, "{priors}");
+    assert!(a.moves.iter().all(|m| (0.0..=1.0).contains(&m.prior)));
+    // Every playout passes through one root move: the root's score is their visits' weighted mean.
+    let visits: u64 = a.moves.iter().map(|m| m.visits).sum();
+    assert_eq!(visits, a.playouts);
+    let weighted: f64 = a
+        .moves
+        .iter()
+        .map(|m| m.score_mean * m.visits as f64)
+        .sum::<f64>()
+        / visits as f64;
+    assert!(
+        (weighted - a.score_mean).abs() < 1e-6,
+        "{weighted} {}",
+        a.score_mean
+    );
+    assert!(a.score_stdev > 0.0);
+    let best = a.best().unwrap();
+    assert!(best.pv.len() >= 2, "{best:?}");
+    // A principal variation is a line of legal moves from its root move.
+    for m in a.moves.iter().filter(|m| m.visits > 0) {
+        assert_eq!(m.pv[0], m.mv);
+        let mut line = g.clone();
+        for &mv in &m.pv {
+            let c = line.to_move();
+            assert!(line.is_legal(c, mv), "{:?} in {:?}", mv, m.pv);
+            line.play(c, mv).unwrap();
+        }
+        assert!(m.lcb() <= m.value && m.lcb() >= 0.0);
+    }
+}
+
+#[test]
+fn a_live_analysis_reports_until_stopped_and_keeps_to_the_moves_allowed() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::Duration;
+    let g = Game::new(rules("chinese:size=9")).unwrap();
+    let unlimited = MctsConfig {
+        playouts: None,
+        time: None,
+        threads: 2,
+        ..MctsConfig::default()
+    };
+    let stop = AtomicBool::new(false);
+    let mut seen = Vec::new();
+    let last = MctsBot::new(unlimited, 1).analyze_live(
+        &g,
+        g.rules(),
+        None,
+        Duration::from_millis(20),
+        &stop,
+        |a| {
+            seen.push(a.playouts);
+            if seen.len() == 3 {
+                stop.store(true, Ordering::Relaxed);
+            }
+        },
+    );
+    assert_eq!(seen.len(), 3);
+    assert!(seen.windows(2).all(|w| w[0] < w[1]), "{seen:?}");
+    assert_eq!(last.playouts, seen[2]);
+    // A playout count ends it by itself; only the moves allowed (and the pass) are searched.
+    let e5 = Move::Play(Point::from_gtp("E5", g.rules().size).unwrap());
+    let c3 = Move::Play(Point::from_gtp("C3", g.rules().size).unwrap());
+    let a = bot(300, 1).analyze_live(
+        &g,
+        g.rules(),
+        Some(&[e5, c3]),
+        Duration::from_millis(50),
+        &AtomicBool::new(false),
+        |_| {},
+    );
+    assert_eq!(a.playouts, 300);
+    let mut moves: Vec<Move> = a.moves.iter().map(|m| m.mv).collect();
+    moves.sort_by_key(|m| format!("{m:?}"));
+    let mut want = vec![e5, c3, Move::Pass];
+    want.sort_by_key(|m| format!("{m:?}"));
+    assert_eq!(moves, want);
+}
