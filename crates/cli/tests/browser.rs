@@ -6,7 +6,9 @@
 //! asks to take back a misplayed stone, which Bob declines, then accepts on a phone-sized page); the downloaded
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
 //! on time (`B+T` on both pages), and one claimed from a player who left, through the page's notice and button.
-//! Last, a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages.
+//! Then a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages. Last,
+//! Ann takes a vacation on her own page and comes back: their correspondence game's page marks her away, her
+//! clock standing still, and running again once she is back.
 //!
 //! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with reqwest,
 //! so no TLS stack or driver download comes in; what the test asks the server itself (the SGF download) goes
@@ -2428,6 +2430,234 @@ async fn ranked_game(ann: &Browser, bob: &Browser) -> Res<()> {
     Ok(())
 }
 
+/// Whether `color`'s clock runs on `b`'s page, not stopped by a vacation: the time it shows goes down.
+async fn clock_runs(b: &Browser, color: &str) -> Res<()> {
+    let clock = format!("clock-{color}");
+    let left = b
+        .wait_js(
+            &format!("#{clock} running"),
+            "const c = document.getElementById(arguments[0]);
+             return c.classList.contains('running') && !c.classList.contains('away') && c.dataset.leftMs;",
+            json!([clock]),
+        )
+        .await?;
+    b.wait_js(
+        &format!("#{clock} going down from {left}"),
+        "return Number(document.getElementById(arguments[0]).dataset.leftMs) < Number(arguments[1]);",
+        json!([clock, left]),
+    )
+    .await
+    .map(drop)
+}
+
+/// Whether `color`'s clock on `b`'s page stands still, its player's turn and the player away on vacation: marked
+/// so, and the time it shows stays the same for 3/4 s (twice the time it takes a running clock to move).
+async fn clock_stopped(b: &Browser, color: &str) -> Res<()> {
+    let clock = format!("clock-{color}");
+    b.wait_for(&format!("#{clock}.running.away[data-away=\"true\"]"))
+        .await?;
+    let held = b
+        .js(
+            "return [document.getElementById(arguments[0]).dataset.leftMs, performance.now()];",
+            json!([clock]),
+        )
+        .await?;
+    let still = b
+        .wait_js(
+            &format!("#{clock} standing still"),
+            "const [id, [left, since]] = arguments;
+             const now = document.getElementById(id).dataset.leftMs;
+             if (now !== left) return `moved from ${left} to ${now}`;
+             return performance.now() - since > 750 && 'still';",
+            json!([clock, held]),
+        )
+        .await?;
+    same(&format!("#{clock} on a vacation"), still, json!("still"))
+}
+
+/// Vacations, on the server's manual time (its calendar stands in the first days of 1970). Ann makes a
+/// correspondence table (through the API: the lobby's form offers no correspondence clock) and Bob joins it on its
+/// page; after a move each, Ann's clock runs on Bob's page. On her own page, phone-sized, Ann's vacation card
+/// offers 7 days and refuses 40; she takes 2: the card says until when, with 2 days fewer left, and Bob's page,
+/// told live, marks her away, her clock standing still on her turn. She comes back with the card's button: the
+/// days are given back (as many as the server says: the vacation lasted no time on its clock), Bob's page drops
+/// the mark and her clock runs again. Bob sees no vacation card on Ann's page.
+async fn vacation(ann: &Browser, bob: &Browser) -> Res<()> {
+    ann.goto("/").await?;
+    let page = ann
+        .wait_js(
+            "Ann's page",
+            "const a = document.getElementById('me-name'); return a && a.getAttribute('href');",
+            json!([]),
+        )
+        .await?;
+    let page = page.as_str().unwrap_or_default().to_owned();
+    let id = ann
+        .js(
+            "return fetch('/api/session').then((r) => r.json())
+               .then((s) => fetch('/api/games', {method: 'POST',
+                 headers: {'Content-Type': 'application/json', 'X-CSRF-Token': s.csrf},
+                 body: JSON.stringify({rules: 'bga:size=9', color: 'black', time: 'correspondence'})}))
+               .then((r) => r.json()).then((g) => g.id ?? JSON.stringify(g));",
+            json!([]),
+        )
+        .await?;
+    let game = format!(
+        "/game/{}",
+        id.as_i64()
+            .ok_or(format!("the correspondence table: {id}"))?
+    );
+    bob.goto(&game).await?;
+    bob.game_ready().await?;
+    bob.click("#join").await?;
+    ann.goto(&game).await?;
+    ann.game_ready().await?;
+    ann.wait_for(&my_turn("black")).await?;
+    ann.click("#board rect[data-point=\"E5\"]").await?;
+    bob.wait_for(&my_turn("white")).await?;
+    bob.click("#board rect[data-point=\"C3\"]").await?;
+    bob.wait_move(2, "white", "C3").await?;
+    bob.wait_for(&my_turn("black")).await?;
+    clock_runs(bob, "black").await?;
+    same(
+        "the vacation marks before any vacation",
+        bob.exists("#away-black[hidden] ~ #clock-black:not(.away)")
+            .await?
+            && bob.exists("#away-white[hidden]").await?,
+        true,
+    )?;
+
+    // Ann's card, on a phone: the days left (as the server counts them) and 7 days offered.
+    ann.fit_viewport(390, 844).await?;
+    ann.goto(&page).await?;
+    ann.wait_for("#vacation:not([hidden])[data-away=\"false\"] #vacation-form:not([hidden])")
+        .await?;
+    let view = ann
+        .js(
+            "return fetch('/api/vacation').then((r) => r.json());",
+            json!([]),
+        )
+        .await?;
+    let (left, year) = (
+        view["left_days"]
+            .as_i64()
+            .ok_or(format!("the vacation view: {view}"))?,
+        view["year"].clone(),
+    );
+    let card = "const card = document.getElementById('vacation');
+                const page = document.documentElement;
+                return [card.dataset.away, Number(card.dataset.leftDays),
+                        document.getElementById('vacation-allowance').textContent.trim(),
+                        document.getElementById('vacation-days').value,
+                        document.getElementById('vacation-until').textContent.trim(),
+                        document.getElementById('vacation-error').hidden,
+                        page.scrollWidth - page.clientWidth];";
+    same(
+        "Ann's vacation card (away, days left, allowance, days offered, until, error hidden, wider than the screen)",
+        ann.js(card, json!([])).await?,
+        json!([
+            "false",
+            left,
+            format!("30 days a year; {left} left in {year}."),
+            "7",
+            "",
+            true,
+            0
+        ]),
+    )?;
+    if left < 2 {
+        return Err(format!("Ann has {left} days of vacation left"));
+    }
+    // More days than a vacation may last: the page says so, and asks the server nothing.
+    ann.type_into("#vacation-days", "40").await?;
+    ann.click("#vacation-take").await?;
+    ann.wait_for("#vacation-error:not([hidden])[data-reason=\"bad_days\"]")
+        .await?;
+    ann.type_into("#vacation-days", "2").await?;
+    ann.click("#vacation-take").await?;
+    ann.wait_for("#vacation[data-away=\"true\"] #vacation-current:not([hidden])")
+        .await?;
+    let shown = ann.js(card, json!([])).await?;
+    let until = shown[4].as_str().unwrap_or_default();
+    if !(shown[0] == "true"
+        && shown[1] == left - 2
+        && shown[2] == format!("30 days a year; {} left in {year}.", left - 2)
+        && until.starts_with("On vacation until ")
+        && shown[5] == true
+        && shown[6] == 0
+        && ann.exists("#vacation-form[hidden]").await?)
+    {
+        return Err(format!("Ann's card on vacation: {shown}"));
+    }
+
+    // Bob's page, told live: Ann away, by her name, and her clock stopped on her turn.
+    let mark = bob
+        .wait_js(
+            "Ann's vacation on Bob's page",
+            "const m = document.getElementById('away-black');
+             return !m.hidden && m.dataset.until && m.textContent;",
+            json!([]),
+        )
+        .await?;
+    if !mark
+        .as_str()
+        .is_some_and(|m| m.starts_with("On vacation until "))
+    {
+        return Err(format!("Bob's page marks Ann away with {mark}"));
+    }
+    same(
+        "Bob's own mark",
+        bob.exists("#away-white[hidden]").await?,
+        true,
+    )?;
+    clock_stopped(bob, "black").await?;
+
+    // Ann comes back: the days not taken are hers again.
+    ann.click("#vacation-end").await?;
+    ann.wait_for("#vacation[data-away=\"false\"] #vacation-form:not([hidden])")
+        .await?;
+    let view = ann
+        .js(
+            "return fetch('/api/vacation').then((r) => r.json());",
+            json!([]),
+        )
+        .await?;
+    let back = view["left_days"]
+        .as_i64()
+        .ok_or(format!("the vacation view: {view}"))?;
+    if !(back > left - 2 && back <= left) {
+        return Err(format!(
+            "Ann has {back} days left after coming back, {left} before"
+        ));
+    }
+    same(
+        "Ann's card once back (away, days left, allowance, days offered, until, error hidden, wider than the screen)",
+        ann.js(card, json!([])).await?,
+        json!([
+            "false",
+            back,
+            format!("30 days a year; {back} left in {year}."),
+            "2",
+            "",
+            true,
+            0
+        ]),
+    )?;
+    ann.fit_viewport(1280, 900).await?;
+    bob.wait_for("#away-black[hidden]").await?;
+    clock_runs(bob, "black").await?;
+
+    // Nobody else's vacations show: no card on Ann's page for Bob.
+    bob.goto(&page).await?;
+    bob.wait_for("#player-name:not(:empty)").await?;
+    same(
+        "the vacation card on Ann's page for Bob",
+        bob.exists("#vacation[hidden]").await?,
+        true,
+    )?;
+    Ok(())
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     let started = Instant::now();
@@ -2476,6 +2706,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     }
     if outcome.is_ok() {
         outcome = ranked_game(&browsers[0], &browsers[1]).await;
+    }
+    if outcome.is_ok() {
+        outcome = vacation(&browsers[0], &browsers[1]).await;
     }
     let mut report = String::new();
     if outcome.is_err() {

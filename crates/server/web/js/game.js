@@ -5,6 +5,7 @@ import { ApiError, get, post, socketUrl } from "./api.js";
 import { playSound, unlockOnGesture } from "./audio.js";
 import { Board } from "./board.js";
 import { addMessages, chatTime, turnsAt, visibleMessages } from "./chat.js";
+import { awayLeft, clockLeft, clockText } from "./clocks.js";
 import { parsePoint } from "./coords.js";
 import { eventState } from "./events.js";
 import { colorOf, formatDuration, formatResult, halfPoints } from "./format.js";
@@ -17,6 +18,7 @@ import { LiveSocket } from "./socket.js";
 import { readSoundSettings, SOUND_SETTINGS, soundFor, SOUNDS_KEY, tickSecond, writeSoundSettings } from "./sounds.js";
 import { gameFacts, summarizeSpec } from "./spec.js";
 import { askedMove, countTurns, mayAskUndo, readMoves, replayAgrees, takenBack, turnOf } from "./undo.js";
+import { untilText } from "./vacation.js";
 
 /** Socket actions unanswered after this long are sent again over HTTP (safe: they carry the version). */
 const ACK_TIMEOUT_MS = 8000;
@@ -159,48 +161,71 @@ function renderPlayers() {
 }
 
 // The clocks: the state carries both players' time when it was taken; the running one is counted down here from
-// the moment the state arrived (the server's timer decides any loss on time).
+// the moment the state arrived (the server's timer decides any loss on time), except while its player is away on
+// vacation (`away_ms`, correspondence clocks only): it stands still that long, then runs on (clocks.js). A player
+// away is marked by their name with the end of the vacation, on this browser's clock.
 let clockTaken = 0;
+let clockTakenAt = 0; // Date.now() then: where `away_ms` ends on the wall clock
 let clockTimer = null;
 
 function formatMs(ms) {
   return formatDuration(ms, t);
 }
 
-function clockText(side, elapsed) {
-  if (side.flagged) return t("clock.flagged");
-  let main = side.main_ms;
-  let period = side.period_ms ?? 0;
-  if (main >= elapsed) main -= elapsed;
-  else {
-    period = Math.max(0, period - (elapsed - main));
-    main = 0;
-  }
-  if (main > 0 || side.overtime === "sudden-death") return formatMs(main);
-  if (side.overtime === "byoyomi") return t("clock.periods", { time: formatMs(period), periods: side.periods });
-  if (side.overtime === "canadian") return t("clock.stones", { time: formatMs(period), stones: side.stones });
-  return formatMs(main);
-}
-
 function renderClocks() {
   const clock = game.clock;
+  const elapsed = performance.now() - clockTaken;
+  let away = false;
   for (const color of ["black", "white"]) {
     const box = $(`clock-${color}`);
     box.hidden = !clock;
+    const side = clock?.[color];
+    // Still away now (the state said for how long from when it came); never once the game is over.
+    const awayFor = side && !isOver(game) ? awayLeft(side, elapsed) : null;
+    renderAway(color, awayFor);
+    away ||= awayFor !== null;
     if (!clock) continue;
     const running = clock.running === color && game.phase === "playing";
-    const elapsed = running ? performance.now() - clockTaken : 0;
-    box.textContent = clockText(clock[color], elapsed);
+    const ran = running ? elapsed : 0;
+    box.textContent = clockText(side, ran, t);
     box.classList.toggle("running", running);
-    const left = clock[color].main_ms + (clock[color].period_ms ?? 0) - elapsed;
+    const left = clockLeft(side, ran);
     box.classList.toggle("low", running && left < 20000);
+    // Stopped by the vacation (on the player's own turn: the opponent's clock runs on).
+    const stopped = running && awayFor !== null;
+    box.classList.toggle("away", stopped);
+    if (stopped) box.dataset.away = "true";
+    else delete box.dataset.away;
+    if (stopped) box.title = t("vacation.clock-stopped");
+    else box.removeAttribute("title");
+    box.dataset.leftMs = String(Math.round(left));
   }
   clockTick();
-  if (clock && clock.running && !clockTimer) clockTimer = setInterval(renderClocks, 250);
-  if ((!clock || !clock.running) && clockTimer) {
+  // Ticking while a clock runs, and while a player is away (the mark goes when the vacation ends).
+  const ticking = Boolean(clock?.running) || away;
+  if (ticking && !clockTimer) clockTimer = setInterval(renderClocks, 250);
+  if (!ticking && clockTimer) {
     clearInterval(clockTimer);
     clockTimer = null;
   }
+}
+
+/** The mark by a player away on vacation: "On vacation until …" (hidden when not away, `awayFor` null). */
+function renderAway(color, awayFor) {
+  const mark = $(`away-${color}`);
+  mark.hidden = awayFor === null;
+  if (awayFor === null) {
+    mark.textContent = "";
+    delete mark.dataset.until;
+    mark.removeAttribute("title");
+    return;
+  }
+  // Counted from the state's arrival, so the end shown does not move as the page ticks.
+  const until = clockTakenAt + (game.clock[color].away_ms ?? 0);
+  const text = t("vacation.until", { until: untilText(until, currentLanguage()) });
+  if (mark.textContent !== text) mark.textContent = text;
+  mark.dataset.until = String(until);
+  mark.title = t("vacation.mark-title");
 }
 
 // An absent player (no page open on the game): the opponent's countdown to the claim, counted from the moment
@@ -721,6 +746,7 @@ function takeNewer(state) {
 
 function take(state) {
   clockTaken = performance.now();
+  clockTakenAt = Date.now();
   const { type: _type, ...rest } = state;
   const changedSize = !game || game.width !== rest.width || game.height !== rest.height;
   const ended = Boolean(game) && !isOver(game) && isOver(rest);

@@ -1,18 +1,22 @@
 // A player's page: an account's rating (rank, the graph of its history, the record by board size and colour), the
 // games not over yet, then every game, newest first, with the opponent, rules, result and links to the game and
-// replay.
+// replay. On one's own page, the vacation card: the days left this year, the vacation in progress and the way back,
+// or the days to take.
 
-import { ApiError, get } from "./api.js";
+import { ApiError, get, post } from "./api.js";
 import { colorOf, formatDate, formatRank, formatResult, moveCount, parseResult, rankOf } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
 import { boot, el, moreButton, playerName, playerNode, showError } from "./page.js";
 import { idFromPath } from "./paths.js";
 import { FRAME, plotHistory } from "./plot.js";
 import { summarizeSpec } from "./spec.js";
+import { readDays, vacationCard } from "./vacation.js";
 
 const $ = (id) => document.getElementById(id);
 const userId = idFromPath("player", location.pathname);
-await boot();
+const session = await boot();
+/** Whether this is the signed-in user's own page: only then is there a vacation card. */
+const ownPage = Boolean(userId && session.user && String(session.user.id) === userId);
 
 let data = null; // {user, rating, rating_history, record, current, games, next}
 
@@ -182,7 +186,113 @@ moreButton(
   $("message"),
 );
 
-onLanguageChange(render);
+// ---- the vacation card (one's own page) ----
+
+let vacation = null; // the answer of GET /api/vacation, once read
+let vacationBusy = false; // a POST under way: the controls wait for its answer
+let vacationTimer = null; // looks again when the vacation in progress ends
+let signedOut = false; // the session ended (in another tab): no card
+
+function renderVacation() {
+  const card = $("vacation");
+  // Shown once read, or to say why it could not be.
+  card.hidden = !ownPage || signedOut || (!vacation && $("vacation-error").hidden);
+  const v = vacation ? vacationCard(vacation) : null;
+  card.dataset.away = String(Boolean(v?.away));
+  card.dataset.leftDays = v ? String(v.left) : "";
+  // "30 days a year; 26 left in 2026", and the hours beyond the whole days (a vacation ended early gives back
+  // its unused time, rarely whole days; a vacation lasts whole days).
+  const allowance = $("vacation-allowance");
+  allowance.hidden = !v;
+  allowance.replaceChildren();
+  if (v) {
+    allowance.append(t("vacation.allowance", { allowance: v.allowance, left: v.left, year: v.year ?? "" }));
+    const hours = Math.floor(v.extraMs / 3_600_000);
+    if (hours > 0) allowance.append(" ", el("span", { class: "muted" }, t("vacation.extra", { hours })));
+  }
+  const away = Boolean(v?.away);
+  $("vacation-current").hidden = !away;
+  const until = $("vacation-until");
+  until.textContent = away ? t("vacation.until", { until: formatDate(v.until / 1000, currentLanguage()) }) : "";
+  until.dataset.until = away ? String(v.until) : "";
+  $("vacation-end").disabled = vacationBusy;
+  $("vacation-form").hidden = !v || away;
+  const max = v?.max ?? 0;
+  const input = $("vacation-days");
+  input.max = String(Math.max(1, max));
+  input.disabled = max === 0 || vacationBusy;
+  // The number typed stays through a new answer (and a vacation: the form is hidden meanwhile) while it can
+  // still be taken; else the one offered; none when no day is left.
+  if (v && !away) {
+    if (max === 0) input.value = "";
+    else if (readDays(input.value, max) === null) input.value = String(v.days);
+  }
+  $("vacation-take").disabled = max === 0 || vacationBusy;
+  const none = Boolean(v) && !away && max === 0;
+  $("vacation-none-left").hidden = !none;
+  $("vacation-none-left").textContent = none ? t("vacation.none-left", { year: v.year ?? "" }) : "";
+  // Left open past the vacation's end, the page looks again then (a timer waits 24 days at most).
+  clearTimeout(vacationTimer);
+  vacationTimer = null;
+  const wait = away ? v.until - Date.now() : -1;
+  if (wait > 0) vacationTimer = setTimeout(loadVacation, Math.min(wait + 1000, 2 ** 31 - 1));
+}
+
+async function loadVacation() {
+  try {
+    vacation = await get("/api/vacation");
+    showError($("vacation-error"), null);
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) signedOut = true;
+    else showError($("vacation-error"), e);
+  }
+  renderVacation();
+}
+
+/** POSTs a change (take or end) and shows the answer's view, or the server's refusal in the card. */
+async function changeVacation(path, json) {
+  if (vacationBusy) return;
+  vacationBusy = true;
+  showError($("vacation-error"), null);
+  renderVacation();
+  try {
+    vacation = await post(path, { json });
+  } catch (e) {
+    showError($("vacation-error"), e);
+    // The refusal may come from a view that is out of date (taken or ended in another tab): read it again.
+    if (e instanceof ApiError && ["on_vacation", "not_on_vacation", "vacation_too_long"].includes(e.reason)) {
+      try {
+        vacation = await get("/api/vacation");
+      } catch {
+        // the view shown stays
+      }
+    }
+  } finally {
+    vacationBusy = false;
+    renderVacation();
+  }
+}
+
+$("vacation-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const v = vacationCard(vacation);
+  const days = readDays($("vacation-days").value, v.max);
+  if (days === null) {
+    showError($("vacation-error"), new ApiError(400, t("vacation.bad-days", { max: v.max }), "bad_days"));
+    $("vacation-days").focus();
+    return;
+  }
+  changeVacation("/api/vacation", { days });
+});
+
+$("vacation-end").addEventListener("click", () => changeVacation("/api/vacation/end", {}));
+
+onLanguageChange(() => {
+  render();
+  renderVacation();
+});
+
+if (ownPage) loadVacation();
 
 if (!userId) {
   showError($("message"), new ApiError(404, t("player.not-found"), "not_found"));

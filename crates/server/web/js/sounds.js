@@ -2,6 +2,7 @@
 // which sound a live event makes, and the ticks of the viewer's own clock in its last seconds. The sounds
 // themselves are made in audio.js.
 
+import { clockElapsed } from "./clocks.js";
 import { parsePoint } from "./coords.js";
 
 /** The sounds that can be switched off, each on unless stored off: a stone played, a pass, my clock's ticks. */
@@ -83,10 +84,11 @@ export function timeLeft(side, elapsed, period = null) {
  * The second the viewer's clock should tick now (10 … 1: the seconds left, rounded up), or null: only the viewer's
  * own clock (`viewer`: their colour; spectators have none), while it runs in play, in the last 10 s of its main
  * time or of an overtime period, with the clock sound on. The page ticks when the answer changes to a number.
+ * `elapsed` is the time since the state was taken; a clock stopped by a vacation has not run meanwhile.
  */
 export function tickSecond({ clock, phase, viewer, elapsed, settings }) {
   if (!settings?.clock || !viewer || !clock || phase !== "playing" || clock.running !== viewer) return null;
-  const left = timeLeft(clock[viewer], elapsed, periodLength(clock.control));
+  const left = timeLeft(clock[viewer], clockElapsed(clock[viewer], elapsed), periodLength(clock.control));
   if (!left || left.ms <= 0 || left.ms > TICK_FROM_MS) return null;
   return Math.ceil(left.ms / 1000);
 }

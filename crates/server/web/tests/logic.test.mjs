@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { addMessages, chatTime, isMessage, turnsAt, visibleMessages } from "../js/chat.js";
+import { awayLeft, clockElapsed, clockLeft, clockText } from "../js/clocks.js";
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
@@ -51,6 +52,7 @@ import {
   turnOf,
   UNDO_ACTIONS,
 } from "../js/undo.js";
+import { DAY_MS, readDays, untilText, vacationCard } from "../js/vacation.js";
 
 const names = (points, h) => points.map((p) => pointName(p.col, p.row, h)).sort();
 
@@ -922,4 +924,139 @@ test("a seek in words", () => {
   assert.equal(rangeLabel({ min_rank: "15k" }, t, (r) => r), 'seek.range-from{"min":"15k"}');
   assert.equal(rangeLabel({ max_rank: "1d" }, t, (r) => r), 'seek.range-up-to{"max":"1d"}');
   assert.equal(seekFacts({ ...seek, ranked: true }, t, formatRank)[3], "lobby.ranked");
+});
+
+// A stand-in for the dictionary: the key and its parameters, so that the tests read what the page would say.
+const tr = (key, params) => (params ? `${key} ${JSON.stringify(params)}` : key);
+
+test("a clock's text counts the running time down, then the overtime", () => {
+  const fischer = { main_ms: 65000, overtime: "sudden-death", flagged: false, away_ms: null };
+  assert.equal(clockText(fischer, 0, tr), "1:05");
+  assert.equal(clockText(fischer, 5500, tr), "1:00"); // 59.5 s rounds up
+  assert.equal(clockText(fischer, 70000, tr), "0:00");
+  assert.equal(clockText({ ...fischer, flagged: true }, 0, tr), "clock.flagged");
+  const byoyomi = { main_ms: 2000, overtime: "byoyomi", periods: 5, period_ms: 30000, flagged: false };
+  assert.equal(clockText(byoyomi, 1000, tr), "0:01");
+  assert.equal(clockText(byoyomi, 12000, tr), 'clock.periods {"time":"0:20","periods":5}');
+  const canadian = { main_ms: 0, overtime: "canadian", stones: 7, period_ms: 300000, flagged: false };
+  assert.equal(clockText(canadian, 60000, tr), 'clock.stones {"time":"4:00","stones":7}');
+  // A correspondence clock in days and hours.
+  const days = { main_ms: 3 * DAY_MS, overtime: "sudden-death", flagged: false };
+  assert.equal(clockText(days, 3600000, tr), 'time.days {"days":2,"hours":23}');
+  assert.equal(clockLeft(fischer, 5000), 60000);
+  assert.equal(clockLeft(byoyomi, 12000), 20000);
+});
+
+test("a clock whose player is away on vacation stands still that long, then runs on from where it stood", () => {
+  const side = { main_ms: 65000, overtime: "sudden-death", flagged: false, away_ms: 5000 };
+  // The same time for the 5 s away...
+  for (const elapsed of [0, 1000, 2500, 4999, 5000]) {
+    assert.equal(clockText(side, elapsed, tr), "1:05", `${elapsed} ms`);
+    assert.equal(clockLeft(side, elapsed), 65000, `${elapsed} ms`);
+    assert.equal(clockElapsed(side, elapsed), 0);
+  }
+  // ...then it runs again.
+  assert.equal(clockElapsed(side, 6000), 1000);
+  assert.equal(clockText(side, 6000, tr), "1:04");
+  assert.equal(clockText(side, 65000, tr), "0:05");
+  assert.equal(clockLeft(side, 70000), 0);
+  // Not away: it runs from the start; an absurd away_ms changes nothing.
+  for (const away_ms of [null, undefined, 0, -5, "x"]) {
+    assert.equal(clockElapsed({ ...side, away_ms }, 3000), 3000, String(away_ms));
+  }
+  // Away longer than the clock has: nothing runs out meanwhile.
+  const short = { ...side, main_ms: 1000, away_ms: 2 * DAY_MS };
+  assert.equal(clockLeft(short, DAY_MS), 1000);
+  // Overtime stands still too.
+  const byoyomi = { main_ms: 0, overtime: "byoyomi", periods: 3, period_ms: 30000, flagged: false, away_ms: 10000 };
+  assert.equal(clockText(byoyomi, 9000, tr), 'clock.periods {"time":"0:30","periods":3}');
+  assert.equal(clockText(byoyomi, 20000, tr), 'clock.periods {"time":"0:20","periods":3}');
+});
+
+test("how long a player is still away, from the state's away_ms", () => {
+  const side = { main_ms: 1000, away_ms: 5000 };
+  assert.equal(awayLeft(side, 0), 5000);
+  assert.equal(awayLeft(side, 4000), 1000);
+  assert.equal(awayLeft(side, 5000), null); // back
+  assert.equal(awayLeft(side, 9000), null);
+  assert.equal(awayLeft(side, -50), 5000); // a clock that stepped back counts from the state
+  assert.equal(awayLeft({ main_ms: 1000, away_ms: null }, 0), null);
+  assert.equal(awayLeft({ main_ms: 1000 }, 0), null);
+  assert.equal(awayLeft(null, 0), null);
+});
+
+test("my clock does not tick while I am away on vacation", () => {
+  const settings = readSoundSettings(null);
+  const clock = {
+    control: "fischer:3m+10s",
+    running: "black",
+    black: { main_ms: 12000, overtime: "sudden-death", flagged: false, away_ms: 5000 },
+    white: { main_ms: 60000, overtime: "sudden-death", flagged: false, away_ms: null },
+  };
+  const at = (elapsed) => tickSecond({ clock, phase: "playing", viewer: "black", elapsed, settings });
+  assert.equal(at(6999), null); // 12 s - 1.999 s run: 10.001 s
+  assert.equal(at(7000), 10);
+  assert.equal(at(16500), 1);
+});
+
+test("the vacation card: the days left, the vacation in progress, the days offered", () => {
+  const view = (fields) => ({
+    year: 2026,
+    allowance_days: 30,
+    used_ms: 0,
+    left_ms: 30 * DAY_MS,
+    left_days: 30,
+    current: null,
+    ...fields,
+  });
+  assert.deepEqual(vacationCard(view({})), {
+    away: false,
+    until: null,
+    year: 2026,
+    allowance: 30,
+    left: 30,
+    extraMs: 0,
+    max: 30,
+    days: 7,
+  });
+  // Fewer days left than the default: never more than are left.
+  const few = vacationCard(view({ used_ms: 26 * DAY_MS, left_ms: 4 * DAY_MS, left_days: 4 }));
+  assert.equal(few.max, 4);
+  assert.equal(few.days, 4);
+  // None left: nothing to take.
+  const none = vacationCard(view({ used_ms: 30 * DAY_MS, left_ms: 0, left_days: 0 }));
+  assert.deepEqual([none.max, none.days, none.away], [0, 0, false]);
+  // Away: its end, and nothing more to take meanwhile.
+  const away = vacationCard(
+    view({ used_ms: 2 * DAY_MS, left_ms: 28 * DAY_MS, left_days: 28, current: { start_ms: 1000, end_ms: 2000 } }),
+  );
+  assert.deepEqual([away.away, away.until, away.left, away.max], [true, 2000, 28, 0]);
+  // A vacation ended after a few seconds: 29 whole days, and the rest of the 30th.
+  const early = vacationCard(view({ used_ms: 3000, left_ms: 30 * DAY_MS - 3000, left_days: 29 }));
+  assert.deepEqual([early.left, early.extraMs, early.max, early.days], [29, DAY_MS - 3000, 29, 7]);
+  // Nothing read yet.
+  assert.deepEqual([vacationCard(null).max, vacationCard(null).away], [0, false]);
+});
+
+test("the days typed for a vacation", () => {
+  assert.equal(readDays("7", 30), 7);
+  assert.equal(readDays(" 2 ", 30), 2);
+  assert.equal(readDays("30", 30), 30);
+  assert.equal(readDays("30", 29), null);
+  assert.equal(readDays("0", 30), null);
+  assert.equal(readDays("1.5", 30), null);
+  assert.equal(readDays("-1", 30), null);
+  assert.equal(readDays("", 30), null);
+  assert.equal(readDays("1e1", 30), null);
+  assert.equal(readDays("3", 0), null);
+});
+
+test("a vacation's end in words: the year only when it is not this one", () => {
+  const now = Date.UTC(2026, 5, 1, 12);
+  const soon = untilText(Date.UTC(2026, 5, 8, 12, 30), "en", now);
+  assert.ok(!soon.includes("2026"), soon);
+  assert.match(soon, /Jun/);
+  const next = untilText(Date.UTC(2027, 0, 5, 12), "en", Date.UTC(2026, 11, 20, 12));
+  assert.match(next, /2027/);
+  assert.ok(untilText(Date.UTC(2026, 5, 8), "ja", now).length > 0);
 });
