@@ -41,7 +41,6 @@
 //! ## Passing and resigning
 //! See [`MctsBot::choose`].
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -195,6 +194,8 @@ pub struct MoveStat {
     /// The principal variation from this move: the move, then the most visited child at each level (in the
     /// thread's tree where this move has the most visits).
     pub pv: Vec<Move>,
+    /// The visits of each move of `pv` in that tree.
+    pub pv_visits: Vec<u64>,
 }
 
 impl MoveStat {
@@ -218,6 +219,8 @@ pub struct Analysis {
     pub playouts: u64,
     /// Per point in row-major order: Black's share of the playouts' ends minus White's, −1 to 1.
     pub ownership: Vec<f32>,
+    /// Per point: the standard deviation of its owner at the playouts' ends (1 Black, −1 White, 0 nobody).
+    pub ownership_stdev: Vec<f32>,
     pub size: Size,
     pub elapsed: Duration,
     /// The player to move at the root.
@@ -405,7 +408,7 @@ impl MctsBot {
     }
 
     /// Searches the position of `game` as [`MctsBot::analyze`] does, and calls `report` with what the search has
-    /// found every `interval`, until `stop` is set (checked every few playouts, so the search ends promptly)
+    /// found every `interval`, until `stop` says so (asked every few playouts, so the search ends promptly)
     /// or, when the bot's settings give a playout count or a time, until that is reached (with neither, until
     /// `stop` only). Answers the last analysis. `only`: the root's moves are these (a pass always allowed), when given and any is legal.
     pub fn analyze_live(
@@ -414,7 +417,7 @@ impl MctsBot {
         rules: &Rules,
         only: Option<&[Move]>,
         interval: Duration,
-        stop: &AtomicBool,
+        stop: &(dyn Fn() -> bool + Sync),
         mut report: impl FnMut(&Analysis),
     ) -> Analysis {
         let start = Instant::now();
@@ -428,7 +431,7 @@ impl MctsBot {
         let interval = interval.max(Duration::from_millis(10));
         loop {
             let done = |ws: &[Worker]| {
-                stop.load(Ordering::Relaxed)
+                stop()
                     || end.is_some_and(|e| Instant::now() >= e)
                     || self
                         .config
@@ -739,6 +742,7 @@ impl Context {
         // Per root move: the worker where it has the most visits, for its principal variation.
         let mut deepest = vec![(0u32, 0usize); n];
         let mut own = vec![0i64; self.cells.len()];
+        let mut own_squares = vec![0u64; self.cells.len()];
         let mut playouts = 0;
         for (wk, w) in workers.iter().enumerate() {
             playouts += w.playouts;
@@ -760,6 +764,7 @@ impl Context {
             }
             for (k, &i) in self.cells.iter().enumerate() {
                 own[k] += w.own_sum[i] as i64;
+                own_squares[k] += u64::from(w.own_squares[i]);
             }
         }
         // The margins are Black's: the player to move's are their opposite for White.
@@ -783,6 +788,10 @@ impl Context {
             .enumerate()
             .map(|(k, &m)| {
                 let (score_mean, score_stdev) = stats(sums[k], visits[k]);
+                let (pv, pv_visits) = match workers.get(deepest[k].1) {
+                    Some(w) if visits[k] > 0 => w.principal_variation(k),
+                    _ => (vec![self.move_of(m)], vec![0]),
+                };
                 MoveStat {
                     mv: self.move_of(m),
                     visits: visits[k],
@@ -798,10 +807,8 @@ impl Context {
                     },
                     score_mean,
                     score_stdev,
-                    pv: match workers.get(deepest[k].1) {
-                        Some(w) if visits[k] > 0 => w.principal_variation(k),
-                        _ => vec![self.move_of(m)],
-                    },
+                    pv,
+                    pv_visits,
                 }
             })
             .collect();
@@ -819,6 +826,14 @@ impl Context {
             moves,
             playouts,
             ownership: own.iter().map(|&s| s as f32 / count).collect(),
+            ownership_stdev: own
+                .iter()
+                .zip(&own_squares)
+                .map(|(&s, &q)| {
+                    let mean = s as f32 / count;
+                    (q as f32 / count - mean * mean).max(0.0).sqrt()
+                })
+                .collect(),
             size,
             elapsed,
             to_move: self.root.to_move,
@@ -1058,8 +1073,9 @@ struct Worker<'a> {
     scorer: Scorer,
     /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
     first: Vec<u8>,
-    /// Per padded index: sum of the owners at the ends of the playouts.
+    /// Per padded index: sum of the owners at the ends of the playouts, and of their squares.
     own_sum: Vec<i32>,
+    own_squares: Vec<u32>,
     /// Black's final margins (points, komi included), summed and summed squared: per root child, in the
     /// order of its children, and over all playouts.
     root_scores: Vec<(f64, f64)>,
@@ -1092,13 +1108,19 @@ impl<'a> Worker<'a> {
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
             own_sum: vec![0; ncells],
+            own_squares: vec![0; ncells],
             root_scores: vec![(0.0, 0.0); ctx.root_moves.len().max(1)],
             scores: (0.0, 0.0),
             playouts: 0,
         }
     }
 
-    fn search(&mut self, quota: Option<u64>, deadline: Option<Instant>, stop: Option<&AtomicBool>) {
+    fn search(
+        &mut self,
+        quota: Option<u64>,
+        deadline: Option<Instant>,
+        stop: Option<&(dyn Fn() -> bool + Sync)>,
+    ) {
         loop {
             if quota.is_some_and(|q| self.playouts >= q) {
                 return;
@@ -1106,7 +1128,7 @@ impl<'a> Worker<'a> {
             // The clock and the stop flag are read every few playouts.
             if self.playouts.is_multiple_of(16)
                 && (deadline.is_some_and(|d| Instant::now() >= d)
-                    || stop.is_some_and(|s| s.load(Ordering::Relaxed)))
+                    || stop.is_some_and(|stop| stop()))
             {
                 return;
             }
@@ -1116,19 +1138,20 @@ impl<'a> Worker<'a> {
     }
 
     /// The line from root child `k`: its move, then the most visited child of each node while it has been
-    /// visited (at most 40 moves).
-    fn principal_variation(&self, k: usize) -> Vec<Move> {
-        let mut line = Vec::new();
+    /// visited (at most 40 moves), with each one's visits.
+    fn principal_variation(&self, k: usize) -> (Vec<Move>, Vec<u64>) {
+        let (mut line, mut visits) = (Vec::new(), Vec::new());
         let root = self.nodes[0];
         if root.first_child == 0 || k >= root.nchildren as usize {
-            return line;
+            return (line, visits);
         }
         let mut node = root.first_child as usize + k;
         loop {
-            line.push(self.ctx.move_of(self.nodes[node].mv as Idx));
             let nd = self.nodes[node];
+            line.push(self.ctx.move_of(nd.mv as Idx));
+            visits.push(u64::from(nd.visits));
             if nd.first_child == 0 || line.len() >= 40 {
-                return line;
+                return (line, visits);
             }
             let first = nd.first_child as usize;
             let best = (first..first + nd.nchildren as usize)
@@ -1136,7 +1159,7 @@ impl<'a> Worker<'a> {
                 .filter(|&c| self.nodes[c].visits > 0);
             match best {
                 Some(c) => node = c,
-                None => return line,
+                None => return (line, visits),
             }
         }
     }
@@ -1188,7 +1211,9 @@ impl<'a> Worker<'a> {
         }
         let margin = self.scorer.area(&self.board);
         for &i in &ctx.cells {
-            self.own_sum[i] += self.scorer.owner_at(&self.board, i) as i32;
+            let owner = self.scorer.owner_at(&self.board, i) as i32;
+            self.own_sum[i] += owner;
+            self.own_squares[i] += owner.unsigned_abs();
         }
         let points = f64::from(2 * margin - ctx.komi_half) / 2.0;
         self.scores.0 += points;

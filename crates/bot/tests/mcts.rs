@@ -626,7 +626,7 @@ fn a_live_analysis_reports_until_stopped_and_keeps_to_the_moves_allowed() {
         g.rules(),
         None,
         Duration::from_millis(20),
-        &stop,
+        &|| stop.load(Ordering::Relaxed),
         |a| {
             seen.push(a.playouts);
             if seen.len() == 3 {
@@ -645,7 +645,7 @@ fn a_live_analysis_reports_until_stopped_and_keeps_to_the_moves_allowed() {
         g.rules(),
         Some(&[e5, c3]),
         Duration::from_millis(50),
-        &AtomicBool::new(false),
+        &|| false,
         |_| {},
     );
     assert_eq!(a.playouts, 300);
