@@ -453,8 +453,9 @@ fn run(cli: Cli) -> Result<()> {
                 .parse::<tesuji_gtp::BotKind>()
                 .with_context(|| format!("bad --bot {bot:?}"))?;
             let config = tesuji_gtp::EngineConfig { rules, bot, seed };
-            let stdin = std::io::stdin();
-            tesuji_gtp::run(stdin.lock(), std::io::stdout().lock(), config)
+            // Read on the engine's own input thread (an analysis streams until the next line).
+            let stdin = std::io::BufReader::new(std::io::stdin());
+            tesuji_gtp::run(stdin, std::io::stdout().lock(), config)
                 .context("GTP input or output failed")
         }
         Command::Match {

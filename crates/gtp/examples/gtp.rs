@@ -14,5 +14,9 @@ fn main() -> std::io::Result<()> {
             }
         }
     }
-    run(std::io::stdin().lock(), std::io::stdout().lock(), config)
+    run(
+        std::io::BufReader::new(std::io::stdin()),
+        std::io::stdout().lock(),
+        config,
+    )
 }

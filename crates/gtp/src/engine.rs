@@ -4,10 +4,11 @@
 //! exactly as it was. Arguments are strict: a command with too few or too many arguments fails (`play` with a
 //! missing colour or vertex says `invalid color or coordinate`, as GNU Go does).
 
+use std::io::{self, Write};
 use std::str::FromStr;
 
 use tesuji_bot::estimate;
-use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
+use tesuji_bot::mcts::{Analysis, Decision, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_clock::{GtpTimeLeft, Remaining, SECOND_MS, TimeControl};
 use tesuji_rules::handicap::fixed_handicap_points;
@@ -16,6 +17,7 @@ use tesuji_rules::{
     Board, Color, EndRule, Grid, Komi, Move, Placement, Point, Preset, Rules, Size,
 };
 
+use crate::analyze::{Flavor, Request, info_line};
 use crate::error::GtpError;
 use crate::katago;
 use crate::position::Position;
@@ -104,7 +106,7 @@ pub enum TimeSettings {
 }
 
 /// Every command, as `list_commands` prints them.
-pub const COMMANDS: [&str; 33] = [
+pub const COMMANDS: [&str; 39] = [
     "protocol_version",
     "name",
     "version",
@@ -138,7 +140,27 @@ pub const COMMANDS: [&str; 33] = [
     "tesuji-rules",
     "tesuji-why",
     "set_position",
+    "lz-analyze",
+    "lz-genmove_analyze",
+    "kata-analyze",
+    "kata-genmove_analyze",
+    "analyze",
+    "genmove_analyze",
 ];
+
+/// The analysis commands, whose answers stream (see [`Engine::answer_line`]): each with the form of its lines
+/// and whether it plays the move it ends with.
+fn analysis_command(name: &str) -> Option<(Flavor, bool)> {
+    match name {
+        "lz-analyze" => Some((Flavor::Leela, false)),
+        "lz-genmove_analyze" => Some((Flavor::Leela, true)),
+        "kata-analyze" => Some((Flavor::Kata, false)),
+        "kata-genmove_analyze" => Some((Flavor::Kata, true)),
+        "analyze" => Some((Flavor::Sabaki, false)),
+        "genmove_analyze" => Some((Flavor::Sabaki, true)),
+        _ => None,
+    }
+}
 
 /// A GTP engine.
 pub struct Engine {
@@ -358,6 +380,186 @@ impl Engine {
         }
     }
 
+    /// Answers one raw input line on `out`, as [`Engine::process_line`] does; an analysis command streams its
+    /// answer: `=` (with the id), a line of analysis every interval, and, for the `*-analyze` ones, a blank
+    /// line once `stop` says a new line of input came (the search stops within a few playouts); the
+    /// `*genmove_analyze` ones search as `genmove` does and end with `play VERTEX` (or `play resign`).
+    pub fn answer_line(
+        &mut self,
+        raw: &[u8],
+        out: &mut dyn Write,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> io::Result<()> {
+        let line = protocol::clean(raw);
+        if let Ok(Some(cmd)) = protocol::split(&line)
+            && let Some((flavor, genmove)) = analysis_command(cmd.name)
+        {
+            return self.analyze(cmd.id, flavor, genmove, &cmd.args, out, stop);
+        }
+        if let Some(reply) = self.process_line(raw) {
+            out.write_all(reply.as_bytes())?;
+            out.flush()?;
+        }
+        Ok(())
+    }
+
+    /// What an analysis command searches: its request, the player analyzed, the game from their side, the
+    /// search's settings (the bot's budget for a genmove or when `bounded`, else until stopped) and the root's
+    /// moves when a list restricts them.
+    #[allow(clippy::type_complexity)]
+    fn analysis_setup(
+        &self,
+        flavor: Flavor,
+        genmove: bool,
+        bounded: bool,
+        args: &[&str],
+    ) -> Result<
+        (
+            Request,
+            Color,
+            tesuji_rules::Game,
+            MctsConfig,
+            Option<Vec<Move>>,
+        ),
+        GtpError,
+    > {
+        let request = Request::parse(flavor, args, self.pos.size())?;
+        let color = request.color.unwrap_or_else(|| self.pos.to_move());
+        let game = self.pos.game_for(color);
+        if game.to_move() != color {
+            return Err(GtpError::NoTurn(format!("{color} cannot move now")));
+        }
+        let mut config = match self.bot_kind {
+            BotKind::Mcts(config) => config,
+            BotKind::Simple => MctsConfig::default(),
+        };
+        if genmove {
+            if let Some(budget) = self.think_time(color) {
+                config.time = Some(budget);
+            }
+        } else if !bounded {
+            config.playouts = None;
+            config.time = None;
+        } else if config.playouts.is_none() && config.time.is_none() {
+            config.time = MctsConfig::default().time;
+        }
+        let only = request.root_moves(color, &game.legal_moves());
+        Ok((request, color, game, config, only))
+    }
+
+    /// Plays the move a `*genmove_analyze` search found for `color` (or resigns, as `genmove` would): the text
+    /// after `play`.
+    fn play_analyzed(&mut self, color: Color, analysis: &Analysis, config: &MctsConfig) -> String {
+        match analysis.best() {
+            Some(best)
+                if config.resign_below > 0.0
+                    && best.value < config.resign_below
+                    && analysis.playouts >= config.resign_after =>
+            {
+                "resign".to_string()
+            }
+            Some(best) => {
+                let mv = if self.pos.play(color, best.mv).is_ok() {
+                    best.mv
+                } else {
+                    let _ = self.pos.play(color, Move::Pass);
+                    Move::Pass
+                };
+                vertex_text(mv, self.pos.size())
+            }
+            None => {
+                let _ = self.pos.play(color, Move::Pass);
+                "pass".to_string()
+            }
+        }
+    }
+
+    /// An analysis command answered at once, as [`Engine::process_line`] answers (no streaming): the search
+    /// runs the bot's budget, and the answer is its last line of analysis (and the move played, for a genmove).
+    fn analyze_once(&mut self, flavor: Flavor, genmove: bool, args: &[&str]) -> Reply {
+        let (request, color, game, config, only) =
+            self.analysis_setup(flavor, genmove, true, args)?;
+        let bot = MctsBot::new(config, self.seed);
+        let analysis = bot.analyze_live(
+            &game,
+            self.pos.rules(),
+            only.as_deref(),
+            std::time::Duration::from_secs(3600),
+            &|| false,
+            |_| {},
+        );
+        let mut text = info_line(&request, &analysis).unwrap_or_default();
+        if genmove {
+            let played = self.play_analyzed(color, &analysis, &config);
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("play {played}"));
+        }
+        Ok(text)
+    }
+
+    /// An analysis command (see [`Engine::answer_line`]).
+    fn analyze(
+        &mut self,
+        id: Option<u32>,
+        flavor: Flavor,
+        genmove: bool,
+        args: &[&str],
+        out: &mut dyn Write,
+        stop: &(dyn Fn() -> bool + Sync),
+    ) -> io::Result<()> {
+        let (request, color, game, config, only) =
+            match self.analysis_setup(flavor, genmove, false, args) {
+                Ok(setup) => setup,
+                Err(e) => {
+                    out.write_all(protocol::response(id, &Err(e)).as_bytes())?;
+                    return out.flush();
+                }
+            };
+        let head = match id {
+            Some(id) => format!("={id}\n"),
+            None => "=\n".to_string(),
+        };
+        out.write_all(head.as_bytes())?;
+        out.flush()?;
+        // With no interval, nothing is printed until the end; the search still looks up every second.
+        let slice = match request.interval_cs {
+            0 => std::time::Duration::from_secs(1),
+            cs => std::time::Duration::from_millis(u64::from(cs) * 10),
+        };
+        let mut failed = None;
+        let never = || false;
+        // A genmove is a normal command: it ends when its search does, whatever comes in meanwhile.
+        let stop: &(dyn Fn() -> bool + Sync) = if genmove { &never } else { stop };
+        let bot = MctsBot::new(config, self.seed);
+        let analysis =
+            bot.analyze_live(&game, self.pos.rules(), only.as_deref(), slice, stop, |a| {
+                if request.interval_cs == 0 || failed.is_some() {
+                    return;
+                }
+                if let Some(line) = info_line(&request, a) {
+                    let written = out
+                        .write_all(line.as_bytes())
+                        .and_then(|()| out.write_all(b"\n"))
+                        .and_then(|()| out.flush());
+                    if let Err(e) = written {
+                        failed = Some(e);
+                    }
+                }
+            });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        if genmove {
+            let played = self.play_analyzed(color, &analysis, &config);
+            out.write_all(format!("play {played}\n\n").as_bytes())?;
+        } else {
+            out.write_all(b"\n")?;
+        }
+        out.flush()
+    }
+
     /// Runs one command: its answer text or its failure.
     pub fn execute(&mut self, name: &str, args: &[&str]) -> Result<String, GtpError> {
         match name {
@@ -447,6 +649,10 @@ impl Engine {
                 })
             }
             "set_position" => self.set_position(args),
+            name if analysis_command(name).is_some() => {
+                let (flavor, genmove) = analysis_command(name).unwrap_or((Flavor::Leela, false));
+                self.analyze_once(flavor, genmove, args)
+            }
             _ => Err(GtpError::UnknownCommand),
         }
     }

@@ -58,4 +58,6 @@ pub enum GtpError {
     InvalidPosition(String),
     #[error("no move for this colour: {0}")]
     NoTurn(String),
+    #[error("bad analysis arguments: {0}")]
+    BadAnalysis(String),
 }

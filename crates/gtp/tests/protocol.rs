@@ -204,6 +204,24 @@ fn bad_arguments(name: &str) -> Vec<&'static str> {
             "x a1",
             "b a1 w a2 w b1",
         ],
+        "lz-analyze"
+        | "kata-analyze"
+        | "analyze"
+        | "lz-genmove_analyze"
+        | "kata-genmove_analyze"
+        | "genmove_analyze" => vec![
+            "x",
+            "b -5",
+            "b 10 interval",
+            "b 10 maxmoves x",
+            "ownership yes",
+            "movesOwnership true",
+            "avoid b c3",
+            "allow x c3 1",
+            "avoid b zz9 1",
+            "avoid b c3 0",
+            "w 10 10",
+        ],
         other => panic!("no bad arguments listed for {other}"),
     }
 }
