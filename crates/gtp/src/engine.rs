@@ -106,7 +106,7 @@ pub enum TimeSettings {
 }
 
 /// Every command, as `list_commands` prints them.
-pub const COMMANDS: [&str; 39] = [
+pub const COMMANDS: [&str; 46] = [
     "protocol_version",
     "name",
     "version",
@@ -146,7 +146,23 @@ pub const COMMANDS: [&str; 39] = [
     "kata-genmove_analyze",
     "analyze",
     "genmove_analyze",
+    "gogui-analyze_commands",
+    "tesuji-ownership",
+    "tesuji-pv",
+    "tesuji-score",
+    "kata-list-params",
+    "kata-get-param",
+    "kata-set-param",
 ];
+
+/// GoGui's analyze commands (`type/label/command`): the ownership as numbers on the board, the principal
+/// variation, and the score estimate.
+const GOGUI_ANALYZE: &str = "dboard/Ownership/tesuji-ownership
+var/Principal variation/tesuji-pv
+string/Score estimate/tesuji-score";
+
+/// The search settings `kata-get-param`/`kata-set-param` know, as KataGo names them.
+const PARAMS: [&str; 3] = ["maxPlayouts", "maxTime", "numSearchThreads"];
 
 /// The analysis commands, whose answers stream (see [`Engine::answer_line`]): each with the form of its lines
 /// and whether it plays the move it ends with.
@@ -167,6 +183,8 @@ pub struct Engine {
     pos: Position,
     bot: SimpleBot,
     bot_kind: BotKind,
+    /// The search of the analysis commands when the bot is the simple one.
+    analysis_config: MctsConfig,
     /// The seed of the search bot and of the dead-stone estimate.
     seed: u64,
     time: TimeSettings,
@@ -337,6 +355,7 @@ impl Engine {
             pos,
             bot: SimpleBot::new(config.seed),
             bot_kind: config.bot,
+            analysis_config: MctsConfig::default(),
             seed: config.seed,
             time: TimeSettings::None,
             time_left: [None, None],
@@ -429,10 +448,7 @@ impl Engine {
         if game.to_move() != color {
             return Err(GtpError::NoTurn(format!("{color} cannot move now")));
         }
-        let mut config = match self.bot_kind {
-            BotKind::Mcts(config) => config,
-            BotKind::Simple => MctsConfig::default(),
-        };
+        let mut config = self.search_config();
         if genmove {
             if let Some(budget) = self.think_time(color) {
                 config.time = Some(budget);
@@ -472,6 +488,124 @@ impl Engine {
                 "pass".to_string()
             }
         }
+    }
+
+    /// The search's settings: the tree search bot's, or for the simple bot, those analysis uses.
+    fn search_config(&self) -> MctsConfig {
+        match self.bot_kind {
+            BotKind::Mcts(config) => config,
+            BotKind::Simple => self.analysis_config,
+        }
+    }
+
+    /// A search of the position for the player to move, with the bot's budget (GoGui's commands).
+    fn search_now(&self) -> Analysis {
+        let color = self.pos.to_move();
+        let game = self.pos.game_for(color);
+        let mut config = self.search_config();
+        if config.playouts.is_none() && config.time.is_none() {
+            config.time = MctsConfig::default().time;
+        }
+        MctsBot::new(config, self.seed).analyze(&game, self.pos.rules(), false)
+    }
+
+    /// `tesuji-ownership`: each point's expected owner, 1 Black to −1 White, row by row from the top.
+    fn gogui_ownership(&self) -> Reply {
+        let a = self.search_now();
+        let width = usize::from(a.size.width());
+        let rows: Vec<String> = a
+            .ownership
+            .chunks(width)
+            .map(|row| {
+                row.iter()
+                    .map(|o| format!("{o:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .collect();
+        Ok(format!("\n{}", rows.join("\n")))
+    }
+
+    /// `tesuji-pv`: the best move's principal variation, colours and vertices in turn.
+    fn gogui_pv(&self) -> Reply {
+        let a = self.search_now();
+        let size = self.pos.size();
+        let mut color = a.to_move;
+        let mut out = Vec::new();
+        for &mv in a.best().map_or(&[][..], |b| &b.pv[..]) {
+            out.push(format!("{} {}", color.letter(), vertex_text(mv, size)));
+            color = color.opponent();
+        }
+        Ok(out.join(" "))
+    }
+
+    /// `tesuji-score`: the mean final margin of the playouts, as a result, with the win rate of the side to move.
+    fn gogui_score(&self) -> Reply {
+        let a = self.search_now();
+        let black = match a.to_move {
+            Color::Black => a.score_mean,
+            Color::White => -a.score_mean,
+        };
+        let lead = if black >= 0.0 {
+            format!("B+{:.1}", black)
+        } else {
+            format!("W+{:.1}", -black)
+        };
+        let rate = a.best().map_or(0.5, |b| b.value);
+        Ok(format!(
+            "{lead} (± {:.1}; {} to move wins {:.0}% of {} playouts)",
+            a.score_stdev,
+            a.to_move,
+            rate * 100.0,
+            a.playouts
+        ))
+    }
+
+    /// `kata-get-param NAME`: a search setting (0 for no limit).
+    fn get_param(&self, name: &str) -> Reply {
+        let c = self.search_config();
+        match name {
+            "maxPlayouts" => Ok(c.playouts.unwrap_or(0).to_string()),
+            "maxTime" => Ok(c.time.map_or(0.0, |t| t.as_secs_f64()).to_string()),
+            "numSearchThreads" => Ok(c.threads.to_string()),
+            _ => Err(GtpError::BadAnalysis(format!(
+                "unknown parameter {name:?}; known: {}",
+                PARAMS.join(", ")
+            ))),
+        }
+    }
+
+    /// `kata-set-param NAME VALUE`: `maxPlayouts N` (0: none), `maxTime SECONDS` (0: none), `numSearchThreads
+    /// N`. With neither limit, a search takes one second.
+    fn set_param(&mut self, name: &str, value: &str) -> Reply {
+        let bad = || GtpError::BadAnalysis(format!("bad value {value:?} for {name}"));
+        let mut c = self.search_config();
+        match name {
+            "maxPlayouts" => {
+                let n: u64 = value.parse().map_err(|_| bad())?;
+                c.playouts = (n > 0).then_some(n);
+            }
+            "maxTime" => {
+                let t: f64 = value.parse().map_err(|_| bad())?;
+                if !(t.is_finite() && (0.0..=3600.0).contains(&t)) {
+                    return Err(bad());
+                }
+                c.time = (t > 0.0).then(|| std::time::Duration::from_secs_f64(t));
+            }
+            "numSearchThreads" => {
+                c.threads = value
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=64).contains(n))
+                    .ok_or_else(bad)?;
+            }
+            _ => return self.get_param(name),
+        }
+        match &mut self.bot_kind {
+            BotKind::Mcts(config) => *config = c,
+            BotKind::Simple => self.analysis_config = c,
+        }
+        Ok(String::new())
     }
 
     /// An analysis command answered at once, as [`Engine::process_line`] answers (no streaming): the search
@@ -649,6 +783,13 @@ impl Engine {
                 })
             }
             "set_position" => self.set_position(args),
+            "gogui-analyze_commands" => want(args, 0).map(|_| GOGUI_ANALYZE.to_string()),
+            "tesuji-ownership" => want(args, 0).and_then(|_| self.gogui_ownership()),
+            "tesuji-pv" => want(args, 0).and_then(|_| self.gogui_pv()),
+            "tesuji-score" => want(args, 0).and_then(|_| self.gogui_score()),
+            "kata-list-params" => want(args, 0).map(|_| PARAMS.join(" ")),
+            "kata-get-param" => want(args, 1).and_then(|_| self.get_param(args[0])),
+            "kata-set-param" => want(args, 2).and_then(|_| self.set_param(args[0], args[1])),
             name if analysis_command(name).is_some() => {
                 let (flavor, genmove) = analysis_command(name).unwrap_or((Flavor::Leela, false));
                 self.analyze_once(flavor, genmove, args)

@@ -423,3 +423,56 @@ fn analysis_arguments_are_checked_and_lists_restrict_the_moves() {
     }
     s.close();
 }
+
+#[test]
+fn gogui_commands_show_ownership_variation_and_score_and_params_set_the_search() {
+    let s = Session::start("chinese:size=7,komi=2.5");
+    let listed = s.ask("gogui-analyze_commands");
+    let listed = listed.strip_prefix("= ").unwrap();
+    for entry in listed.lines() {
+        let parts: Vec<&str> = entry.split('/').collect();
+        assert_eq!(parts.len(), 3, "{entry}");
+        assert!(["dboard", "var", "string"].contains(&parts[0]), "{entry}");
+        assert_eq!(s.ask(&format!("known_command {}", parts[2])), "= true");
+    }
+    assert_eq!(
+        s.ask("kata-list-params"),
+        "= maxPlayouts maxTime numSearchThreads"
+    );
+    assert_eq!(s.ask("kata-set-param maxPlayouts 120"), "= ");
+    assert_eq!(s.ask("kata-get-param maxPlayouts"), "= 120");
+    assert_eq!(s.ask("kata-set-param numSearchThreads 2"), "= ");
+    assert_eq!(s.ask("kata-get-param numSearchThreads"), "= 2");
+    s.ask(&settled_position());
+    // Black's four columns, White's three, from the top row down.
+    let board = s.ask("tesuji-ownership");
+    let rows: Vec<&str> = board
+        .strip_prefix("= ")
+        .unwrap()
+        .trim_start()
+        .lines()
+        .collect();
+    assert_eq!(rows.len(), 7, "{board}");
+    for row in rows {
+        assert_eq!(row, "1.00 1.00 1.00 1.00 -1.00 -1.00 -1.00");
+    }
+    let score = s.ask("tesuji-score");
+    assert!(
+        score.starts_with("= B+4.5 (± 0.0; black to move wins 100% of 120 playouts)"),
+        "{score}"
+    );
+    // An empty 7×7: the variation alternates colours from Black, each move legal in turn.
+    s.ask("clear_board");
+    let pv = s.ask("tesuji-pv");
+    let tokens: Vec<&str> = pv.strip_prefix("= ").unwrap().split(' ').collect();
+    assert!(tokens.len() >= 4 && tokens.len().is_multiple_of(2), "{pv}");
+    for (k, pair) in tokens.chunks(2).enumerate() {
+        assert_eq!(pair[0], if k % 2 == 0 { "B" } else { "W" }, "{pv}");
+        assert!(
+            s.ask(&format!("play {} {}", pair[0], pair[1]))
+                .starts_with('='),
+            "{pv}"
+        );
+    }
+    s.close();
+}

@@ -222,6 +222,22 @@ fn bad_arguments(name: &str) -> Vec<&'static str> {
             "avoid b c3 0",
             "w 10 10",
         ],
+        "gogui-analyze_commands"
+        | "tesuji-ownership"
+        | "tesuji-pv"
+        | "tesuji-score"
+        | "kata-list-params" => vec!["x"],
+        "kata-get-param" => vec!["", "nonsense", "maxTime 3"],
+        "kata-set-param" => vec![
+            "",
+            "maxTime",
+            "maxTime x",
+            "maxTime -1",
+            "numSearchThreads 0",
+            "maxPlayouts -3",
+            "nonsense 3",
+            "maxPlayouts 1 2",
+        ],
         other => panic!("no bad arguments listed for {other}"),
     }
 }
