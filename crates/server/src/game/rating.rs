@@ -150,33 +150,40 @@ impl Games {
                 self.store.rating(white).await?.unwrap_or_default(),
             ),
         };
-        self.show_ratings([(black, now.0), (white, now.1)]).await;
+        self.show_ratings(game, [(black, now.0), (white, now.1)])
+            .await;
         Ok(rated)
     }
 
     /// Shows these users' new ratings: in the cached accounts, and beside their names in their live games,
-    /// found from the listings (no other game is locked).
-    async fn show_ratings(&self, rated: [(i64, Rating); 2]) {
-        for (user, rating) in rated {
+    /// found from the listings (no other game is locked), and in the game `rated` itself, finished, when it is
+    /// in memory (so its page agrees with the others at once).
+    async fn show_ratings(&self, rated: i64, ratings: [(i64, Rating); 2]) {
+        for (user, rating) in ratings {
             self.accounts.rated(user, rating);
         }
         let theirs = self.summaries(
-            |s| rated.iter().any(|&(user, _)| s.seat_of(user).is_some()),
+            |s| ratings.iter().any(|&(user, _)| s.seat_of(user).is_some()),
             usize::MAX,
         );
-        for summary in theirs {
-            let Some(entry) = self.live_entry(summary.id) else {
-                continue;
-            };
+        let mut entries: Vec<_> = theirs
+            .into_iter()
+            .filter_map(|summary| self.live_entry(summary.id).map(|e| (true, e)))
+            .collect();
+        let finished = self.registry().finished.peek(&rated).cloned();
+        entries.extend(finished.map(|e| (false, e)));
+        for (live_game, entry) in entries {
             let mut live = entry.lock().await;
             for color in [Color::Black, Color::White] {
                 if let Some(Player::User(u)) = &mut live.players[color]
-                    && let Some(&(_, rating)) = rated.iter().find(|&&(user, _)| user == u.id)
+                    && let Some(&(_, rating)) = ratings.iter().find(|&&(user, _)| user == u.id)
                 {
                     u.set_rating(rating);
                 }
             }
-            self.set_summary(&live);
+            if live_game {
+                self.set_summary(&live);
+            }
         }
     }
 

@@ -3617,6 +3617,19 @@ async fn a_ranked_game_changes_both_ratings_once() {
     let page = rated_page(&bob, bob_id, 1).await;
     assert_eq!(page["rating"]["rating"], white.rating.round() as i64);
     assert!(black.rating > 1500.0 && white.rating < 1500.0);
+    // The rated game's own page names the new ratings too, as the others do (on the node that rated it, and
+    // on the other once it has).
+    for c in [&ann, &bob] {
+        let state = state_until(c, game, "the game's players rated", |s| {
+            s["players"]["white"]["rating"] == white.rating.round() as i64
+        })
+        .await;
+        assert_eq!(
+            state["players"]["black"]["rating"],
+            black.rating.round() as i64
+        );
+        assert_eq!(state["players"]["black"]["rank"], black.label());
+    }
 
     // The new rating shows beside the name: in the lobby and in a new game's state.
     let (_, body) = ann
