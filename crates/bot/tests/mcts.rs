@@ -19,6 +19,16 @@ fn bot(playouts: u64, seed: u64) -> MctsBot {
     MctsBot::new(MctsConfig::playouts(playouts), seed)
 }
 
+/// Two pass-alive groups and nothing left to play: Black's area is 28 points, White's 21.
+const SETTLED: &str = "
+    . X . X O . O
+    X X X X O O O
+    . X . X O . O
+    X X X X O O O
+    . X . X O . O
+    X X X X O O O
+    . X . X O . O";
+
 /// Both players' groups are pass-alive; each side's territory holds a dead opponent stone (White's at B6 in
 /// Black's 3×3 corner, Black's at F6 in White's corner), too few points from a proof but clear to playouts.
 const TWO_TERRITORIES: &str = "
@@ -216,15 +226,7 @@ fn never_fills_its_own_eyes_and_passes_when_done() {
 #[test]
 fn passes_in_a_finished_position() {
     // Every point is settled: each side's area is eyes of pass-alive groups. Nobody has passed yet.
-    let finished = "
-        . X . X O . O
-        X X X X O O O
-        . X . X O . O
-        X X X X O O O
-        . X . X O . O
-        X X X X O O O
-        . X . X O . O";
-    let g = game(finished, Color::Black, "chinese");
+    let g = game(SETTLED, Color::Black, "chinese");
     assert_eq!(
         bot(300, 3).choose(&g, g.rules(), false),
         Decision::Play(Move::Pass)
@@ -539,16 +541,6 @@ fn opens_on_the_third_or_fourth_line() {
         assert!((2..=3).contains(&edge), "{p:?} {:?}", &a.moves[..5]);
     }
 }
-
-/// Two pass-alive groups and nothing left to play: Black's area is 28 points, White's 21.
-const SETTLED: &str = "
-    . X . X O . O
-    X X X X O O O
-    . X . X O . O
-    X X X X O O O
-    . X . X O . O
-    X X X X O O O
-    . X . X O . O";
 
 #[test]
 fn the_score_is_the_mean_margin_of_the_playouts_for_the_player_to_move() {
