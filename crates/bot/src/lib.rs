@@ -6,6 +6,7 @@
 //! - [`ladder`]: a small ladder reader for the priors and the playouts.
 //! - [`estimate`]: ownership and the status of every chain (alive, dead, seki, unsure) from playouts and
 //!   Benson's unconditional life; `final_status_list` uses it.
+//! - [`review`]: a game reviewed position by position: win rates, scores, the engine's moves, the mistakes.
 //! - [`time`]: how long to think about a move, given the clock.
 //! - [`simple`]: the stopgap one-ply bot; [`playout`]: the random playouts of `tesuji bench playouts`.
 
@@ -15,5 +16,6 @@ pub mod mcts;
 pub mod patterns;
 pub mod playout;
 pub mod policy;
+pub mod review;
 pub mod simple;
 pub mod time;
