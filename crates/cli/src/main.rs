@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 mod matches;
 mod records;
+mod review;
 
 use std::path::PathBuf;
 
@@ -80,6 +81,27 @@ enum Command {
         /// Largest depth.
         #[arg(long)]
         depth: u32,
+    },
+    /// Review a game record with the search: the win rate and score after every move, the biggest mistakes,
+    /// and optionally the record with a comment on each move and a graph.
+    Analyze {
+        /// The SGF file.
+        file: PathBuf,
+        /// Rules spec to use instead of the record's RU.
+        #[arg(long)]
+        rules: Option<String>,
+        /// Playouts per position.
+        #[arg(long, default_value_t = 2000)]
+        playouts: u64,
+        /// Search threads.
+        #[arg(long, default_value_t = 2)]
+        threads: usize,
+        /// Write the record here, each move's node commented with the win rate, score and best line.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write the win-rate graph here, as SVG.
+        #[arg(long)]
+        graph: Option<PathBuf>,
     },
     /// Replay a game record's main line and count it: the result and its breakdown.
     Score {
@@ -404,6 +426,21 @@ fn run(cli: Cli) -> Result<()> {
             print!("{}", tesuji_load::store::run(&config)?);
             Ok(())
         }
+        Command::Analyze {
+            file,
+            rules,
+            playouts,
+            threads,
+            out,
+            graph,
+        } => review::analyze(
+            &file,
+            rules.as_deref(),
+            playouts,
+            threads,
+            out.as_deref(),
+            graph.as_deref(),
+        ),
         Command::Score {
             file,
             rules,

@@ -801,3 +801,81 @@ fn score_all_rules_counts_the_game_under_every_ruleset() {
     ]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+#[test]
+fn analyze_reviews_every_position_and_writes_the_record_and_the_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    let game = dir.path().join("game.sgf");
+    std::fs::write(
+        &game,
+        "(;GM[1]FF[4]SZ[9]KM[7.5]RU[Chinese];B[ee]C[first move];W[cc];B[gc];W[cg];B[ge];W[ec];B[eg];W[dd];B[];W[])",
+    )
+    .unwrap();
+    let (out, graph) = (dir.path().join("out.sgf"), dir.path().join("graph.svg"));
+    let o = tesuji(&[
+        "analyze",
+        game.to_str().unwrap(),
+        "--playouts",
+        "40",
+        "--threads",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--graph",
+        graph.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = stdout(&o);
+    // Ten turns: eleven positions, the last (after the two passes) out of play.
+    assert!(
+        text.starts_with("11 positions, 40 playouts each, in "),
+        "{text}"
+    );
+    assert!(text.contains("\nafter move 9: Black "), "{text}");
+    for line in text.lines().filter(|l| l.starts_with("move ")) {
+        let (_, rest) = line.split_once(" (").unwrap();
+        assert!(rest.contains("% win rate"), "{line}");
+        let loss: i64 = rest
+            .split(": ")
+            .nth(1)
+            .unwrap()
+            .split('%')
+            .next()
+            .unwrap()
+            .parse()
+            .unwrap();
+        assert!(loss <= -5, "{line}");
+    }
+    // The root and every move played in a position in play carry the review; the record's own comment stays.
+    let record = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(record.matches("tesuji: Black ").count(), 10, "{record}");
+    assert!(
+        record.contains("C[first move\n\ntesuji: Black "),
+        "{record}"
+    );
+    assert!(record.contains("best for white "), "{record}");
+    // The record is still the same game.
+    let before = tesuji(&["score", game.to_str().unwrap(), "--auto-dead"]);
+    let after = tesuji(&["score", out.to_str().unwrap(), "--auto-dead"]);
+    assert_eq!(stdout(&before), stdout(&after));
+    // The graph: a point per position searched, numbered.
+    let svg = std::fs::read_to_string(&graph).unwrap();
+    assert!(svg.starts_with("<svg "), "{svg}");
+    let moves: Vec<&str> = svg
+        .split("data-move=\"")
+        .skip(1)
+        .map(|s| s.split('"').next().unwrap())
+        .collect();
+    let want: Vec<String> = (0..10).map(|k| k.to_string()).collect();
+    assert_eq!(moves, want);
+    // Bad input: one line, exit 1.
+    for args in [
+        vec!["analyze", "/nonexistent/game.sgf"],
+        vec!["analyze", game.to_str().unwrap(), "--playouts", "0"],
+        vec!["analyze", game.to_str().unwrap(), "--rules", "nonsense"],
+    ] {
+        let o = tesuji(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
+    }
+}
