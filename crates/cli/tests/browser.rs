@@ -6,9 +6,11 @@
 //! asks to take back a misplayed stone, which Bob declines, then accepts on a phone-sized page); the downloaded
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
 //! on time (`B+T` on both pages), and one claimed from a player who left, through the page's notice and button.
-//! Then a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages. Last,
+//! Then a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages. Then
 //! Ann takes a vacation on her own page and comes back: their correspondence game's page marks her away, her
-//! clock standing still, and running again once she is back.
+//! clock standing still, and running again once she is back. Last, she switches the pages to Japanese and Korean
+//! with the header's language menu: the lobby and game pages show the dictionaries' texts, no key and no English
+//! left, and English comes back when she chooses it.
 //!
 //! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with reqwest,
 //! so no TLS stack or driver download comes in; what the test asks the server itself (the SGF download) goes
@@ -2658,6 +2660,409 @@ async fn vacation(ann: &Browser, bob: &Browser) -> Res<()> {
     Ok(())
 }
 
+// ---- languages ----
+
+/// One of the pages' languages, with its dictionary read from the file the server serves
+/// (`crates/server/web/i18n/{code}.json`).
+struct Language {
+    code: &'static str,
+    dict: serde_json::Map<String, Value>,
+}
+
+impl Language {
+    fn load(code: &'static str) -> Res<Language> {
+        let path =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../server/web/i18n/{code}.json"));
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        match serde_json::from_str(&text) {
+            Ok(Value::Object(dict)) => Ok(Language { code, dict }),
+            Ok(other) => Err(format!("{}: no object: {other}", path.display())),
+            Err(e) => Err(format!("{}: {e}", path.display())),
+        }
+    }
+
+    /// The text of `key` with its `{name}` placeholders filled, as i18n.js's `t` makes it.
+    fn t(&self, key: &str, params: &[(&str, &str)]) -> Res<String> {
+        let text = self
+            .dict
+            .get(key)
+            .and_then(Value::as_str)
+            .ok_or_else(|| format!("{}.json has no {key}", self.code))?;
+        Ok(params.iter().fold(text.to_owned(), |text, (name, value)| {
+            text.replace(&format!("{{{name}}}"), value)
+        }))
+    }
+}
+
+/// What an element shows: exactly a text, or a text among others.
+#[derive(Debug)]
+enum Shows {
+    Is(String),
+    Has(String),
+}
+
+/// Half-points (the API's komi) as the pages write them: `5.5`, `-3`.
+fn half_points(n: i64) -> String {
+    let sign = if n < 0 { "-" } else { "" };
+    let abs = n.abs();
+    format!("{sign}{}{}", abs / 2, if abs % 2 == 1 { ".5" } else { "" })
+}
+
+/// Waits (at most [`WAIT`]) until the first element matching each selector of `want` is visible with the text
+/// wanted, then audits the whole page in `lang`: `<html lang>` and the language menu say `lang`; no element,
+/// visible or not, carrying `data-i18n` shows its key, and no visible text or placeholder, title, label or alt
+/// looks like a key (`lobby.create`: dotted, in one of the dictionaries' namespaces, as `t` leaves a key it
+/// lacks); none is English where `lang` says otherwise (a text the English dictionary has, placeholders
+/// matching anything, whose `lang` text differs: a string built once and not again on a change of language);
+/// and the page is no wider than the window.
+async fn page_in(
+    b: &Browser,
+    page: &str,
+    lang: &Language,
+    en: &Language,
+    want: &[(&str, Shows)],
+) -> Res<()> {
+    let css: Vec<&str> = want.iter().map(|w| w.0).collect();
+    let started = Instant::now();
+    loop {
+        let shown = b
+            .js(
+                "return arguments[0].map((css) => {
+                   const e = document.querySelector(css);
+                   return e && e.checkVisibility() ? e.textContent.trim() : null;
+                 });",
+                json!([css]),
+            )
+            .await?;
+        let wrong: Vec<String> = want
+            .iter()
+            .zip(shown.as_array().into_iter().flatten())
+            .filter(|((_, want), shown)| {
+                let shown = shown.as_str();
+                !match want {
+                    Shows::Is(text) => shown == Some(text.as_str()),
+                    Shows::Has(text) => shown.is_some_and(|s| s.contains(text.as_str())),
+                }
+            })
+            .map(|((css, want), shown)| format!("{css} shows {shown}, not {want:?}"))
+            .collect();
+        if wrong.is_empty() {
+            break;
+        }
+        if started.elapsed() > WAIT {
+            return Err(format!(
+                "{}: {page} in {}, after {WAIT:?}: {}",
+                b.name,
+                lang.code,
+                wrong.join("; ")
+            ));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    let audit = b
+        .js(
+            "const [dict, en] = arguments;
+             const namespaces = new Set(Object.keys(en).map((k) => k.split('.')[0]));
+             const isKey = (s) => /^[a-z][a-z0-9_-]*(\\.[a-z0-9_-]+)+$/.test(s) && namespaces.has(s.split('.')[0]);
+             const esc = (s) => s.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&');
+             // English texts the language says otherwise, with some words of their own (not `{name}: {text}`).
+             const english = Object.keys(en)
+               .filter((k) => dict[k] !== en[k] && /[A-Za-z]{3}/.test(en[k].replace(/\\{\\w+\\}/g, '')))
+               .map((k) => [k, new RegExp(`^${en[k].split(/\\{\\w+\\}/).map(esc).join('.+')}$`, 's')]);
+             const raw = [];
+             const left = [];
+             const look = (where, text) => {
+               const s = (text ?? '').trim();
+               if (!s) return;
+               if (isKey(s)) raw.push(`${where}: ${s}`);
+               const k = english.find(([, re]) => re.test(s));
+               if (k) left.push(`${where}: ${JSON.stringify(s)} (${k[0]})`);
+             };
+             const name = (e) => e.id ? `#${e.id}` : `${e.localName}${e.getAttribute('class') ? '.' + e.getAttribute('class').split(' ')[0] : ''}`;
+             const seen = (e) => e.localName === 'option' ? seen(e.closest('select')) : e.checkVisibility({visibilityProperty: true});
+             for (const e of document.body.querySelectorAll('*')) {
+               if (!seen(e)) continue;
+               look(name(e), [...e.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.data).join(''));
+               for (const a of ['placeholder', 'title', 'aria-label', 'alt']) look(`${name(e)}[${a}]`, e.getAttribute(a));
+             }
+             look('<title>', document.title);
+             for (const e of document.querySelectorAll('[data-i18n]')) {
+               const key = e.dataset.i18n;
+               const s = e.textContent.trim();
+               if (s === key) raw.push(`${name(e)} (hidden too): ${s}`);
+               else if (dict[key] !== en[key] && s === en[key]) left.push(`${name(e)} (hidden too): ${JSON.stringify(s)} (${key})`);
+             }
+             const page = document.documentElement;
+             return [page.lang, document.getElementById('lang').value, raw, left, page.scrollWidth - page.clientWidth];",
+            json!([lang.dict, en.dict]),
+        )
+        .await?;
+    if audit == json!([lang.code, lang.code, [], [], 0]) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: {page} in {} ([<html lang>, the language menu, raw keys, English left, wider than the window by]): \
+             {audit}",
+            b.name, lang.code
+        ))
+    }
+}
+
+/// Follows a link of the page (a real click) to a page whose address matches `path`, once its script has run.
+async fn follow(b: &Browser, link: &str, path: &str) -> Res<String> {
+    b.click(link).await?;
+    let at = b.wait_path(path).await?;
+    b.ready().await?;
+    Ok(at)
+}
+
+/// Ann's lobby, signed in: the headings, buttons, the live mark, the header and a game that waits for her.
+async fn lobby_in(ann: &Browser, lang: &Language, en: &Language) -> Res<()> {
+    use Shows::Is;
+    page_in(
+        ann,
+        "the lobby",
+        lang,
+        en,
+        &[
+            ("#create-title", Is(lang.t("create.title", &[])?)),
+            ("#create-submit", Is(lang.t("create.submit", &[])?)),
+            ("#seek-title", Is(lang.t("seek.title", &[])?)),
+            ("#seek-submit", Is(lang.t("seek.submit", &[])?)),
+            (
+                "#open-title [data-i18n=\"lobby.open\"]",
+                Is(lang.t("lobby.open", &[])?),
+            ),
+            (
+                "#lobby-status[data-status=\"open\"]",
+                Is(lang.t("live.open", &[])?),
+            ),
+            ("#my-turn-title", Is(lang.t("lobby.my-turn", &[])?)),
+            (
+                "#my-turn li a[data-watch]",
+                Is(lang.t("lobby.continue", &[])?),
+            ),
+            (
+                ".site-nav a[href=\"/archive\"]",
+                Is(lang.t("nav.archive", &[])?),
+            ),
+            ("#logout", Is(lang.t("nav.logout", &[])?)),
+        ],
+    )
+    .await
+}
+
+/// A game of Ann's that waits for her move: whose turn, the komi among the rules, Pass and Resign.
+async fn live_game_in(ann: &Browser, lang: &Language, en: &Language) -> Res<()> {
+    use Shows::{Has, Is};
+    ann.game_ready().await?;
+    let facts = ann
+        .js(
+            "return fetch(`/api/games/${location.pathname.split('/').pop()}`).then((r) => r.json())
+               .then((s) => [s.to_move, s.komi]);",
+            json!([]),
+        )
+        .await?;
+    let (Some(color), Some(komi)) = (facts[0].as_str(), facts[1].as_i64()) else {
+        return Err(format!("the live game's state (to move, komi): {facts}"));
+    };
+    let color = lang.t(&format!("color.{color}"), &[])?;
+    page_in(
+        ann,
+        "a game waiting for her",
+        lang,
+        en,
+        &[
+            ("#turn", Is(lang.t("turn.yours", &[("color", &color)])?)),
+            (
+                "#rules",
+                Has(lang.t("rules.komi", &[("komi", &half_points(komi))])?),
+            ),
+            ("#pass", Is(lang.t("game.pass", &[])?)),
+            ("#resign", Is(lang.t("game.resign", &[])?)),
+            ("#game-live", Is(lang.t("live.open", &[])?)),
+            ("[data-i18n=\"game.moves\"]", Is(lang.t("game.moves", &[])?)),
+            ("#chat-title", Is(lang.t("chat.title", &[])?)),
+        ],
+    )
+    .await
+}
+
+/// How each language writes a date and time (`dateStyle: medium, timeStyle: short`), as a JavaScript pattern.
+fn date_pattern(lang: &Language) -> Res<&'static str> {
+    match lang.code {
+        "en" => Ok(r"^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}\s[AP]M$"),
+        "ja" => Ok(r"^\d{4}/\d{2}/\d{2} \d{1,2}:\d{2}$"),
+        "ko" => Ok(r"^\d{4}\. \d{1,2}\. \d{1,2}\. (오전|오후) \d{1,2}:\d{2}$"),
+        other => Err(format!("no date pattern for {other}")),
+    }
+}
+
+/// The archive: its heading and columns, and the first game's row (its result [`RESULT`]), its end written as
+/// the language writes dates. Answers that game's id.
+async fn archive_in(ann: &Browser, lang: &Language, en: &Language) -> Res<String> {
+    use Shows::Is;
+    let id = ann
+        .wait_js(
+            "the first game in the archive",
+            "const r = document.querySelector(`#games tr[data-game-id]:has(td[data-result=\"${arguments[0]}\"])`);
+             return r && r.dataset.gameId;",
+            json!([RESULT]),
+        )
+        .await?;
+    let id = id.as_str().unwrap_or_default().to_owned();
+    let row = format!("#games tr[data-game-id=\"{id}\"]");
+    let link = format!("{row} a[href=\"/game/{id}\"]");
+    page_in(
+        ann,
+        "the archive",
+        lang,
+        en,
+        &[
+            (
+                "h1[data-i18n=\"archive.title\"]",
+                Is(lang.t("archive.title", &[])?),
+            ),
+            (
+                "#games th[data-i18n=\"archive.ended\"]",
+                Is(lang.t("archive.ended", &[])?),
+            ),
+            (&link, Is(lang.t("player.open", &[])?)),
+        ],
+    )
+    .await?;
+    let ended = ann
+        .js(
+            "const text = document.querySelector(arguments[0]).textContent.trim();
+             return [text, new RegExp(arguments[1]).test(text)];",
+            json!([format!("{row} td:first-child"), date_pattern(lang)?]),
+        )
+        .await?;
+    if ended[1] != true {
+        return Err(format!(
+            "the archive in {} writes the first game's end {}, not as {}",
+            lang.code,
+            ended[0],
+            date_pattern(lang)?
+        ));
+    }
+    Ok(id)
+}
+
+/// The first game, over: its result in words, the count's caption and rows (territory, prisoners, komi), the
+/// passes in the list, the chat's move, the counts under other rules.
+async fn finished_game_in(ann: &Browser, lang: &Language, en: &Language) -> Res<()> {
+    use Shows::{Has, Is};
+    ann.game_ready().await?;
+    let black = lang.t("color.black", &[])?;
+    let result = lang.t("result.points", &[("winner", &black), ("margin", "4.5")])?;
+    page_in(
+        ann,
+        "the first game",
+        lang,
+        en,
+        &[
+            ("#result", Is(format!("{result} ({RESULT})"))),
+            (
+                "#score[data-scoring=\"territory\"] #score-caption",
+                Is(lang.t("scoring.territory", &[])?),
+            ),
+            (
+                "#score tr[data-row=\"territory\"] th",
+                Is(lang.t("score.territory", &[])?),
+            ),
+            (
+                "#score tr[data-row=\"captures\"] th",
+                Is(lang.t("score.captures", &[])?),
+            ),
+            (
+                "#score tr[data-row=\"komi\"] th",
+                Is(lang.t("score.komi", &[])?),
+            ),
+            ("#rules", Has(lang.t("rules.komi", &[("komi", "5.5")])?)),
+            (
+                "#moves li[data-move=\"pass\"]",
+                Has(lang.t("move.pass", &[])?),
+            ),
+            (
+                "#chat-list li .chat-move",
+                Is(lang.t("chat.move", &[("n", "2")])?),
+            ),
+            ("#rulesets-box summary", Is(lang.t("game.rulesets", &[])?)),
+            ("#sgf", Is(lang.t("game.sgf", &[])?)),
+        ],
+    )
+    .await
+}
+
+/// Ann switches the pages to Japanese and then Korean with the header's language menu, as a reader would, and
+/// back to English. Japanese, chosen in the lobby, changes it at once; the pages she then goes to through their
+/// links (a game that waits for her, the archive, the first game, over) open in it, the choice remembered.
+/// Korean, chosen on the finished game's page, changes that page at once, then the others open in it; on a
+/// phone none is wider than the screen. On each page the texts checked are the dictionaries' (read from the
+/// files the server serves), and the page audit ([`page_in`]) finds no key and no English left. English,
+/// chosen on the archive, brings the English texts back, in the lobby too.
+async fn languages(ann: &Browser) -> Res<()> {
+    let en = Language::load("en")?;
+    let ja = Language::load("ja")?;
+    let ko = Language::load("ko")?;
+    let lobby = ".site-nav a[href=\"/\"]";
+    let archive = ".site-nav a[href=\"/archive\"]";
+    let waiting = "#my-turn li a[data-watch]";
+
+    // English first, as the browser asks (`--lang=en-US`).
+    ann.goto("/").await?;
+    lobby_in(ann, &en, &en).await?;
+
+    ann.choose("#lang", "ja").await?;
+    ann.wait_for("html[lang=\"ja\"]").await?;
+    lobby_in(ann, &ja, &en).await?;
+    let live = follow(ann, waiting, "^/game/\\d+$").await?;
+    live_game_in(ann, &ja, &en).await?;
+    follow(ann, archive, "^/archive$").await?;
+    let id = archive_in(ann, &ja, &en).await?;
+    let finished = follow(
+        ann,
+        &format!("#games tr[data-game-id=\"{id}\"] a[href=\"/game/{id}\"]"),
+        &format!("^/game/{id}$"),
+    )
+    .await?;
+    finished_game_in(ann, &ja, &en).await?;
+
+    ann.choose("#lang", "ko").await?;
+    ann.wait_for("html[lang=\"ko\"]").await?;
+    finished_game_in(ann, &ko, &en).await?;
+    follow(ann, lobby, "^/$").await?;
+    lobby_in(ann, &ko, &en).await?;
+    follow(ann, waiting, "^/game/\\d+$").await?;
+    live_game_in(ann, &ko, &en).await?;
+    follow(ann, archive, "^/archive$").await?;
+    archive_in(ann, &ko, &en).await?;
+
+    // On a phone, in Korean: no page wider than the screen (the audit measures it).
+    ann.fit_viewport(390, 844).await?;
+    let phone = async {
+        ann.goto("/").await?;
+        lobby_in(ann, &ko, &en).await?;
+        ann.goto(&live).await?;
+        live_game_in(ann, &ko, &en).await?;
+        ann.goto(&finished).await?;
+        finished_game_in(ann, &ko, &en).await?;
+        ann.goto("/archive").await?;
+        archive_in(ann, &ko, &en).await.map(drop)
+    }
+    .await;
+    ann.fit_viewport(1280, 900).await?;
+    phone?;
+
+    ann.choose("#lang", "en").await?;
+    ann.wait_for("html[lang=\"en\"]").await?;
+    archive_in(ann, &en, &en).await?;
+    follow(ann, lobby, "^/$").await?;
+    lobby_in(ann, &en, &en).await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     let started = Instant::now();
@@ -2709,6 +3114,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     }
     if outcome.is_ok() {
         outcome = vacation(&browsers[0], &browsers[1]).await;
+    }
+    if outcome.is_ok() {
+        outcome = languages(&browsers[0]).await;
     }
     let mut report = String::new();
     if outcome.is_err() {
