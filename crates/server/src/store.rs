@@ -174,6 +174,19 @@ macro_rules! row_decoders {
             })
         }
 
+        fn review_row(r: &$row) -> Result<StoredReview, StoreError> {
+            Ok(StoredReview {
+                game: r.try_get("game_id")?,
+                state: r.try_get("state")?,
+                playouts: r.try_get("playouts")?,
+                done: r.try_get("done")?,
+                total: r.try_get("total")?,
+                results: r.try_get("results")?,
+                requested_ms: r.try_get("requested_ms")?,
+                updated_ms: r.try_get("updated_ms")?,
+            })
+        }
+
         fn vacation_row(r: &$row) -> Result<Vacation, StoreError> {
             Ok(Vacation {
                 start_ms: r.try_get("start_ms")?,
@@ -689,6 +702,22 @@ pub enum VacationTaken {
     TooLong { left_ms: i64 },
 }
 
+/// A game's review (see `game::review`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredReview {
+    pub game: i64,
+    /// `queued`, `running`, `done` or `failed`.
+    pub state: String,
+    pub playouts: i64,
+    /// Positions reviewed, of `total`.
+    pub done: i64,
+    pub total: i64,
+    /// The positions and mistakes, JSON, once done.
+    pub results: Option<String>,
+    pub requested_ms: i64,
+    pub updated_ms: i64,
+}
+
 /// Users, sessions, games and their moves.
 pub trait Store: Send + Sync {
     /// Creates a game with its first seats and returns its id.
@@ -918,6 +947,33 @@ pub trait Store: Send + Sync {
 
     /// `user`'s vacations that end after `after_ms`, in order.
     fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>>;
+
+    /// Asks for game `game`'s review with `playouts` a position, unless one was asked before: the review as it
+    /// stands (a failed one is asked again).
+    fn request_review(&self, game: i64, playouts: i64, at_ms: i64)
+    -> StoreFuture<'_, StoredReview>;
+
+    /// Game `game`'s review, if one was asked for.
+    fn review(&self, game: i64) -> StoreFuture<'_, Option<StoredReview>>;
+
+    /// Takes the review asked for first that nobody computes (queued, or running without news since
+    /// `stale_before_ms`: its node died), atomically: two nodes never take one review.
+    fn take_review(
+        &self,
+        now_ms: i64,
+        stale_before_ms: i64,
+    ) -> StoreFuture<'_, Option<StoredReview>>;
+
+    /// Records a review's progress (its state, positions done of `total`, and its results once done).
+    fn save_review<'a>(
+        &'a self,
+        game: i64,
+        state: &'a str,
+        done: i64,
+        total: i64,
+        results: Option<&'a str>,
+        at_ms: i64,
+    ) -> StoreFuture<'a, ()>;
 
     fn close(&self) -> StoreFuture<'_, ()>;
 }

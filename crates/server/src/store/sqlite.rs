@@ -21,8 +21,8 @@ use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled}
 use super::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
     RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
-    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser, Vacation,
-    VacationTaken, bot_columns, now,
+    StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek, StoredSession, StoredUser,
+    Vacation, VacationTaken, bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
@@ -1187,6 +1187,93 @@ impl Store for SqliteStore {
             .fetch_all(&self.writer)
             .await?;
             rows.iter().map(vacation_row).collect()
+        })
+    }
+
+    fn request_review(
+        &self,
+        game: i64,
+        playouts: i64,
+        at_ms: i64,
+    ) -> StoreFuture<'_, StoredReview> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "INSERT INTO reviews (game_id, state, playouts, requested_ms, updated_ms) \
+                 VALUES (?1, 'queued', ?2, ?3, ?3) \
+                 ON CONFLICT (game_id) DO UPDATE SET state = 'queued', playouts = ?2, done = 0, \
+                 requested_ms = ?3, updated_ms = ?3 WHERE reviews.state = 'failed' \
+                 RETURNING game_id, state, playouts, done, total, results, requested_ms, updated_ms",
+            )
+            .bind(game)
+            .bind(playouts)
+            .bind(at_ms)
+            .fetch_optional(&self.writer)
+            .await?;
+            match row {
+                Some(row) => review_row(&row),
+                None => self
+                    .review(game)
+                    .await?
+                    .ok_or(StoreError::Database(sqlx::Error::RowNotFound)),
+            }
+        })
+    }
+
+    fn review(&self, game: i64) -> StoreFuture<'_, Option<StoredReview>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT game_id, state, playouts, done, total, results, requested_ms, updated_ms FROM reviews WHERE game_id = ?1",
+            )
+            .bind(game)
+            .fetch_optional(&self.writer)
+            .await?;
+            row.as_ref().map(review_row).transpose()
+        })
+    }
+
+    fn take_review(
+        &self,
+        now_ms: i64,
+        stale_before_ms: i64,
+    ) -> StoreFuture<'_, Option<StoredReview>> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "UPDATE reviews SET state = 'running', updated_ms = ?1 WHERE game_id = (\
+                 SELECT game_id FROM reviews WHERE state = 'queued' \
+                 OR (state = 'running' AND updated_ms < ?2) ORDER BY requested_ms, game_id LIMIT 1) \
+                 RETURNING game_id, state, playouts, done, total, results, requested_ms, updated_ms",
+            )
+            .bind(now_ms)
+            .bind(stale_before_ms)
+            .fetch_optional(&self.writer)
+            .await?;
+            row.as_ref().map(review_row).transpose()
+        })
+    }
+
+    fn save_review<'a>(
+        &'a self,
+        game: i64,
+        state: &'a str,
+        done: i64,
+        total: i64,
+        results: Option<&'a str>,
+        at_ms: i64,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "UPDATE reviews SET state = ?2, done = ?3, total = ?4, results = ?5, \
+                 updated_ms = ?6 WHERE game_id = ?1",
+            )
+            .bind(game)
+            .bind(state)
+            .bind(done)
+            .bind(total)
+            .bind(results)
+            .bind(at_ms)
+            .execute(&self.writer)
+            .await?;
+            Ok(())
         })
     }
 

@@ -9,8 +9,8 @@ use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
     RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
-    StoredChat, StoredGame, StoredMove, StoredSeek, StoredSession, StoredUser, Vacation,
-    VacationTaken,
+    StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek, StoredSession, StoredUser,
+    Vacation, VacationTaken,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -254,6 +254,36 @@ impl Store for Faulty {
     }
     fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>> {
         self.inner.vacations(user, after_ms)
+    }
+    fn request_review(
+        &self,
+        game: i64,
+        playouts: i64,
+        at_ms: i64,
+    ) -> StoreFuture<'_, StoredReview> {
+        self.inner.request_review(game, playouts, at_ms)
+    }
+    fn review(&self, game: i64) -> StoreFuture<'_, Option<StoredReview>> {
+        self.inner.review(game)
+    }
+    fn take_review(
+        &self,
+        now_ms: i64,
+        stale_before_ms: i64,
+    ) -> StoreFuture<'_, Option<StoredReview>> {
+        self.inner.take_review(now_ms, stale_before_ms)
+    }
+    fn save_review<'a>(
+        &'a self,
+        game: i64,
+        state: &'a str,
+        done: i64,
+        total: i64,
+        results: Option<&'a str>,
+        at_ms: i64,
+    ) -> StoreFuture<'a, ()> {
+        self.inner
+            .save_review(game, state, done, total, results, at_ms)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()
