@@ -68,6 +68,11 @@ enum Command {
         #[arg(long, env = "TESUJI_CACHE_GAMES", default_value_t = tesuji_server::DEFAULT_FINISHED_CACHE as u64,
               value_parser = clap::value_parser!(u64).range(0..=100_000))]
         cache_games: u64,
+        /// Playouts per position of a finished game's review (10 to 1000000); one review at a time per node,
+        /// on one thread.
+        #[arg(long, env = "TESUJI_REVIEW_PLAYOUTS", default_value_t = tesuji_server::game::review::REVIEW_PLAYOUTS,
+              value_parser = clap::value_parser!(u64).range(10..=1_000_000))]
+        review_playouts: u64,
     },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
@@ -333,6 +338,7 @@ fn run(cli: Cli) -> Result<()> {
             secure_cookies,
             behind_proxy,
             cache_games,
+            review_playouts,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -350,6 +356,7 @@ fn run(cli: Cli) -> Result<()> {
                 untimed_claim_ms: untimed_claim_days * 86_400_000,
                 secure_cookies,
                 finished_cache: usize::try_from(cache_games).unwrap_or(usize::MAX),
+                review_playouts,
                 limits: tesuji_server::Limits {
                     behind_proxy,
                     ..tesuji_server::Limits::default()

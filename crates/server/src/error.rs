@@ -106,6 +106,8 @@ pub enum ApiError {
     OpponentPresent,
     #[error("the game is not over: it is counted under other rules once it ends")]
     NotOver,
+    #[error("the game is not over: a game is reviewed once it ends")]
+    NotOverYet,
     #[error("a move has been played: the game can no longer be aborted (resign instead)")]
     Moved,
     #[error("nobody has moved yet: abort the game instead of claiming it")]
@@ -212,7 +214,7 @@ impl ApiError {
             ApiError::NoClaim => (StatusCode::UNPROCESSABLE_ENTITY, "no_claim"),
             ApiError::OpponentPresent => (StatusCode::CONFLICT, "opponent_present"),
             ApiError::GraceNotOver { .. } => (StatusCode::CONFLICT, "grace_not_over"),
-            ApiError::NotOver => (StatusCode::CONFLICT, "not_over"),
+            ApiError::NotOver | ApiError::NotOverYet => (StatusCode::CONFLICT, "not_over"),
             ApiError::NoChange(_) => (StatusCode::CONFLICT, "no_change"),
             ApiError::Moved => (StatusCode::CONFLICT, "moved"),
             ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),

@@ -68,6 +68,8 @@ pub struct ServerConfig {
     /// NATS, for a node that is one of several on one PostgreSQL database (`nats://HOST:4222`): the nodes
     /// tell each other of their changes through it. `None`: this node is alone.
     pub nats: Option<String>,
+    /// Playouts per position of a finished game's review (docs/API.md).
+    pub review_playouts: u64,
 }
 
 /// The default number of finished games kept in memory.
@@ -86,6 +88,7 @@ impl Default for ServerConfig {
             secure_cookies: false,
             finished_cache: DEFAULT_FINISHED_CACHE,
             nats: None,
+            review_playouts: game::review::REVIEW_PLAYOUTS,
         }
     }
 }
@@ -149,6 +152,7 @@ pub async fn start_with_store(
             first_proposal: config.first_proposal,
             open_tables: config.limits.open_tables_per_user,
             shared_timers: config.nats.is_some(),
+            review_playouts: config.review_playouts,
         },
     )
     .await?;

@@ -16,6 +16,7 @@
 //! - [`undo`]: taking back a move, asked and answered.
 //! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
+//! - [`review`]: finished games reviewed by the search in the background, the results kept.
 //! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`vacation`]: days away that stop a player's correspondence clocks.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
@@ -32,6 +33,7 @@ pub mod rating;
 pub mod record;
 pub mod registry;
 pub mod rematch;
+pub mod review;
 pub mod seek;
 pub mod sync;
 pub mod timer;

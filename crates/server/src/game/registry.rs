@@ -121,6 +121,10 @@ pub struct Games {
     pub(super) mutes: super::chat::Mutes,
     /// The seeks of the last half hour, as the store last had them (see [`super::seek`]).
     pub(super) seeks: std::sync::RwLock<Arc<Vec<crate::store::StoredSeek>>>,
+    /// Playouts per position of a review (see [`super::review`]).
+    pub(super) review_playouts: u64,
+    /// Wakes this node's reviewer when a review is asked for here.
+    pub(super) reviews_waiting: Arc<tokio::sync::Notify>,
 }
 
 /// What the games need of the server's settings.
@@ -140,6 +144,8 @@ pub struct GamesConfig {
     pub open_tables: usize,
     /// Whether this node is one of several, which run the timers by turns (see [`crate::lease`]).
     pub shared_timers: bool,
+    /// Playouts per position of a game's review.
+    pub review_playouts: u64,
 }
 
 /// Finished games whose summary is filled in per round at start (see [`Games::summarize_old`]).
@@ -217,6 +223,7 @@ impl Games {
             first_proposal,
             open_tables,
             shared_timers,
+            review_playouts,
         } = config;
         let absences = Absences {
             grace_ms,
@@ -315,7 +322,10 @@ impl Games {
             to_rate,
             mutes: super::chat::Mutes::default(),
             seeks: std::sync::RwLock::new(Arc::new(seeks)),
+            review_playouts: review_playouts.max(1),
+            reviews_waiting: Arc::new(tokio::sync::Notify::new()),
         });
+        games.start_reviews();
         // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
         games.start_rating(ratings, !shared_timers);
         for id in games.live_ids() {

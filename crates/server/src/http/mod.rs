@@ -1,8 +1,8 @@
 //! The HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket, a
 //! player's games, the archive), `games` (tables and actions), `records` (SGF, replays, counts under other
-//! rules), `chat` (a game's chat, mutes), `news` (what happened in a user's games since they looked), `seeks`
-//! (automatch), `vacation` (days away) and `socket` (the game's WebSocket). What they share is here: the state,
-//! the router, body and id parsing, the Origin check.
+//! rules), `review` (a finished game reviewed by the search), `chat` (a game's chat, mutes), `news` (what
+//! happened in a user's games since they looked), `seeks` (automatch), `vacation` (days away) and `socket` (the
+//! game's WebSocket). What they share is here: the state, the router, body and id parsing, the Origin check.
 
 mod chat;
 mod extract;
@@ -11,6 +11,7 @@ pub mod health;
 mod listings;
 mod news;
 mod records;
+mod review;
 mod seeks;
 mod sessions;
 mod socket;
@@ -110,6 +111,10 @@ pub fn router(app: Arc<App>) -> Router {
             get(vacation::vacation).post(vacation::take),
         )
         .route("/api/vacation/end", post(vacation::end))
+        .route(
+            "/api/games/{id}/review",
+            get(review::review).post(review::ask),
+        )
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route("/api/games/{id}/replay", get(records::game_replay))
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))

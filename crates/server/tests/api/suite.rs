@@ -4824,3 +4824,110 @@ async fn a_vacation_stops_the_clock_exactly() {
     assert!(sgf.contains("W[de]WL[259200"), "{sgf}");
     running.stop().await.unwrap();
 }
+
+/// Polls game `id`'s review until `done` holds (the review runs in the background), for at most 60 s.
+async fn review_until(c: &Client, id: i64, done: impl Fn(&Value) -> bool) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let (status, review) = c.get(&format!("/api/games/{id}/review")).await.unwrap();
+        assert_eq!(status, 200, "{review}");
+        if done(&review) {
+            return review;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{review}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// A finished game is reviewed once, in the background: every position searched (win rate and lead from
+/// Black's side, the engine's move and line, the ownership), the biggest mistakes; asking again changes
+/// nothing, a restart keeps it, a game in play is not reviewed.
+#[tokio::test]
+async fn a_finished_game_is_reviewed_once_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = start(ServerConfig {
+        review_playouts: 40,
+        ..config(dir.path())
+    })
+    .await
+    .unwrap();
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    for (c, mv) in [
+        (&black, "E5"),
+        (&white, "C3"),
+        (&black, "G3"),
+        (&white, "pass"),
+    ] {
+        assert_eq!(c.play(id, mv).await.unwrap().0, 200);
+    }
+    let path = format!("/api/games/{id}/review");
+    // In play: nothing to review yet.
+    let (status, body) = black.post(&path, json!({})).await.unwrap();
+    assert_eq!(
+        (status, body["reason"].as_str()),
+        (409, Some("not_over")),
+        "{body}"
+    );
+    assert_eq!(resign(&white, id).await, 200);
+    let watcher = anonymous(&running);
+    let (_, none) = watcher.get(&path).await.unwrap();
+    assert_eq!(none["status"], "none");
+    let (status, _) = watcher.post(&path, json!({})).await.unwrap();
+    assert_eq!(status, 401);
+    let (status, asked) = white.post(&path, json!({})).await.unwrap();
+    assert_eq!(status, 200, "{asked}");
+    assert_eq!(asked["playouts"], 40);
+    let review = review_until(&watcher, id, |r| r["status"] == "done").await;
+    // Four turns: five positions, the last after White's pass with Black to move.
+    assert_eq!(
+        (review["done"].as_i64(), review["total"].as_i64()),
+        (Some(5), Some(5))
+    );
+    let positions = review["results"]["positions"].as_array().unwrap();
+    assert_eq!(positions.len(), 5);
+    let size = tesuji_rules::Size::square(9).unwrap();
+    for (k, p) in positions.iter().enumerate() {
+        assert_eq!(p["turn"], k);
+        assert_eq!(p["to_move"], if k % 2 == 0 { "black" } else { "white" });
+        assert_eq!(
+            (p["searched"].as_bool(), p["playouts"].as_u64()),
+            (Some(true), Some(40)),
+            "{p}"
+        );
+        let rate = p["winrate"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&rate), "{p}");
+        assert!(p["score"].as_f64().unwrap().abs() <= 81.0 + 7.5, "{p}");
+        let own = p["ownership"].as_array().unwrap();
+        assert_eq!(own.len(), 81);
+        assert!(
+            own.iter()
+                .all(|o| (-100..=100).contains(&o.as_i64().unwrap()))
+        );
+        let best = p["best"].as_str().unwrap();
+        assert!(
+            best == "pass" || Point::from_gtp(best, size).is_some(),
+            "{p}"
+        );
+        assert_eq!(p["pv"][0], p["best"], "{p}");
+    }
+    // E5 is on the board after the first move: the engine never suggests it later.
+    assert!(positions[1..].iter().all(|p| p["best"] != "E5"));
+    for m in review["results"]["mistakes"].as_array().unwrap() {
+        assert!((1..=4).contains(&m["number"].as_i64().unwrap()), "{m}");
+        assert!(m["loss"].as_f64().unwrap() >= 0.05, "{m}");
+    }
+    // Asked again (by anyone signed in), on either node: the same review, not a new one.
+    let (status, again) = black.post(&path, json!({})).await.unwrap();
+    assert_eq!((status, &again["status"]), (200, &json!("done")));
+    assert_eq!(again["results"], review["results"]);
+    let (status, _) = watcher.get("/api/games/999999/review").await.unwrap();
+    assert_eq!(status, 404);
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let (_, after) = anonymous(&running).get(&path).await.unwrap();
+    assert_eq!(after, review);
+    running.stop().await.unwrap();
+}

@@ -1,0 +1,218 @@
+//! Reviews of finished games by the search: asked for by any signed-in viewer, queued in the store, computed in
+//! the background by one node at a time, one review at a time per node on one thread (so a node's CPU for
+//! reviews is bounded whatever is asked), and kept with the game, so that nobody waits twice.
+//!
+//! A node takes the oldest review nobody computes (or one whose node has said nothing for a minute: it died),
+//! writes its progress after each position, and its results once done: each position's win rate and lead from
+//! Black's side, the engine's move and line, the ownership (hundredths), and the moves that lost the most.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::{Value, json};
+use tesuji_bot::mcts::{MctsBot, MctsConfig};
+use tesuji_bot::review::{Position, mistakes, review};
+use tesuji_rules::{Move, Phase, Size};
+
+use crate::clocks::TimeSource;
+use crate::error::ApiError;
+use crate::store::StoredReview;
+
+use super::live::LiveGame;
+use super::presence::Absences;
+use super::registry::Games;
+
+/// Playouts per position of a review, unless the server is told otherwise.
+pub const REVIEW_PLAYOUTS: u64 = 1000;
+
+/// A review whose node has not written for this long is taken over by another.
+const STALE_MS: i64 = 60_000;
+
+/// How often an idle node looks for reviews asked for on other nodes.
+const POLL: Duration = Duration::from_secs(2);
+
+/// The mistakes kept: those that lost at least this much win rate, at most this many.
+const MISTAKE_LOSS: f64 = 0.05;
+const MISTAKES_KEPT: usize = 20;
+
+/// A review as `GET /api/games/{id}/review` shows it.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ReviewView {
+    /// `none` (never asked), `queued`, `running`, `done` or `failed`.
+    pub status: String,
+    pub playouts: i64,
+    /// Positions reviewed, of `total` (0 until it starts).
+    pub done: i64,
+    pub total: i64,
+    /// Once done: `{"positions": [...], "mistakes": [...]}` (see docs/API.md).
+    pub results: Option<Value>,
+}
+
+impl ReviewView {
+    fn of(stored: Option<StoredReview>) -> ReviewView {
+        match stored {
+            None => ReviewView {
+                status: "none".into(),
+                playouts: 0,
+                done: 0,
+                total: 0,
+                results: None,
+            },
+            Some(r) => ReviewView {
+                results: r
+                    .results
+                    .as_deref()
+                    .and_then(|t| serde_json::from_str(t).ok()),
+                status: r.state,
+                playouts: r.playouts,
+                done: r.done,
+                total: r.total,
+            },
+        }
+    }
+}
+
+fn vertex(mv: Move, size: Size) -> String {
+    match mv {
+        Move::Pass => "pass".to_string(),
+        Move::Play(p) => p.to_gtp(size),
+    }
+}
+
+/// One reviewed position as stored and shown.
+fn position_json(p: &Position, size: Size) -> Value {
+    if p.playouts == 0 {
+        return json!({ "turn": p.turn, "to_move": p.to_move.name(), "searched": false });
+    }
+    json!({
+        "turn": p.turn,
+        "to_move": p.to_move.name(),
+        "searched": true,
+        "winrate": (p.black_winrate * 1000.0).round() / 1000.0,
+        "score": (p.black_score * 10.0).round() / 10.0,
+        "best": p.best.map(|m| vertex(m, size)),
+        "pv": p.pv.iter().take(12).map(|&m| vertex(m, size)).collect::<Vec<_>>(),
+        "playouts": p.playouts,
+        "ownership": p.ownership.iter().map(|&o| (o * 100.0).round() as i32).collect::<Vec<_>>(),
+    })
+}
+
+impl Games {
+    /// Game `id`'s review as it stands.
+    pub async fn review_of(self: &Arc<Self>, id: i64) -> Result<ReviewView, ApiError> {
+        // The game must exist (a missing one is 404, not "never reviewed").
+        self.look(id).await?;
+        Ok(ReviewView::of(self.store.review(id).await?))
+    }
+
+    /// Asks for game `id`'s review: only a finished game is reviewed (one in play would tell its players what
+    /// to play). Asking again changes nothing; a failed review is asked again.
+    pub async fn ask_review(self: &Arc<Self>, id: i64) -> Result<ReviewView, ApiError> {
+        let entry = self.look(id).await?;
+        if entry.lock().await.game.phase() != Phase::Over {
+            return Err(ApiError::NotOverYet);
+        }
+        let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
+        let stored = self.store.request_review(id, playouts, at).await?;
+        self.reviews_waiting.notify_one();
+        Ok(ReviewView::of(Some(stored)))
+    }
+
+    /// The node's reviewer: takes the reviews asked for, one at a time, until the games are dropped.
+    pub(super) fn start_reviews(self: &Arc<Self>) {
+        let games = Arc::downgrade(self);
+        tokio::spawn(async move {
+            loop {
+                let Some(g) = games.upgrade() else {
+                    return;
+                };
+                let now = i64::try_from(g.time.wall_ms()).unwrap_or(i64::MAX);
+                let taken = match g.store.take_review(now, now - STALE_MS).await {
+                    Ok(taken) => taken,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "looking for reviews failed");
+                        None
+                    }
+                };
+                match taken {
+                    Some(r) => {
+                        if let Err(e) = g.compute_review(r.game, r.playouts).await {
+                            tracing::warn!(game = r.game, error = %e, "a review failed");
+                        }
+                    }
+                    None => {
+                        let waiting = Arc::clone(&g.reviews_waiting);
+                        drop(g);
+                        let _ = tokio::time::timeout(POLL, waiting.notified()).await;
+                    }
+                }
+            }
+        });
+    }
+
+    /// Reviews game `id` with `playouts` a position, writing its progress and results.
+    async fn compute_review(self: &Arc<Self>, id: i64, playouts: i64) -> Result<(), ApiError> {
+        let store = Arc::clone(&self.store);
+        let time = self.time.clone();
+        let at = move || i64::try_from(time.wall_ms()).unwrap_or(i64::MAX);
+        let Some(stored) = store.load_game(id).await? else {
+            store.save_review(id, "failed", 0, 0, None, at()).await?;
+            return Ok(());
+        };
+        let handle = tokio::runtime::Handle::current();
+        let playouts = u64::try_from(playouts).unwrap_or(1).max(1);
+        let (store2, at2) = (Arc::clone(&store), at.clone());
+        let results = tokio::task::spawn_blocking(move || {
+            let live = LiveGame::replay(
+                stored,
+                Default::default(),
+                &TimeSource::real(),
+                Absences {
+                    grace_ms: 0,
+                    untimed_ms: 0,
+                },
+            )
+            .ok()?;
+            let game = live.game;
+            let size = game.rules().size;
+            let bot = MctsBot::new(
+                MctsConfig {
+                    threads: 1,
+                    ..MctsConfig::playouts(playouts)
+                },
+                0,
+            );
+            let reviewed = review(&bot, &game, game.rules(), |done, total| {
+                let (done, total) = (done as i64, total as i64);
+                // Progress is news, not a duty: a failed write only delays what a poll sees.
+                let _ =
+                    handle.block_on(store2.save_review(id, "running", done, total, None, at2()));
+            });
+            let found = mistakes(&game, &reviewed, MISTAKE_LOSS);
+            let results = json!({
+                "positions": reviewed.iter().map(|p| position_json(p, size)).collect::<Vec<_>>(),
+                "mistakes": found.iter().take(MISTAKES_KEPT).map(|m| json!({
+                    "number": m.number,
+                    "color": m.color.name(),
+                    "move": vertex(m.played, size),
+                    "loss": (m.loss * 1000.0).round() / 1000.0,
+                    "better": m.better.map(|b| vertex(b, size)),
+                })).collect::<Vec<_>>(),
+            });
+            Some((reviewed.len() as i64, results.to_string()))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        match results {
+            Some((total, text)) => {
+                store
+                    .save_review(id, "done", total, total, Some(&text), at())
+                    .await?
+            }
+            None => store.save_review(id, "failed", 0, 0, None, at()).await?,
+        }
+        Ok(())
+    }
+}
