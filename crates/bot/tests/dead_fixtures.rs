@@ -177,3 +177,120 @@ fn fixtures_are_judged_right_or_unsure() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Each point's owner once the fixture's dead stones are removed (area counting): a stone's colour, an empty
+/// region's colour when only one colour borders it, else nobody.
+fn true_owners(f: &Fixture) -> Vec<Option<Color>> {
+    let size = f.game.rules().size;
+    let mut grid = f.game.grid();
+    for &p in &f.dead {
+        grid.set(p, None);
+    }
+    let mut owners = vec![None; size.area()];
+    let mut seen = vec![false; size.area()];
+    for start in size.points() {
+        if let Some(c) = grid.get(start) {
+            owners[size.index(start)] = Some(c);
+            continue;
+        }
+        if seen[size.index(start)] {
+            continue;
+        }
+        let (mut region, mut stack, mut borders) = (Vec::new(), vec![start], BTreeSet::new());
+        seen[size.index(start)] = true;
+        while let Some(p) = stack.pop() {
+            region.push(p);
+            for n in size.neighbors(p) {
+                match grid.get(n) {
+                    Some(c) => {
+                        borders.insert(c as u8);
+                    }
+                    None if !seen[size.index(n)] => {
+                        seen[size.index(n)] = true;
+                        stack.push(n);
+                    }
+                    None => {}
+                }
+            }
+        }
+        let owner = match borders.iter().collect::<Vec<_>>()[..] {
+            [&b] => Some(if b == Color::Black as u8 {
+                Color::Black
+            } else {
+                Color::White
+            }),
+            _ => None,
+        };
+        for p in region {
+            owners[size.index(p)] = owner;
+        }
+    }
+    owners
+}
+
+/// Ground truth for the search's figures: on every fixture (positions after both passed, their dead stones
+/// known), the ownership's sign agrees with the owner of each point that has one, and the mean final margin of
+/// the playouts has the sign of the area count of the position with its dead stones removed. These are the
+/// positions the estimator found hardest. The rates are printed and held to a floor; so is how far the mean
+/// falls short of the count (random playouts lose groups that careful play keeps, so the mean is damped).
+#[test]
+fn the_search_agrees_with_the_fixtures_on_owners_and_score() {
+    use tesuji_bot::mcts::{MctsBot, MctsConfig};
+    let all = fixtures();
+    let (mut points, mut agreeing, mut same_sign) = (0usize, 0usize, 0usize);
+    let (mut error, mut ratio) = (0.0, 0.0);
+    for f in &all {
+        let rules = *f.game.rules();
+        let a = MctsBot::new(MctsConfig::playouts(2000), 7).analyze(&f.game, &rules, false);
+        let owners = true_owners(f);
+        for (k, owner) in owners.iter().enumerate() {
+            let Some(owner) = owner else { continue };
+            // Contested stones may go either way.
+            if f.contested.contains(&rules.size.point_at(k)) {
+                continue;
+            }
+            points += 1;
+            let sign = if *owner == Color::Black { 1.0 } else { -1.0 };
+            if a.ownership[k] * sign > 0.0 {
+                agreeing += 1;
+            }
+        }
+        let dead: Vec<Point> = f.dead.iter().copied().collect();
+        let mut area = rules;
+        area.scoring = tesuji_rules::ScoringRule::Area;
+        let truth =
+            tesuji_rules::result::score_position(&area, &f.game.grid(), &dead, [0, 0], [0, 0]);
+        let truth = f64::from(truth.margin()) / 2.0;
+        let black = if a.to_move == Color::Black {
+            a.score_mean
+        } else {
+            -a.score_mean
+        };
+        eprintln!(
+            "{}: area count {truth:+.1}, playouts' mean {black:+.1}",
+            f.name
+        );
+        if black * truth > 0.0 {
+            same_sign += 1;
+        }
+        error += (black - truth).abs();
+        ratio += black / truth;
+    }
+    let n = all.len() as f64;
+    let rate = agreeing as f64 / points as f64;
+    eprintln!(
+        "ownership sign agrees on {agreeing} of {points} owned points ({:.1}%); the score's sign on {same_sign} of {}; \
+         mean error {:.1} points, mean / count {:.2}",
+        rate * 100.0,
+        all.len(),
+        error / n,
+        ratio / n
+    );
+    assert!(rate >= 0.95, "{rate}");
+    assert!(
+        same_sign * 5 >= all.len() * 4,
+        "{same_sign} of {}",
+        all.len()
+    );
+    assert!(ratio / n > 0.3, "{}", ratio / n);
+}
