@@ -108,6 +108,8 @@ pub enum ApiError {
     NotOver,
     #[error("the game is not over: a game is reviewed once it ends")]
     NotOverYet,
+    #[error("the players of a game in play get no estimate of it (the spectators do)")]
+    PlayersGetNoEstimate,
     #[error("a move has been played: the game can no longer be aborted (resign instead)")]
     Moved,
     #[error("nobody has moved yet: abort the game instead of claiming it")]
@@ -220,6 +222,7 @@ impl ApiError {
             ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),
             ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
             ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
+            ApiError::PlayersGetNoEstimate => (StatusCode::FORBIDDEN, "players_get_no_estimate"),
             ApiError::NoUndo(_) => (StatusCode::CONFLICT, "no_undo"),
             ApiError::NoSeek(_) => (StatusCode::NOT_FOUND, "no_seek"),
             ApiError::OnVacation { .. } => (StatusCode::CONFLICT, "on_vacation"),

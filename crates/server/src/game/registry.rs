@@ -125,6 +125,8 @@ pub struct Games {
     pub(super) review_playouts: u64,
     /// Wakes this node's reviewer when a review is asked for here.
     pub(super) reviews_waiting: Arc<tokio::sync::Notify>,
+    /// One live estimate at a time on this node.
+    pub(super) estimating: tokio::sync::Semaphore,
 }
 
 /// What the games need of the server's settings.
@@ -324,6 +326,7 @@ impl Games {
             seeks: std::sync::RwLock::new(Arc::new(seeks)),
             review_playouts: review_playouts.max(1),
             reviews_waiting: Arc::new(tokio::sync::Notify::new()),
+            estimating: tokio::sync::Semaphore::new(1),
         });
         games.start_reviews();
         // Alone, this node rates what was left unrated now; one of several does when it takes the timers.

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::{Value, json};
 use tesuji_bot::mcts::{MctsBot, MctsConfig};
-use tesuji_bot::review::{Position, mistakes, review};
+use tesuji_bot::review::{Position, mistakes, review, review_position};
 use tesuji_rules::{Move, Phase, Size};
 
 use crate::clocks::TimeSource;
@@ -25,6 +25,9 @@ use super::registry::Games;
 
 /// Playouts per position of a review, unless the server is told otherwise.
 pub const REVIEW_PLAYOUTS: u64 = 1000;
+
+/// The most playouts of a live estimate (fewer when reviews use fewer).
+pub const ESTIMATE_PLAYOUTS: u64 = 1000;
 
 /// A review whose node has not written for this long is taken over by another.
 const STALE_MS: i64 = 60_000;
@@ -118,6 +121,42 @@ impl Games {
         let stored = self.store.request_review(id, playouts, at).await?;
         self.reviews_waiting.notify_one();
         Ok(ReviewView::of(Some(stored)))
+    }
+
+    /// An estimate of game `id`'s position now, for `viewer`: the search's figures of one position as a review
+    /// gives them (at most [`ESTIMATE_PLAYOUTS`] playouts). A spectator may ask during the game, a player only
+    /// once it is over (it would tell them what to play). One estimate at a time per node.
+    pub async fn estimate(self: &Arc<Self>, id: i64, viewer: i64) -> Result<Value, ApiError> {
+        let entry = self.look(id).await?;
+        let game = {
+            let live = entry.lock().await;
+            let seated = live.seat_of(super::action::Actor::User(viewer)).is_some();
+            if seated && live.game.phase() != Phase::Over {
+                return Err(ApiError::PlayersGetNoEstimate);
+            }
+            live.game.clone()
+        };
+        let _one = self
+            .estimating
+            .acquire()
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let playouts = self.review_playouts.min(ESTIMATE_PLAYOUTS);
+        tokio::task::spawn_blocking(move || {
+            let size = game.rules().size;
+            let turn = game.turns() as usize;
+            let bot = MctsBot::new(
+                MctsConfig {
+                    threads: 1,
+                    ..MctsConfig::playouts(playouts)
+                },
+                0,
+            );
+            let rules = *game.rules();
+            position_json(&review_position(&bot, &game, &rules, turn), size)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))
     }
 
     /// The node's reviewer: takes the reviews asked for, one at a time, until the games are dropped.

@@ -115,6 +115,7 @@ pub fn router(app: Arc<App>) -> Router {
             "/api/games/{id}/review",
             get(review::review).post(review::ask),
         )
+        .route("/api/games/{id}/estimate", get(review::estimate))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route("/api/games/{id}/replay", get(records::game_replay))
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))

@@ -4931,3 +4931,49 @@ async fn a_finished_game_is_reviewed_once_in_the_background() {
     assert_eq!(after, review);
     running.stop().await.unwrap();
 }
+
+/// A live estimate: a spectator may ask during the game, a player only once it is over; the figures are those of
+/// one reviewed position (the position now, ownership and all).
+#[tokio::test]
+async fn spectators_get_an_estimate_during_the_game_and_players_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = start(ServerConfig {
+        review_playouts: 40,
+        ..config(dir.path())
+    })
+    .await
+    .unwrap();
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    let cat = guest(&running, "cat").await;
+    for (c, mv) in [(&black, "E5"), (&white, "C3"), (&black, "G3")] {
+        assert_eq!(c.play(id, mv).await.unwrap().0, 200);
+    }
+    let path = format!("/api/games/{id}/estimate");
+    let (status, estimate) = cat.get(&path).await.unwrap();
+    assert_eq!(status, 200, "{estimate}");
+    assert_eq!(
+        (estimate["turn"].as_i64(), estimate["to_move"].as_str()),
+        (Some(3), Some("white"))
+    );
+    assert_eq!(estimate["playouts"], 40);
+    assert_eq!(estimate["ownership"].as_array().unwrap().len(), 81);
+    // E5 is Black's: the ownership there leans Black's way.
+    let e5 = 4 * 9 + 4;
+    assert!(
+        estimate["ownership"][e5].as_i64().unwrap() > 0,
+        "{estimate}"
+    );
+    for c in [&black, &white] {
+        let (status, body) = c.get(&path).await.unwrap();
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (403, Some("players_get_no_estimate"))
+        );
+    }
+    assert_eq!(anonymous(&running).get(&path).await.unwrap().0, 401);
+    assert_eq!(resign(&white, id).await, 200);
+    let (status, after) = black.get(&path).await.unwrap();
+    assert_eq!(status, 200, "{after}");
+    assert_eq!(after["turn"], 3);
+    running.stop().await.unwrap();
+}
