@@ -369,15 +369,26 @@ impl Browser {
 
     /// Polls `script` until it answers something other than null, false or "" (answered), for at most [`WAIT`].
     async fn wait_js(&self, what: &str, script: &str, args: Value) -> Res<Value> {
+        self.wait_js_for(what, script, args, WAIT).await
+    }
+
+    /// As [`Browser::wait_js`], for at most `budget`: for what the server takes its time over (a review).
+    async fn wait_js_for(
+        &self,
+        what: &str,
+        script: &str,
+        args: Value,
+        budget: Duration,
+    ) -> Res<Value> {
         let started = Instant::now();
         loop {
             let v = self.js(script, args.clone()).await?;
             if !(v.is_null() || v == false || v == "") {
                 return Ok(v);
             }
-            if started.elapsed() > WAIT {
+            if started.elapsed() > budget {
                 return Err(format!(
-                    "{}: waited {WAIT:?} for {what} (last answer {v})",
+                    "{}: waited {budget:?} for {what} (last answer {v})",
                     self.name
                 ));
             }
@@ -775,6 +786,14 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         }
         if turn == CHAT_AT {
             chat(ann, bob, cat).await?;
+            // No analysis while the game is in play: it would tell the players what to play.
+            for b in [ann, cat] {
+                same(
+                    &format!("{}'s analysis card during play", b.name),
+                    b.exists("#analysis[hidden]").await?,
+                    true,
+                )?;
+            }
         }
         if turn == TAKE_BACK_AT {
             // The move played again has the number the one taken back had, on every page.
@@ -1143,6 +1162,7 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
     steps_keep_the_board(cat, id).await?;
     chat_on_a_phone(cat, id).await?;
     replay_shows_the_record(cat, id, shots).await?;
+    analysis(ann, cat, id, shots).await?;
     // Cat stays phone-sized: nothing after this uses its window.
     Ok(())
 }
@@ -1647,6 +1667,403 @@ async fn replay_shows_the_record(cat: &Browser, id: u64, shots: Option<&Path>) -
         return Err(format!(
             "the record's count says {count:?}; `tesuji score` says {result:?} with one dead stone"
         ));
+    }
+    Ok(())
+}
+
+/// How long the server may take over the first game's review (26 positions at 50 playouts, on a test build).
+const REVIEW_WAIT: Duration = Duration::from_secs(90);
+
+/// A lead as the analysis card says it: `B+3.5`, `W+12`, `Even`.
+fn lead_text(score: f64) -> String {
+    let points = (score.abs() * 10.0).round() / 10.0;
+    if points == 0.0 {
+        "Even".to_owned()
+    } else if score > 0.0 {
+        format!("B+{points}")
+    } else {
+        format!("W+{points}")
+    }
+}
+
+/// The index of vertex `point` (`D4`) in a review's ownership (row by row from the top left) on a 9×9 board.
+fn ownership_index(point: &str) -> Option<usize> {
+    let col = "ABCDEFGHJ".find(point.get(..1)?)?;
+    let number: usize = point.get(1..)?.parse().ok()?;
+    (1..=9).contains(&number).then(|| (9 - number) * 9 + col)
+}
+
+/// The stones a page's board shows, as sorted `color point` texts.
+async fn stones(b: &Browser) -> Res<Value> {
+    b.js(
+        "return [...document.querySelectorAll('#board [data-stone]')]
+           .map((g) => `${g.dataset.stone} ${g.dataset.point}`).sort();",
+        json!([]),
+    )
+    .await
+}
+
+/// The finished first game, reviewed by the engine. Cat, not signed in and phone-sized, is offered no Analyze
+/// button but a link to sign in. Ann asks with the card's button: the page says the review is under way, then
+/// shows it as `GET /api/games/{id}/review` gives it: a point of the graph per position (those after play ended
+/// marked so). A click on the point of position k shows the board after k moves, as the move list's own step
+/// back shows it, with the point marked current, the figures in words, and the engine's move ringed on an empty
+/// point; the right arrow key goes on to the next position. "Show territory" shades every point the review gives
+/// one side surely, in that side's colour, and nothing once off. The mistakes are listed as the API has them; the
+/// first shows the position before its move, the better move ringed. On Cat's phone the review shows too, with
+/// no button, the graph inside the screen, and a tap on a point shows its position.
+async fn analysis(ann: &Browser, cat: &Browser, id: u64, shots: Option<&Path>) -> Res<()> {
+    let page = format!("/game/{id}");
+    cat.goto(&page).await?;
+    cat.game_ready().await?;
+    cat.wait_for("#analysis:not([hidden])[data-status=\"none\"]")
+        .await?;
+    same(
+        "Cat's card before any review (the button hidden, a link to sign in)",
+        (
+            cat.exists("#analysis-ask[hidden]").await?,
+            cat.exists("#analysis-signin:not([hidden]) a[href^=\"/login?next=\"]")
+                .await?,
+        ),
+        (true, true),
+    )?;
+
+    ann.goto(&page).await?;
+    ann.game_ready().await?;
+    ann.wait_for(
+        "#analysis:not([hidden])[data-status=\"none\"] #analysis-ask:not([hidden]):not([disabled])",
+    )
+    .await?;
+    // Every text the progress box shows from the click on, as it shows it.
+    ann.js(
+        "window.progressSeen = [];
+         const box = document.getElementById('analysis-progress');
+         new MutationObserver(() => {
+           const text = box.textContent.trim().replace(/\\s+/g, ' ');
+           if (!box.hidden && text && progressSeen.at(-1) !== text) progressSeen.push(text);
+         }).observe(box, {attributes: true, childList: true, characterData: true, subtree: true});
+         return true;",
+        json!([]),
+    )
+    .await?;
+    ann.click("#analysis-ask").await?;
+    let review = ann
+        .wait_js_for(
+            "the review done",
+            "return fetch(`/api/games/${arguments[0]}/review`).then((r) => r.json())
+               .then((v) => v.status === 'done' ? v : (v.status === 'failed' ? 'failed' : null));",
+            json!([id]),
+            REVIEW_WAIT,
+        )
+        .await?;
+    if review == "failed" {
+        return Err("the first game's review failed".to_owned());
+    }
+    ann.wait_for("#analysis[data-status=\"done\"] #analysis-results:not([hidden])")
+        .await?;
+    let seen = ann.js("return progressSeen;", json!([])).await?;
+    let said = seen.as_array().cloned().unwrap_or_default();
+    let progress_text = |v: &Value| {
+        let s = v.as_str().unwrap_or_default();
+        s == "Waiting for the engine…"
+            || s == "Analyzing…"
+            || s.strip_prefix("Analyzing… ")
+                .and_then(|r| r.strip_suffix(" positions"))
+                .and_then(|r| r.split_once('/'))
+                .is_some_and(|(a, b)| a.parse::<u32>().is_ok() && b.parse::<u32>().is_ok())
+    };
+    if said.is_empty() || !said.iter().all(progress_text) {
+        return Err(format!("the progress Ann's page said: {seen}"));
+    }
+    same(
+        "once done: the button, the progress and the sign-in link hidden",
+        (
+            ann.exists("#analysis-ask[hidden]").await?,
+            ann.exists("#analysis-progress[hidden]").await?,
+            ann.exists("#analysis-signin[hidden]").await?,
+        ),
+        (true, true, true),
+    )?;
+
+    // A point per position of the review, in order; those not searched (after play ended) marked.
+    let positions = review["results"]["positions"]
+        .as_array()
+        .cloned()
+        .ok_or(format!("the review has no positions: {review}"))?;
+    let mistakes = review["results"]["mistakes"]
+        .as_array()
+        .cloned()
+        .ok_or(format!("the review has no mistakes list: {review}"))?;
+    // The game's 25 moves: 26 positions, the last (after the second pass) out of play.
+    same("the review's positions", positions.len(), GAME.len() + 1)?;
+    let unsearched: Vec<usize> = (0..positions.len())
+        .filter(|&k| positions[k]["searched"] == false)
+        .collect();
+    same(
+        "the graph's points and the unsearched ones",
+        ann.js(
+            "const g = document.getElementById('analysis-graph');
+             return [[...g.querySelectorAll('circle.point[data-turn]')].map((c) => Number(c.dataset.turn)),
+                     [...g.querySelectorAll('circle.point.unsearched[data-turn]')].map((c) => Number(c.dataset.turn)),
+                     Number(g.dataset.count)];",
+            json!([]),
+        )
+        .await?,
+        json!([
+            (0..positions.len()).collect::<Vec<_>>(),
+            unsearched,
+            positions.len()
+        ]),
+    )?;
+
+    // A position in the middle of the game where the engine names a point: the board after k moves, as the
+    // move list's step back shows it.
+    let k = (GAME.len() / 2..GAME.len())
+        .find(|&k| {
+            positions[k]["searched"] == true
+                && positions[k]["best"]
+                    .as_str()
+                    .is_some_and(|b| ownership_index(b).is_some())
+        })
+        .ok_or(format!("no position with a point to play: {review}"))?;
+    let p = &positions[k];
+    let best = p["best"].as_str().unwrap_or_default();
+    ann.click(&format!("#moves li[data-turn=\"{k}\"]")).await?;
+    ann.wait_for(&format!("#review-banner:not([hidden])[data-move=\"{k}\"]"))
+        .await?;
+    let stepped = stones(ann).await?;
+    ann.click("#back-to-live").await?;
+    ann.wait_for("#review-banner[hidden]").await?;
+    let live = stones(ann).await?;
+    ann.click(&format!("#analysis-graph circle.point[data-turn=\"{k}\"]"))
+        .await?;
+    ann.wait_for(&format!("#review-banner:not([hidden])[data-move=\"{k}\"]"))
+        .await?;
+    same(
+        &format!("the board at the graph's position {k} and at move {k} of the list"),
+        stones(ann).await?,
+        stepped.clone(),
+    )?;
+    if stepped == live {
+        return Err(format!(
+            "the board after {k} moves is the game's: {stepped}"
+        ));
+    }
+    let color = if p["to_move"] == "white" {
+        "White"
+    } else {
+        "Black"
+    };
+    let rate = (p["winrate"].as_f64().unwrap_or(-1.0) * 100.0).round();
+    let lead = lead_text(p["score"].as_f64().unwrap_or(0.0));
+    same(
+        &format!("position {k} on the graph and in words, and the engine's move on the board"),
+        ann.js(
+            "const [k, best] = arguments;
+             const mark = document.querySelector('#board g.best[data-at]');
+             return [document.querySelector('#analysis-graph circle.point.current[data-turn]')?.dataset.turn,
+                     document.getElementById('analysis-graph').dataset.current,
+                     document.getElementById('analysis-position').dataset.turn,
+                     document.getElementById('analysis-summary').textContent,
+                     document.getElementById('analysis-best').textContent.split(' — ')[0],
+                     document.getElementById('analysis-best').dataset.move,
+                     mark?.dataset.at,
+                     document.querySelectorAll('#board g.best').length,
+                     document.querySelector(`#board [data-stone][data-point=\"${best}\"]`) === null,
+                     document.querySelector(`#board rect[data-point=\"${best}\"]`) !== null];",
+            json!([k, best]),
+        )
+        .await?,
+        json!([
+            k.to_string(),
+            k.to_string(),
+            k.to_string(),
+            format!("Move {k}: Black {rate}% · {lead}"),
+            format!("Best for {color}: {best}"),
+            best,
+            best,
+            1,
+            true,
+            true
+        ]),
+    )?;
+    // The clicked point has the focus: the right arrow goes on to the next position.
+    ann.key(ARROW_RIGHT).await?;
+    ann.wait_for(&format!(
+        "#review-banner:not([hidden])[data-move=\"{}\"]",
+        k + 1
+    ))
+    .await?;
+    same(
+        "the point current and focused after the arrow key",
+        ann.js(
+            "return [document.querySelector('#analysis-graph circle.point.current')?.dataset.turn,
+                     document.activeElement?.dataset?.turn ?? null];",
+            json!([]),
+        )
+        .await?,
+        json!([(k + 1).to_string(), (k + 1).to_string()]),
+    )?;
+
+    // The territory: shaded on demand, each point in the colour of the side the review gives it; a point one
+    // side holds surely (half its playouts' worth or more) never left out.
+    same(
+        "no shading before it is asked for",
+        ann.exists("#board rect.owner").await?,
+        false,
+    )?;
+    let at = k + 1;
+    let ownership = positions[at]["ownership"]
+        .as_array()
+        .cloned()
+        .ok_or(format!("position {at} has no ownership"))?;
+    ann.click("#analysis-territory").await?;
+    let shaded = ann
+        .wait_js(
+            "the territory shaded",
+            "const r = [...document.querySelectorAll('#board rect.owner')];
+             return r.length > 0 && r.map((e) => [e.dataset.at, e.dataset.owner, Number(e.dataset.shade)]);",
+            json!([]),
+        )
+        .await?;
+    let shaded = shaded.as_array().cloned().unwrap_or_default();
+    let owner_of = |point: &str| {
+        ownership_index(point)
+            .and_then(|i| ownership.get(i))
+            .and_then(Value::as_i64)
+    };
+    for s in &shaded {
+        let point = s[0].as_str().unwrap_or_default();
+        let o = owner_of(point).ok_or(format!("a shade off the board: {s}"))?;
+        let want = if o > 0 { "black" } else { "white" };
+        let strength = s[2].as_f64().unwrap_or(-1.0);
+        if o == 0 || s[1] != want || !(strength > 0.0 && strength <= 1.0) {
+            return Err(format!(
+                "{point} shaded {s}, its ownership in the review {o}"
+            ));
+        }
+    }
+    let sure: Vec<String> = (1..=9)
+        .flat_map(|n| "ABCDEFGHJ".chars().map(move |c| format!("{c}{n}")))
+        .filter(|p| owner_of(p).is_some_and(|o| o.abs() >= 50))
+        .collect();
+    let shaded_points: Vec<&str> = shaded.iter().filter_map(|s| s[0].as_str()).collect();
+    if let Some(missing) = sure.iter().find(|p| !shaded_points.contains(&p.as_str())) {
+        return Err(format!(
+            "{missing} is surely held in the review but not shaded: {shaded:?}"
+        ));
+    }
+    if let Some(dir) = shots {
+        ann.screenshot(&dir.join("analysis.png")).await?;
+    }
+    ann.click("#analysis-territory").await?;
+    ann.wait_js(
+        "the shading gone",
+        "return document.querySelector('#board rect.owner') === null",
+        json!([]),
+    )
+    .await?;
+
+    // The mistakes, the biggest first, as the API lists them; the first shows the position before its move,
+    // with the better move ringed.
+    let listed = ann
+        .js(
+            "return [...document.querySelectorAll('#analysis-mistakes li')]
+               .map((li) => [Number(li.dataset.number), li.dataset.color, li.textContent.trim()]);",
+            json!([]),
+        )
+        .await?;
+    same(
+        "the mistakes listed (number, colour)",
+        listed
+            .as_array()
+            .map(|l| l.iter().map(|m| json!([m[0], m[1]])).collect::<Vec<_>>()),
+        Some(
+            mistakes
+                .iter()
+                .map(|m| json!([m["number"], m["color"]]))
+                .collect(),
+        ),
+    )?;
+    if let Some(first) = mistakes.first() {
+        let number = first["number"].as_u64().unwrap_or(0);
+        let text = listed[0][2].as_str().unwrap_or_default();
+        let start = format!(
+            "Move {number} ({} {}): −{}% win rate",
+            if first["color"] == "white" {
+                "White"
+            } else {
+                "Black"
+            },
+            first["move"].as_str().unwrap_or_default(),
+            (first["loss"].as_f64().unwrap_or(0.0) * 100.0).round()
+        );
+        if !text.starts_with(&start) {
+            return Err(format!("the first mistake reads {text:?}, not {start:?}…"));
+        }
+        // From the game's own board, so that the step is the mistake's.
+        ann.click("#back-to-live").await?;
+        ann.wait_for("#review-banner[hidden]").await?;
+        ann.click("#analysis-mistakes li:first-child button")
+            .await?;
+        ann.wait_for(&format!(
+            "#review-banner:not([hidden])[data-move=\"{}\"]",
+            number - 1
+        ))
+        .await?;
+        same(
+            "the mistake looked at (its position, its item marked)",
+            ann.js(
+                "return [document.getElementById('analysis-position').dataset.turn,
+                         document.querySelector('#analysis-mistakes li.current')?.dataset.number];",
+                json!([]),
+            )
+            .await?,
+            json!([(number - 1).to_string(), number.to_string()]),
+        )?;
+        if let Some(better) = first["better"]
+            .as_str()
+            .filter(|b| ownership_index(b).is_some())
+        {
+            ann.wait_for(&format!("#board g.best[data-at=\"{better}\"]"))
+                .await?;
+        }
+    } else {
+        ann.wait_for("#analysis-no-mistakes:not([hidden])").await?;
+    }
+
+    // On Cat's phone: the review, no button, the graph inside the screen, and a tap shows a position.
+    cat.goto(&page).await?;
+    cat.game_ready().await?;
+    cat.wait_for("#analysis[data-status=\"done\"] #analysis-graph circle.point")
+        .await?;
+    same(
+        "Cat's review on a phone (points, the button, the sign-in link, past the graph's right edge, \
+         wider than the screen)",
+        cat.js(
+            "const page = document.documentElement;
+             const g = document.getElementById('analysis-graph').getBoundingClientRect();
+             return [document.querySelectorAll('#analysis-graph circle.point[data-turn]').length,
+                     document.getElementById('analysis-ask').hidden,
+                     document.getElementById('analysis-signin').hidden,
+                     g.left >= 0 && g.width > 200 ? Math.max(0, Math.ceil(g.right - page.clientWidth)) : -1,
+                     page.scrollWidth - page.clientWidth];",
+            json!([]),
+        )
+        .await?,
+        json!([positions.len(), true, true, 0, 0]),
+    )?;
+    cat.click("#analysis-graph circle.point[data-turn=\"3\"]")
+        .await?;
+    cat.wait_for("#review-banner:not([hidden])[data-move=\"3\"]")
+        .await?;
+    if let Some(dir) = shots {
+        cat.js(
+            "document.getElementById('analysis').scrollIntoView(); return true;",
+            json!([]),
+        )
+        .await?;
+        cat.screenshot(&dir.join("analysis-phone.png")).await?;
     }
     Ok(())
 }
@@ -3074,6 +3491,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
         database: tesuji_server::Database::Sqlite(data.path().to_path_buf()),
         limits: Limits::default(),
         time: TimeSource::manual(&time),
+        // A review's search is short here (the default is 1000 playouts a position): its results are what the
+        // page shows, however strong.
+        review_playouts: 50,
         ..ServerConfig::default()
     })
     .await

@@ -1,5 +1,5 @@
 // The SVG board: wood, grid, star points, coordinates on every side, stones with a soft gradient, the last-move
-// mark, dead stones and a hover preview. One transparent <rect data-point="D4"> per point takes the pointer.
+// mark, dead stones and a hover preview; from a review, the engine's move and who holds each point. One transparent <rect data-point="D4"> per point takes the pointer.
 // Units: one grid cell is 10; the viewBox makes the board scale to its box.
 
 import { COLUMNS, parsePoint, pointName, starPoints } from "./coords.js";
@@ -167,9 +167,22 @@ export class Board {
    * Draws a position: `rows` from the top ('.', 'X', 'O'); `lastMove` a vertex or null; `dead` a Set of vertices
    * drawn translucent with a cross; `unsure` a Set of vertices the server's estimate could not settle (a ring);
    * `preview` {point, color} or null; `interactive` sets the pointer cursor; `territory` {black, white}: Sets of
-   * vertices each colour's count holds besides its live stones (a small square of its colour).
+   * vertices each colour's count holds besides its live stones (a small square of its colour). From a review:
+   * `owners` [{point, color, shade (0–1)}]: who holds each point, a square of its colour over the point (and any
+   * stone), the stronger the surer; `best` {point, color}: the engine's move, a translucent stone of the player
+   * to move in a blue ring, drawn only on an empty point.
    */
-  render({ rows, lastMove = null, dead = new Set(), unsure = new Set(), preview = null, interactive = false, territory = null }) {
+  render({
+    rows,
+    lastMove = null,
+    dead = new Set(),
+    unsure = new Set(),
+    preview = null,
+    interactive = false,
+    territory = null,
+    owners = null,
+    best = null,
+  }) {
     this.svg.classList.toggle("interactive", interactive);
     const stones = [];
     for (let r = 0; r < this.height; r++) {
@@ -220,6 +233,37 @@ export class Board {
     }
     this.stones.replaceChildren(...stones);
     this.overlay.replaceChildren();
+    const empty = (at) => (rows[at.row] ?? "")[at.col] === ".";
+    for (const o of owners ?? []) {
+      const at = parsePoint(o.point, this.width, this.height);
+      if (!at) continue;
+      const s = 5.6;
+      this.overlay.append(
+        svgEl("rect", {
+          class: `owner ${o.color}`,
+          x: this.x(at.col) - s / 2,
+          y: this.y(at.row) - s / 2,
+          width: s,
+          height: s,
+          // A point held for sure is dark (or light); one barely held is hardly shaded.
+          opacity: Math.round((0.12 + 0.73 * o.shade) * 100) / 100,
+          "data-owner": o.color,
+          "data-at": o.point,
+          "data-shade": o.shade,
+        }),
+      );
+    }
+    const mark = best ? parsePoint(best.point, this.width, this.height) : null;
+    if (mark && empty(mark)) {
+      const g = svgEl("g", { class: `best ${best.color}`, "data-best": best.color, "data-at": best.point });
+      const cx = this.x(mark.col);
+      const cy = this.y(mark.row);
+      g.append(
+        svgEl("circle", { class: "ghost", cx, cy, r: RADIUS - 0.3, fill: `url(#${this.prefix}-${best.color})` }),
+        svgEl("circle", { class: "ring", cx, cy, r: RADIUS - 0.1 }),
+      );
+      this.overlay.append(g);
+    }
     if (preview) {
       const at = parsePoint(preview.point, this.width, this.height);
       if (at && (rows[at.row] ?? "")[at.col] === ".") {

@@ -20,6 +20,22 @@ export function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+/** An SVG element with attributes (null, undefined and false ones left out) and children (nodes or text). */
+export function svgEl(tag, attrs = {}, ...children) {
+  const node = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    node.setAttribute(name, String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
 /** Scrolls `list` (a scrolling box) just enough to show `item`, and nothing else: `scrollIntoView` would also
  * scroll the page, taking the board off a phone's screen at every step through a game. */
 export function scrollWithin(list, item) {

@@ -6,7 +6,7 @@
 import { ApiError, get, post } from "./api.js";
 import { colorOf, formatDate, formatRank, formatResult, moveCount, parseResult, rankOf } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
-import { boot, el, moreButton, playerName, playerNode, showError } from "./page.js";
+import { boot, el, moreButton, playerName, playerNode, showError, svgEl } from "./page.js";
 import { idFromPath } from "./paths.js";
 import { FRAME, plotHistory } from "./plot.js";
 import { summarizeSpec } from "./spec.js";
@@ -62,15 +62,6 @@ function row(game) {
       ),
     ),
   );
-}
-
-const NS = "http://www.w3.org/2000/svg";
-
-function svgEl(tag, attrs = {}, ...children) {
-  const node = document.createElementNS(NS, tag);
-  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
-  node.append(...children);
-  return node;
 }
 
 function day(seconds) {

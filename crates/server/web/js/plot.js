@@ -1,5 +1,6 @@
-// The rating graph of a player's page as numbers: where each rated game's rating goes in the SVG, and which
-// ratings the y axis names. Pure functions; player.js draws.
+// Graphs as numbers: where each point goes in an SVG frame, and what the axes name. The rating graph of a
+// player's page (player.js draws it) and the shared pieces of the game page's win-rate graph (analysis.js places
+// it, game.js draws it). Pure functions.
 
 /** The graph's viewBox and the plot area inside it: the margins hold the axis labels. */
 export const FRAME = { width: 400, height: 180, left: 76, right: 12, top: 10, bottom: 26 };
@@ -31,7 +32,60 @@ export function ratingAxis(lo, hi, most = 5) {
   return { lo: from, hi: to, step, ticks };
 }
 
-const tenth = (v) => Math.round(v * 10) / 10;
+/** Rounds to a tenth of a unit: enough for a viewBox, and short in the markup. */
+export const tenth = (v) => Math.round(v * 10) / 10;
+
+/** The plot area of `frame` (its viewBox less the margins): {left, right, top, bottom}. */
+export function plotArea(frame) {
+  return {
+    left: frame.left,
+    right: frame.width - frame.right,
+    top: frame.top,
+    bottom: frame.height - frame.bottom,
+  };
+}
+
+/** Where item `i` of `n` stands when they are spread evenly across the plot: the first at the left edge, the last
+ * at the right, a single one in the middle. */
+export function spreadX(i, n, frame) {
+  const { left, right } = plotArea(frame);
+  if (n <= 1) return (left + right) / 2;
+  return left + ((right - left) * Math.min(n - 1, Math.max(0, i))) / (n - 1);
+}
+
+/** The item of `n` spread evenly (as [spreadX]) nearest to `x`: a click or a drag on the graph to a point. */
+export function nearestIndex(x, n, frame) {
+  if (n <= 1 || !Number.isFinite(x)) return 0;
+  const { left, right } = plotArea(frame);
+  const share = (x - left) / (right - left);
+  return Math.min(n - 1, Math.max(0, Math.round(share * (n - 1))));
+}
+
+/** An SVG path through `points` ({x, y}, in order): a null one breaks the line (a gap), as do points on either
+ * side of it. "" when nothing is drawn. */
+export function pathThrough(points) {
+  let d = "";
+  let open = false;
+  for (const p of points) {
+    if (!p || !Number.isFinite(p.x) || !Number.isFinite(p.y)) {
+      open = false;
+      continue;
+    }
+    d += `${open ? "L" : "M"}${tenth(p.x)} ${tenth(p.y)}`;
+    open = true;
+  }
+  return d;
+}
+
+/** The first of `steps` (ascending) that is at least `value`; past the last, the last doubled until it is. */
+export function niceCeil(value, steps) {
+  const v = Math.abs(Number(value)) || 0;
+  const found = steps.find((s) => s >= v);
+  if (found !== undefined) return found;
+  let s = steps[steps.length - 1];
+  while (s < v) s *= 2;
+  return s;
+}
 
 /**
  * A rating history (`[[game, at, rating], ...]`, oldest first) placed in `frame`: x by time (the first game at
@@ -45,10 +99,7 @@ export function plotHistory(history, frame = FRAME) {
     (h) => Array.isArray(h) && h[2] !== null && Number.isFinite(Number(h[2])),
   );
   if (!rows.length) return { points: [], line: "", ticks: [], dates: [], axis: null };
-  const left = frame.left;
-  const right = frame.width - frame.right;
-  const top = frame.top;
-  const bottom = frame.height - frame.bottom;
+  const { left, right, top, bottom } = plotArea(frame);
   const ratings = rows.map((h) => Number(h[2]));
   const times = rows.map((h) => Number(h[1]));
   const axis = ratingAxis(Math.min(...ratings), Math.max(...ratings));
@@ -56,8 +107,8 @@ export function plotHistory(history, frame = FRAME) {
   const last = times[times.length - 1];
   const byTime = times.every(Number.isFinite) && last > first;
   const xOf = (i) => {
-    if (rows.length === 1) return (left + right) / 2;
-    const share = byTime ? (times[i] - first) / (last - first) : i / (rows.length - 1);
+    if (!byTime) return spreadX(i, rows.length, frame);
+    const share = (times[i] - first) / (last - first);
     return left + (right - left) * Math.min(1, Math.max(0, share));
   };
   const yOf = (rating) => bottom - ((bottom - top) * (rating - axis.lo)) / (axis.hi - axis.lo);
