@@ -4842,27 +4842,30 @@ async fn review_until(c: &Client, id: i64, done: impl Fn(&Value) -> bool) -> Val
     }
 }
 
+/// A site whose reviews and estimates take 40 playouts a position, with a 9×9 game between two guests where
+/// Black played E5, White C3 and Black G3.
+async fn searched_game(dir: &Path) -> (Site, i64, Client, Client) {
+    let running = start(ServerConfig {
+        review_playouts: 40,
+        ..config(dir)
+    })
+    .await
+    .unwrap();
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    for (c, mv) in [(&black, "E5"), (&white, "C3"), (&black, "G3")] {
+        assert_eq!(c.play(id, mv).await.unwrap().0, 200);
+    }
+    (running, id, black, white)
+}
+
 /// A finished game is reviewed once, in the background: every position searched (win rate and lead from
 /// Black's side, the engine's move and line, the ownership), the biggest mistakes; asking again changes
 /// nothing, a restart keeps it, a game in play is not reviewed.
 #[tokio::test]
 async fn a_finished_game_is_reviewed_once_in_the_background() {
     let dir = tempfile::tempdir().unwrap();
-    let running = start(ServerConfig {
-        review_playouts: 40,
-        ..config(dir.path())
-    })
-    .await
-    .unwrap();
-    let (id, black, white) = seated(&running, "chinese:size=9").await;
-    for (c, mv) in [
-        (&black, "E5"),
-        (&white, "C3"),
-        (&black, "G3"),
-        (&white, "pass"),
-    ] {
-        assert_eq!(c.play(id, mv).await.unwrap().0, 200);
-    }
+    let (running, id, black, white) = searched_game(dir.path()).await;
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
     let path = format!("/api/games/{id}/review");
     // In play: nothing to review yet.
     let (status, body) = black.post(&path, json!({})).await.unwrap();
@@ -4937,17 +4940,8 @@ async fn a_finished_game_is_reviewed_once_in_the_background() {
 #[tokio::test]
 async fn spectators_get_an_estimate_during_the_game_and_players_after_it() {
     let dir = tempfile::tempdir().unwrap();
-    let running = start(ServerConfig {
-        review_playouts: 40,
-        ..config(dir.path())
-    })
-    .await
-    .unwrap();
-    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    let (running, id, black, white) = searched_game(dir.path()).await;
     let cat = guest(&running, "cat").await;
-    for (c, mv) in [(&black, "E5"), (&white, "C3"), (&black, "G3")] {
-        assert_eq!(c.play(id, mv).await.unwrap().0, 200);
-    }
     let path = format!("/api/games/{id}/estimate");
     let (status, estimate) = cat.get(&path).await.unwrap();
     assert_eq!(status, 200, "{estimate}");
