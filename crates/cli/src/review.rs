@@ -8,20 +8,13 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use tesuji_bot::mcts::{MctsBot, MctsConfig};
 use tesuji_bot::review::{Position, mistakes, review};
-use tesuji_rules::{Color, Move, Rules, Size};
+use tesuji_rules::{Color, Rules, Size};
 use tesuji_sgf::Property;
 use tesuji_sgf::record::{record_rules, replay, size_of};
 
 /// The mistakes listed: those that lost their player at least this much win rate, at most this many.
 const MISTAKE_LOSS: f64 = 0.05;
 const MISTAKES_LISTED: usize = 10;
-
-fn vertex(mv: Move, size: Size) -> String {
-    match mv {
-        Move::Pass => "pass".to_string(),
-        Move::Play(p) => p.to_gtp(size),
-    }
-}
 
 fn lead(black_score: f64) -> String {
     if black_score >= 0.0 {
@@ -39,12 +32,12 @@ fn comment(p: &Position, size: Size) -> String {
         lead(p.black_score)
     );
     if let Some(best) = p.best {
-        let line: Vec<String> = p.pv.iter().map(|&m| vertex(m, size)).collect();
+        let line: Vec<String> = p.pv.iter().map(|&m| m.to_gtp(size)).collect();
         let _ = write!(
             text,
             " · best for {} {} ({})",
             p.to_move,
-            vertex(best, size),
+            best.to_gtp(size),
             line.join(" ")
         );
     }
@@ -181,12 +174,12 @@ pub fn analyze(
     {
         let better = m
             .better
-            .map_or(String::new(), |b| format!(", better {}", vertex(b, size)));
+            .map_or(String::new(), |b| format!(", better {}", b.to_gtp(size)));
         println!(
             "move {} ({} {}): {:+.0}% win rate{better}",
             m.number,
             if m.color == Color::Black { "B" } else { "W" },
-            vertex(m.played, size),
+            m.played.to_gtp(size),
             -m.loss * 100.0
         );
     }

@@ -173,13 +173,6 @@ fn per_10000(x: f64) -> i64 {
     (x.clamp(0.0, 1.0) * 10_000.0).round() as i64
 }
 
-fn vertex(mv: Move, size: Size) -> String {
-    match mv {
-        Move::Pass => "pass".to_string(),
-        Move::Play(p) => p.to_gtp(size),
-    }
-}
-
 /// A float as KataGo prints one: at most six decimals, no trailing zeros.
 fn float(x: f64) -> String {
     let text = format!("{x:.6}");
@@ -238,8 +231,8 @@ pub fn info_line(request: &Request, analysis: &Analysis) -> Option<String> {
 
 /// One move's `info` group.
 fn info(request: &Request, m: &MoveStat, order: usize, size: Size) -> String {
-    let mv = vertex(m.mv, size);
-    let pv: Vec<String> = m.pv.iter().map(|&p| vertex(p, size)).collect();
+    let mv = m.mv.to_gtp(size);
+    let pv: Vec<String> = m.pv.iter().map(|&p| p.to_gtp(size)).collect();
     let pv = if pv.is_empty() {
         mv.clone()
     } else {

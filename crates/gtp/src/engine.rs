@@ -273,13 +273,6 @@ pub fn parse_komi(s: &str) -> Result<i32, GtpError> {
     Ok(if neg { -h } else { h })
 }
 
-fn vertex_text(mv: Move, size: Size) -> String {
-    match mv {
-        Move::Pass => "pass".to_string(),
-        Move::Play(p) => p.to_gtp(size),
-    }
-}
-
 fn vertices(points: &[Point], size: Size) -> String {
     points
         .iter()
@@ -481,7 +474,7 @@ impl Engine {
                     let _ = self.pos.play(color, Move::Pass);
                     Move::Pass
                 };
-                vertex_text(mv, self.pos.size())
+                mv.to_gtp(self.pos.size())
             }
             None => {
                 let _ = self.pos.play(color, Move::Pass);
@@ -533,7 +526,7 @@ impl Engine {
         let mut color = a.to_move;
         let mut out = Vec::new();
         for &mv in a.best().map_or(&[][..], |b| &b.pv[..]) {
-            out.push(format!("{} {}", color.letter(), vertex_text(mv, size)));
+            out.push(format!("{} {}", color.letter(), mv.to_gtp(size)));
             color = color.opponent();
         }
         Ok(out.join(" "))
@@ -860,7 +853,7 @@ impl Engine {
                 Move::Pass
             }
         };
-        Ok(vertex_text(mv, self.pos.size()))
+        Ok(mv.to_gtp(self.pos.size()))
     }
 
     fn showboard(&self) -> String {

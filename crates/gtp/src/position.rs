@@ -94,13 +94,6 @@ fn prepare(game: &mut Game, color: Color) {
     }
 }
 
-fn vertex(mv: Move, size: Size) -> String {
-    match mv {
-        Move::Pass => "pass".to_string(),
-        Move::Play(p) => p.to_gtp(size),
-    }
-}
-
 /// The ruled game after `color` makes `mv`, or `None` when the list leaves the rules there.
 fn ruled_after(ruled: Option<Game>, color: Color, mv: Move) -> Option<Game> {
     let mut g = ruled?;
@@ -173,7 +166,7 @@ impl Position {
                 .map_err(|reason| ReplayError::Illegal {
                     number: k + 1,
                     color,
-                    vertex: vertex(mv, self.size()),
+                    vertex: mv.to_gtp(self.size()),
                     reason,
                 })?;
         }

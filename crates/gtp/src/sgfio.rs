@@ -107,19 +107,12 @@ pub fn load(bytes: &[u8], move_number: Option<usize>, rules: &Rules) -> Result<P
                 load_error(format!(
                     "move {} ({color} {}) is illegal: {reason}",
                     pos.moves().len() + 1,
-                    vertex(mv, &pos)
+                    mv.to_gtp(pos.size())
                 ))
             })?;
         }
     }
     Ok(pos)
-}
-
-fn vertex(mv: Move, pos: &Position) -> String {
-    match mv {
-        Move::Pass => "pass".to_string(),
-        Move::Play(p) => p.to_gtp(pos.size()),
-    }
 }
 
 /// The record of the position: the root as `tesuji_sgf::record::to_tree` writes it (size, komi, handicap,

@@ -40,8 +40,7 @@ impl Action {
     /// The action's text on a board of `size`, without its colour (see the module's forms).
     pub fn text(&self, size: Size) -> String {
         match self {
-            Action::Turn(_, Move::Pass) => "pass".to_owned(),
-            Action::Turn(_, Move::Play(p)) => p.to_gtp(size),
+            Action::Turn(_, mv) => mv.to_gtp(size),
             Action::Resign(_) => "resign".to_owned(),
             Action::ResignBoth => "resign both".to_owned(),
             Action::Timeout(_) => "timeout".to_owned(),

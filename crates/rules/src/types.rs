@@ -294,6 +294,16 @@ pub enum Move {
     Pass,
 }
 
+impl Move {
+    /// The move as GTP writes it on a board of `size`: a vertex (`D4`), or `pass`.
+    pub fn to_gtp(self, size: Size) -> String {
+        match self {
+            Move::Pass => "pass".to_owned(),
+            Move::Play(p) => p.to_gtp(size),
+        }
+    }
+}
+
 /// A move by a given colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Turn {
@@ -346,6 +356,8 @@ mod tests {
     fn gtp_round_trip() {
         let s = Size::square(19).unwrap();
         assert_eq!(Point::from_gtp("A1", s), Some(Point::new(0, 18)));
+        assert_eq!(Move::Play(Point::new(0, 18)).to_gtp(s), "A1");
+        assert_eq!(Move::Pass.to_gtp(s), "pass");
         assert_eq!(Point::from_gtp("t19", s), Some(Point::new(18, 0)));
         assert_eq!(Point::from_gtp("J10", s), Some(Point::new(8, 9)));
         assert_eq!(Point::from_gtp("I5", s), None);

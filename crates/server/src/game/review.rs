@@ -13,7 +13,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use tesuji_bot::mcts::{MctsBot, MctsConfig};
 use tesuji_bot::review::{Position, mistakes, review, review_position};
-use tesuji_rules::{Move, Phase, Size};
+use tesuji_rules::{Phase, Size};
 
 use crate::clocks::TimeSource;
 use crate::error::ApiError;
@@ -76,13 +76,6 @@ impl ReviewView {
     }
 }
 
-fn vertex(mv: Move, size: Size) -> String {
-    match mv {
-        Move::Pass => "pass".to_string(),
-        Move::Play(p) => p.to_gtp(size),
-    }
-}
-
 /// One reviewed position as stored and shown.
 fn position_json(p: &Position, size: Size) -> Value {
     if p.playouts == 0 {
@@ -94,8 +87,8 @@ fn position_json(p: &Position, size: Size) -> Value {
         "searched": true,
         "winrate": (p.black_winrate * 1000.0).round() / 1000.0,
         "score": (p.black_score * 10.0).round() / 10.0,
-        "best": p.best.map(|m| vertex(m, size)),
-        "pv": p.pv.iter().take(12).map(|&m| vertex(m, size)).collect::<Vec<_>>(),
+        "best": p.best.map(|m| m.to_gtp(size)),
+        "pv": p.pv.iter().take(12).map(|&m| m.to_gtp(size)).collect::<Vec<_>>(),
         "playouts": p.playouts,
         "ownership": p.ownership.iter().map(|&o| (o * 100.0).round() as i32).collect::<Vec<_>>(),
     })
@@ -235,9 +228,9 @@ impl Games {
                 "mistakes": found.iter().take(MISTAKES_KEPT).map(|m| json!({
                     "number": m.number,
                     "color": m.color.name(),
-                    "move": vertex(m.played, size),
+                    "move": m.played.to_gtp(size),
                     "loss": (m.loss * 1000.0).round() / 1000.0,
-                    "better": m.better.map(|b| vertex(b, size)),
+                    "better": m.better.map(|b| b.to_gtp(size)),
                 })).collect::<Vec<_>>(),
             });
             Some((reviewed.len() as i64, results.to_string()))
