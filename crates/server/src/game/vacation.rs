@@ -155,15 +155,13 @@ impl Games {
     }
 
     /// User `user`'s vacations changed (here, or on another node): the clocks of their live correspondence
-    /// games take them, the watchers see the new clocks, and the timers start again from them.
+    /// games take them, the watchers see the new clocks, and the timers start again from them. Their games are
+    /// found from the listings: no other game is locked.
     pub async fn vacation_changed(self: &Arc<Self>, user: i64) {
-        let entries: Vec<_> = self.registry().live.values().cloned().collect();
-        for entry in entries {
+        let theirs = self.summaries(|s| s.seat_of(user).is_some(), usize::MAX);
+        for entry in theirs.iter().filter_map(|s| self.live_entry(s.id)) {
             let mut live = entry.lock().await;
-            let seated = [Color::Black, Color::White]
-                .into_iter()
-                .any(|c| live.seat_user(c) == Some(user));
-            if !seated || !live.clock.as_ref().is_some_and(|c| stops(c.control())) {
+            if !live.clock.as_ref().is_some_and(|c| stops(c.control())) {
                 continue;
             }
             if let Err(e) = self.fit_vacations(&mut live).await {
