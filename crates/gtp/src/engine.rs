@@ -441,7 +441,8 @@ impl Engine {
         if game.to_move() != color {
             return Err(GtpError::NoTurn(format!("{color} cannot move now")));
         }
-        let mut config = self.search_config();
+        // A genmove ends by itself too, whatever input comes meanwhile.
+        let mut config = self.bounded_config();
         if genmove {
             if let Some(budget) = self.think_time(color) {
                 config.time = Some(budget);
@@ -449,8 +450,6 @@ impl Engine {
         } else if !bounded {
             config.playouts = None;
             config.time = None;
-        } else if config.playouts.is_none() && config.time.is_none() {
-            config.time = MctsConfig::default().time;
         }
         let only = request.root_moves(color, &game.legal_moves());
         Ok((request, color, game, config, only))
@@ -491,15 +490,20 @@ impl Engine {
         }
     }
 
-    /// A search of the position for the player to move, with the bot's budget (GoGui's commands).
-    fn search_now(&self) -> Analysis {
-        let color = self.pos.to_move();
-        let game = self.pos.game_for(color);
+    /// The search's settings for a search that must end by itself: with neither limit set, one second.
+    fn bounded_config(&self) -> MctsConfig {
         let mut config = self.search_config();
         if config.playouts.is_none() && config.time.is_none() {
             config.time = MctsConfig::default().time;
         }
-        MctsBot::new(config, self.seed).analyze(&game, self.pos.rules(), false)
+        config
+    }
+
+    /// A search of the position for the player to move, with the bot's budget (GoGui's commands).
+    fn search_now(&self) -> Analysis {
+        let color = self.pos.to_move();
+        let game = self.pos.game_for(color);
+        MctsBot::new(self.bounded_config(), self.seed).analyze(&game, self.pos.rules(), false)
     }
 
     /// `tesuji-ownership`: each point's expected owner, 1 Black to −1 White, row by row from the top.

@@ -386,6 +386,12 @@ fn genmove_analyze_plays_the_move_it_ends_with() {
     );
     // The move is on the board: Black may not play there again, and it is White's turn.
     assert!(s.ask(&format!("play b {vertex}")).starts_with('?'));
+    // With both limits taken off, a genmove still ends (a second's search), as genmove_analyze must.
+    assert_eq!(s.ask("kata-set-param maxPlayouts 0"), "= ");
+    let from = s.text().len();
+    s.send("lz-genmove_analyze w 0");
+    let text = s.until("the move without limits", |t| t[from..].contains("\n\n"));
+    assert!(text[from..].contains("\nplay "), "{}", &text[from..]);
     s.close();
 }
 
