@@ -36,6 +36,15 @@ pub struct Mistake {
     pub better: Option<Move>,
 }
 
+/// Black's expected lead as a result is written, to a tenth of a point: `B+3.5`, `W+12.0`.
+pub fn lead_text(black_score: f64) -> String {
+    if black_score >= 0.0 {
+        format!("B+{black_score:.1}")
+    } else {
+        format!("W+{:.1}", -black_score)
+    }
+}
+
 /// The positions of `game`'s turns, from the start to the last turn played (actions after it, such as marks,
 /// left out): each game is the position before the turn of the same index, the last one after the last turn.
 pub fn positions(game: &Game) -> Vec<Game> {
@@ -211,6 +220,13 @@ mod tests {
                 .iter()
                 .all(|p| (0.0..=1.0).contains(&p.black_winrate))
         );
+    }
+
+    #[test]
+    fn a_lead_reads_as_a_result() {
+        assert_eq!(lead_text(3.54), "B+3.5");
+        assert_eq!(lead_text(0.0), "B+0.0");
+        assert_eq!(lead_text(-12.0), "W+12.0");
     }
 
     #[test]

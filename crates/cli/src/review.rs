@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use tesuji_bot::mcts::{MctsBot, MctsConfig};
-use tesuji_bot::review::{Position, mistakes, review};
+use tesuji_bot::review::{Position, lead_text, mistakes, review};
 use tesuji_rules::{Color, Rules, Size};
 use tesuji_sgf::Property;
 use tesuji_sgf::record::{record_rules, replay, size_of};
@@ -16,20 +16,12 @@ use tesuji_sgf::record::{record_rules, replay, size_of};
 const MISTAKE_LOSS: f64 = 0.05;
 const MISTAKES_LISTED: usize = 10;
 
-fn lead(black_score: f64) -> String {
-    if black_score >= 0.0 {
-        format!("B+{black_score:.1}")
-    } else {
-        format!("W+{:.1}", -black_score)
-    }
-}
-
 /// What a node's comment says of the position after it.
 fn comment(p: &Position, size: Size) -> String {
     let mut text = format!(
         "tesuji: Black {:.1}% · {}",
         p.black_winrate * 100.0,
-        lead(p.black_score)
+        lead_text(p.black_score)
     );
     if let Some(best) = p.best {
         let line: Vec<String> = p.pv.iter().map(|&m| m.to_gtp(size)).collect();
@@ -92,7 +84,7 @@ pub fn graph_svg(reviewed: &[Position]) -> String {
             x(k),
             y(p.black_winrate),
             p.black_winrate * 100.0,
-            lead(p.black_score)
+            lead_text(p.black_score)
         );
     }
     let _ = writeln!(
@@ -165,7 +157,7 @@ pub fn analyze(
             "after move {}: Black {:.1}%, {}",
             last.turn,
             last.black_winrate * 100.0,
-            lead(last.black_score)
+            lead_text(last.black_score)
         );
     }
     for m in mistakes(&replayed.game, &reviewed, MISTAKE_LOSS)

@@ -543,11 +543,7 @@ impl Engine {
             Color::Black => a.score_mean,
             Color::White => -a.score_mean,
         };
-        let lead = if black >= 0.0 {
-            format!("B+{:.1}", black)
-        } else {
-            format!("W+{:.1}", -black)
-        };
+        let lead = tesuji_bot::review::lead_text(black);
         let rate = a.best().map_or(0.5, |b| b.value);
         Ok(format!(
             "{lead} (± {:.1}; {} to move wins {:.0}% of {} playouts)",
