@@ -30,6 +30,9 @@ pub enum ServerError {
 pub enum ApiError {
     #[error("no game {0}")]
     NotFound(i64),
+    /// No uploaded record under this name.
+    #[error("no review {0:?}")]
+    NoUpload(String),
     #[error("bad request: {0}")]
     BadRequest(String),
     #[error("bad rules: {0}")]
@@ -178,7 +181,7 @@ impl ApiError {
     /// The status and the short reason code of the answer.
     pub fn status_and_reason(&self) -> (StatusCode, &'static str) {
         match self {
-            ApiError::NotFound(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::NotFound(_) | ApiError::NoUpload(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::BadRules(_) => (StatusCode::BAD_REQUEST, "bad_rules"),
             ApiError::Illegal(i) | ApiError::Superko { reason: i, .. } => {

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use tesuji_rules::{Color, Game, Grid, Move, Phase, Rules, Size};
 use tesuji_sgf::record::{
-    GameInfo, NoteKind, RulesFromRecord, dead_stones_of, record_rules, replay, rules_of,
+    GameInfo, NoteKind, Replay, RulesFromRecord, dead_stones_of, record_rules, replay, rules_of,
 };
 use tesuji_sgf::{NodeId, Tree};
 
@@ -267,14 +267,23 @@ pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
     view
 }
 
-/// An uploaded SGF file move by move (its first game, main line).
-pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
+/// The game an uploaded SGF file records (its first game, main line), as its replay shows it: what a review of
+/// the file searches.
+pub fn game_of_sgf(bytes: &[u8]) -> Result<Game, ApiError> {
     let read = tesuji_sgf::read(bytes).map_err(|e| ApiError::BadSgf(e.to_string()))?;
-    let tree = read
-        .collection
-        .trees
+    let tree = first_tree(&read.collection.trees)?;
+    let (rules, _, _) = upload_rules(tree)?;
+    Ok(replay_upload(tree, rules)?.game)
+}
+
+fn first_tree(trees: &[Tree]) -> Result<&Tree, ApiError> {
+    trees
         .first()
-        .ok_or_else(|| ApiError::BadSgf("the file holds no game".into()))?;
+        .ok_or_else(|| ApiError::BadSgf("the file holds no game".into()))
+}
+
+/// An uploaded record's rules, with the note and the text the page shows when they are not ours.
+fn upload_rules(tree: &Tree) -> Result<(Rules, Option<&'static str>, Option<String>), ApiError> {
     // A record under rules we do not know is shown under Tromp-Taylor: the board is the same for any rules
     // that allow the moves.
     let (known, rules_note, written) = match rules_of(tree) {
@@ -284,7 +293,12 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
     };
     let rules =
         record_rules(tree, known, Rules::default()).map_err(|e| ApiError::BadSgf(e.to_string()))?;
-    // Counted before the replay, so that a record too long costs no more than reading it.
+    Ok((rules, rules_note, written))
+}
+
+/// Replays an uploaded record's main line, refusing one too long before any replay (so that it costs no more
+/// than reading it).
+fn replay_upload(tree: &Tree, rules: Rules) -> Result<Replay, ApiError> {
     let turns = tree
         .main_line()
         .filter_map(|id| tree.node(id))
@@ -296,7 +310,15 @@ pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
             limit: MAX_UPLOAD_TURNS,
         });
     }
-    let replayed = replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+    replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))
+}
+
+/// An uploaded SGF file move by move (its first game, main line).
+pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
+    let read = tesuji_sgf::read(bytes).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+    let tree = first_tree(&read.collection.trees)?;
+    let (rules, rules_note, written) = upload_rules(tree)?;
+    let replayed = replay_upload(tree, rules)?;
     let root = tree.root();
     let text = |ident: &str| root.get(ident).and_then(|p| p.text_value());
     let main: Vec<NodeId> = tree.main_line().collect();

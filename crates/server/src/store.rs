@@ -175,8 +175,14 @@ macro_rules! row_decoders {
         }
 
         fn review_row(r: &$row) -> Result<StoredReview, StoreError> {
+            let game: Option<i64> = r.try_get("game_id")?;
+            let upload: Option<i64> = r.try_get("upload_id")?;
             Ok(StoredReview {
-                game: r.try_get("game_id")?,
+                subject: match (game, upload) {
+                    (Some(g), _) => Reviewed::Game(g),
+                    (None, Some(u)) => Reviewed::Upload(u),
+                    (None, None) => return Err(StoreError::Database(sqlx::Error::RowNotFound)),
+                },
                 state: r.try_get("state")?,
                 playouts: r.try_get("playouts")?,
                 done: r.try_get("done")?,
@@ -702,10 +708,31 @@ pub enum VacationTaken {
     TooLong { left_ms: i64 },
 }
 
-/// A game's review (see `game::review`).
+/// What a review searches: one of the server's games, or a record uploaded for a review (by its row's id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reviewed {
+    Game(i64),
+    Upload(i64),
+}
+
+impl Reviewed {
+    /// The `reviews` column that names it, and the id in it.
+    pub fn key(self) -> (&'static str, i64) {
+        match self {
+            Reviewed::Game(id) => ("game_id", id),
+            Reviewed::Upload(id) => ("upload_id", id),
+        }
+    }
+}
+
+/// The columns of `reviews` that [`StoredReview`] reads.
+pub const REVIEW_COLUMNS: &str =
+    "game_id, upload_id, state, playouts, done, total, results, requested_ms, updated_ms";
+
+/// A review of a game or an uploaded record (see `game::review`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredReview {
-    pub game: i64,
+    pub subject: Reviewed,
     /// `queued`, `running`, `done` or `failed`.
     pub state: String,
     pub playouts: i64,
@@ -948,13 +975,31 @@ pub trait Store: Send + Sync {
     /// `user`'s vacations that end after `after_ms`, in order.
     fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>>;
 
-    /// Asks for game `game`'s review with `playouts` a position, unless one was asked before: the review as it
+    /// Asks for `subject`'s review with `playouts` a position, unless one was asked before: the review as it
     /// stands (a failed one is asked again).
-    fn request_review(&self, game: i64, playouts: i64, at_ms: i64)
-    -> StoreFuture<'_, StoredReview>;
+    fn request_review(
+        &self,
+        subject: Reviewed,
+        playouts: i64,
+        at_ms: i64,
+    ) -> StoreFuture<'_, StoredReview>;
 
-    /// Game `game`'s review, if one was asked for.
-    fn review(&self, game: i64) -> StoreFuture<'_, Option<StoredReview>>;
+    /// `subject`'s review, if one was asked for.
+    fn review(&self, subject: Reviewed) -> StoreFuture<'_, Option<StoredReview>>;
+
+    /// Keeps an uploaded record under `digest` (the digest of `sgf`), unless it is kept already: its id.
+    fn keep_upload<'a>(
+        &'a self,
+        digest: &'a str,
+        sgf: &'a [u8],
+        at_ms: i64,
+    ) -> StoreFuture<'a, i64>;
+
+    /// The id of the record uploaded under `digest`, if any.
+    fn upload_named<'a>(&'a self, digest: &'a str) -> StoreFuture<'a, Option<i64>>;
+
+    /// The bytes of the uploaded record `id`, if any.
+    fn upload_sgf(&self, id: i64) -> StoreFuture<'_, Option<Vec<u8>>>;
 
     /// Takes the review asked for first that nobody computes (queued, or running without news since
     /// `stale_before_ms`: its node died), atomically: two nodes never take one review.
@@ -967,7 +1012,7 @@ pub trait Store: Send + Sync {
     /// Records a review's progress (its state, positions done of `total`, and its results once done).
     fn save_review<'a>(
         &'a self,
-        game: i64,
+        subject: Reviewed,
         state: &'a str,
         done: i64,
         total: i64,

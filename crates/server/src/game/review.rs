@@ -5,19 +5,23 @@
 //! A node takes the oldest review nobody computes (or one whose node has said nothing for a minute: it died),
 //! writes its progress after each position, and its results once done: each position's win rate and lead from
 //! Black's side, the engine's move and line, the ownership (hundredths), and the moves that lost the most.
+//!
+//! An uploaded SGF file is reviewed the same way: it is kept once, named by the SHA-256 digest of its bytes (so
+//! the same file uploaded again finds its review, and nobody who lacks the file can guess the name).
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
 use tesuji_bot::mcts::{MctsBot, MctsConfig};
 use tesuji_bot::review::{Position, mistakes, review, review_position};
-use tesuji_rules::{Phase, Size};
+use tesuji_rules::{Game, Phase, Size};
 
 use crate::clocks::TimeSource;
 use crate::error::ApiError;
-use crate::store::StoredReview;
+use crate::store::{Reviewed, StoredGame, StoredReview};
 
 use super::live::LiveGame;
 use super::presence::Absences;
@@ -76,6 +80,49 @@ impl ReviewView {
     }
 }
 
+/// An uploaded record's review: [`ReviewView`] with the record's name.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct UploadReviewView {
+    /// The SHA-256 digest of the file's bytes, in lowercase hexadecimal.
+    pub id: String,
+    #[serde(flatten)]
+    pub review: ReviewView,
+}
+
+/// The name an uploaded file is kept under.
+fn upload_name(sgf: &[u8]) -> String {
+    Sha256::digest(sgf)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// What a review reads to find its game: a stored game's rows or an uploaded file's bytes.
+enum Source {
+    Stored(Box<StoredGame>),
+    Sgf(Vec<u8>),
+}
+
+impl Source {
+    /// The game to review (CPU work: a replay), or none if it cannot be replayed.
+    fn game(self) -> Option<Game> {
+        match self {
+            Source::Stored(stored) => LiveGame::replay(
+                *stored,
+                Default::default(),
+                &TimeSource::real(),
+                Absences {
+                    grace_ms: 0,
+                    untimed_ms: 0,
+                },
+            )
+            .ok()
+            .map(|live| live.game),
+            Source::Sgf(bytes) => crate::replay::game_of_sgf(&bytes).ok(),
+        }
+    }
+}
+
 /// One reviewed position as stored and shown.
 fn position_json(p: &Position, size: Size) -> Value {
     if p.playouts == 0 {
@@ -99,7 +146,64 @@ impl Games {
     pub async fn review_of(self: &Arc<Self>, id: i64) -> Result<ReviewView, ApiError> {
         // The game must exist (a missing one is 404, not "never reviewed").
         self.look(id).await?;
-        Ok(ReviewView::of(self.store.review(id).await?))
+        Ok(ReviewView::of(self.store.review(Reviewed::Game(id)).await?))
+    }
+
+    /// Asks for the review of an uploaded SGF file (its first game's main line), kept once by its digest: the
+    /// review as it stands. A file that cannot be replayed is refused as `/api/replay` refuses it.
+    pub async fn ask_upload_review(
+        self: &Arc<Self>,
+        sgf: Vec<u8>,
+    ) -> Result<UploadReviewView, ApiError> {
+        let name = upload_name(&sgf);
+        // Read once here, so that a review is only asked for a record that can be replayed (CPU work).
+        let sgf =
+            tokio::task::spawn_blocking(move || crate::replay::game_of_sgf(&sgf).map(|_| sgf))
+                .await
+                .map_err(|e| ApiError::Internal(e.to_string()))??;
+        let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        let upload = self.store.keep_upload(&name, &sgf, at).await?;
+        let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
+        let stored = self
+            .store
+            .request_review(Reviewed::Upload(upload), playouts, at)
+            .await?;
+        self.reviews_waiting.notify_one();
+        Ok(UploadReviewView {
+            id: name,
+            review: ReviewView::of(Some(stored)),
+        })
+    }
+
+    /// The id of the file uploaded under `name`.
+    async fn upload_named(&self, name: &str) -> Result<i64, ApiError> {
+        // Only a digest can name one: anything else is not looked up.
+        let digest =
+            name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        let found = if digest {
+            self.store.upload_named(name).await?
+        } else {
+            None
+        };
+        found.ok_or_else(|| ApiError::NoUpload(name.chars().take(64).collect()))
+    }
+
+    /// The review of the file uploaded under `name`.
+    pub async fn upload_review(self: &Arc<Self>, name: &str) -> Result<UploadReviewView, ApiError> {
+        let upload = self.upload_named(name).await?;
+        Ok(UploadReviewView {
+            id: name.to_owned(),
+            review: ReviewView::of(self.store.review(Reviewed::Upload(upload)).await?),
+        })
+    }
+
+    /// The bytes of the file uploaded under `name`, as they were sent.
+    pub async fn upload_sgf(self: &Arc<Self>, name: &str) -> Result<Vec<u8>, ApiError> {
+        let upload = self.upload_named(name).await?;
+        self.store
+            .upload_sgf(upload)
+            .await?
+            .ok_or_else(|| ApiError::NoUpload(name.to_owned()))
     }
 
     /// Asks for game `id`'s review: only a finished game is reviewed (one in play would tell its players what
@@ -111,7 +215,10 @@ impl Games {
         }
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
-        let stored = self.store.request_review(id, playouts, at).await?;
+        let stored = self
+            .store
+            .request_review(Reviewed::Game(id), playouts, at)
+            .await?;
         self.reviews_waiting.notify_one();
         Ok(ReviewView::of(Some(stored)))
     }
@@ -170,8 +277,8 @@ impl Games {
                 };
                 match taken {
                     Some(r) => {
-                        if let Err(e) = g.compute_review(r.game, r.playouts).await {
-                            tracing::warn!(game = r.game, error = %e, "a review failed");
+                        if let Err(e) = g.compute_review(r.subject, r.playouts).await {
+                            tracing::warn!(subject = ?r.subject, error = %e, "a review failed");
                         }
                     }
                     None => {
@@ -184,30 +291,33 @@ impl Games {
         });
     }
 
-    /// Reviews game `id` with `playouts` a position, writing its progress and results.
-    async fn compute_review(self: &Arc<Self>, id: i64, playouts: i64) -> Result<(), ApiError> {
+    /// Reviews `subject` with `playouts` a position, writing its progress and results.
+    async fn compute_review(
+        self: &Arc<Self>,
+        subject: Reviewed,
+        playouts: i64,
+    ) -> Result<(), ApiError> {
         let store = Arc::clone(&self.store);
         let time = self.time.clone();
         let at = move || i64::try_from(time.wall_ms()).unwrap_or(i64::MAX);
-        let Some(stored) = store.load_game(id).await? else {
-            store.save_review(id, "failed", 0, 0, None, at()).await?;
+        let source = match subject {
+            Reviewed::Game(id) => store
+                .load_game(id)
+                .await?
+                .map(|g| Source::Stored(Box::new(g))),
+            Reviewed::Upload(id) => store.upload_sgf(id).await?.map(Source::Sgf),
+        };
+        let Some(source) = source else {
+            store
+                .save_review(subject, "failed", 0, 0, None, at())
+                .await?;
             return Ok(());
         };
         let handle = tokio::runtime::Handle::current();
         let playouts = u64::try_from(playouts).unwrap_or(1).max(1);
         let (store2, at2) = (Arc::clone(&store), at.clone());
         let results = tokio::task::spawn_blocking(move || {
-            let live = LiveGame::replay(
-                stored,
-                Default::default(),
-                &TimeSource::real(),
-                Absences {
-                    grace_ms: 0,
-                    untimed_ms: 0,
-                },
-            )
-            .ok()?;
-            let game = live.game;
+            let game = source.game()?;
             let size = game.rules().size;
             let bot = MctsBot::new(
                 MctsConfig {
@@ -219,8 +329,14 @@ impl Games {
             let reviewed = review(&bot, &game, game.rules(), |done, total| {
                 let (done, total) = (done as i64, total as i64);
                 // Progress is news, not a duty: a failed write only delays what a poll sees.
-                let _ =
-                    handle.block_on(store2.save_review(id, "running", done, total, None, at2()));
+                let _ = handle.block_on(store2.save_review(
+                    subject,
+                    "running",
+                    done,
+                    total,
+                    None,
+                    at2(),
+                ));
             });
             let found = mistakes(&game, &reviewed, MISTAKE_LOSS);
             let results = json!({
@@ -240,10 +356,14 @@ impl Games {
         match results {
             Some((total, text)) => {
                 store
-                    .save_review(id, "done", total, total, Some(&text), at())
+                    .save_review(subject, "done", total, total, Some(&text), at())
                     .await?
             }
-            None => store.save_review(id, "failed", 0, 0, None, at()).await?,
+            None => {
+                store
+                    .save_review(subject, "failed", 0, 0, None, at())
+                    .await?
+            }
         }
         Ok(())
     }

@@ -116,6 +116,12 @@ pub fn router(app: Arc<App>) -> Router {
             get(review::review).post(review::ask),
         )
         .route("/api/games/{id}/estimate", get(review::estimate))
+        .route(
+            "/api/reviews",
+            post(review::ask_upload).layer(DefaultBodyLimit::max(SGF_LIMIT)),
+        )
+        .route("/api/reviews/{id}", get(review::upload))
+        .route("/api/reviews/{id}/sgf", get(review::upload_sgf))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route("/api/games/{id}/replay", get(records::game_replay))
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))
@@ -143,7 +149,7 @@ async fn announced_size(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> axum::response::Response {
-    let limit = if request.uri().path() == "/api/replay" {
+    let limit = if matches!(request.uri().path(), "/api/replay" | "/api/reviews") {
         SGF_LIMIT
     } else {
         BODY_LIMIT

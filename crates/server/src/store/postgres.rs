@@ -13,14 +13,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgConnection, PgPool, PgPoolOptions, PgRow};
-use sqlx::{Acquire, Connection, Row};
+use sqlx::{Acquire, AssertSqlSafe, Connection, Row};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
-    RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
-    StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek, StoredSession, StoredUser,
-    Vacation, VacationTaken, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, REVIEW_COLUMNS,
+    Rated, Rating, RatingPoint, RatingUpdate, RecordRow, Reviewed, Seats, Sought, Store,
+    StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
+    StoredSession, StoredUser, Vacation, VacationTaken, bot_columns, now,
 };
 
 static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -1294,19 +1294,20 @@ impl Store for PgStore {
 
     fn request_review(
         &self,
-        game: i64,
+        subject: Reviewed,
         playouts: i64,
         at_ms: i64,
     ) -> StoreFuture<'_, StoredReview> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "INSERT INTO reviews (game_id, state, playouts, requested_ms, updated_ms) \
+            let (column, id) = subject.key();
+            let row = sqlx::query(AssertSqlSafe(format!(
+                "INSERT INTO reviews ({column}, state, playouts, requested_ms, updated_ms) \
                  VALUES ($1, 'queued', $2, $3, $3) \
-                 ON CONFLICT (game_id) DO UPDATE SET state = 'queued', playouts = $2, done = 0, \
+                 ON CONFLICT ({column}) DO UPDATE SET state = 'queued', playouts = $2, done = 0, \
                  requested_ms = $3, updated_ms = $3 WHERE reviews.state = 'failed' \
-                 RETURNING game_id, state, playouts, done, total, results, requested_ms, updated_ms",
-            )
-            .bind(game)
+                 RETURNING {REVIEW_COLUMNS}",
+            )))
+            .bind(id)
             .bind(playouts)
             .bind(at_ms)
             .fetch_optional(&self.pool)
@@ -1314,22 +1315,66 @@ impl Store for PgStore {
             match row {
                 Some(row) => review_row(&row),
                 None => self
-                    .review(game)
+                    .review(subject)
                     .await?
                     .ok_or(StoreError::Database(sqlx::Error::RowNotFound)),
             }
         })
     }
 
-    fn review(&self, game: i64) -> StoreFuture<'_, Option<StoredReview>> {
+    fn review(&self, subject: Reviewed) -> StoreFuture<'_, Option<StoredReview>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "SELECT game_id, state, playouts, done, total, results, requested_ms, updated_ms FROM reviews WHERE game_id = $1",
-            )
-            .bind(game)
+            let (column, id) = subject.key();
+            let row = sqlx::query(AssertSqlSafe(format!(
+                "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {column} = $1"
+            )))
+            .bind(id)
             .fetch_optional(&self.pool)
             .await?;
             row.as_ref().map(review_row).transpose()
+        })
+    }
+
+    fn keep_upload<'a>(
+        &'a self,
+        digest: &'a str,
+        sgf: &'a [u8],
+        at_ms: i64,
+    ) -> StoreFuture<'a, i64> {
+        Box::pin(async move {
+            // Kept once: a second upload of the same file names the first.
+            sqlx::query(
+                "INSERT INTO uploads (digest, sgf, uploaded_ms) VALUES ($1, $2, $3) \
+                 ON CONFLICT (digest) DO NOTHING",
+            )
+            .bind(digest)
+            .bind(sgf)
+            .bind(at_ms)
+            .execute(&self.pool)
+            .await?;
+            self.upload_named(digest)
+                .await?
+                .ok_or(StoreError::Database(sqlx::Error::RowNotFound))
+        })
+    }
+
+    fn upload_named<'a>(&'a self, digest: &'a str) -> StoreFuture<'a, Option<i64>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT id FROM uploads WHERE digest = $1")
+                .bind(digest)
+                .fetch_optional(&self.pool)
+                .await?;
+            Ok(row.map(|r| r.try_get("id")).transpose()?)
+        })
+    }
+
+    fn upload_sgf(&self, id: i64) -> StoreFuture<'_, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT sgf FROM uploads WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+            Ok(row.map(|r| r.try_get("sgf")).transpose()?)
         })
     }
 
@@ -1339,12 +1384,12 @@ impl Store for PgStore {
         stale_before_ms: i64,
     ) -> StoreFuture<'_, Option<StoredReview>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "UPDATE reviews SET state = 'running', updated_ms = $1 WHERE game_id = (\
-                 SELECT game_id FROM reviews WHERE state = 'queued' \
-                 OR (state = 'running' AND updated_ms < $2) ORDER BY requested_ms, game_id LIMIT 1 FOR UPDATE SKIP LOCKED) \
-                 RETURNING game_id, state, playouts, done, total, results, requested_ms, updated_ms",
-            )
+            let row = sqlx::query(AssertSqlSafe(format!(
+                "UPDATE reviews SET state = 'running', updated_ms = $1 WHERE id = (\
+                 SELECT id FROM reviews WHERE state = 'queued' \
+                 OR (state = 'running' AND updated_ms < $2) ORDER BY requested_ms, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
+                 RETURNING {REVIEW_COLUMNS}",
+            )))
             .bind(now_ms)
             .bind(stale_before_ms)
             .fetch_optional(&self.pool)
@@ -1355,7 +1400,7 @@ impl Store for PgStore {
 
     fn save_review<'a>(
         &'a self,
-        game: i64,
+        subject: Reviewed,
         state: &'a str,
         done: i64,
         total: i64,
@@ -1363,11 +1408,12 @@ impl Store for PgStore {
         at_ms: i64,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            sqlx::query(
+            let (column, id) = subject.key();
+            sqlx::query(AssertSqlSafe(format!(
                 "UPDATE reviews SET state = $2, done = $3, total = $4, results = $5, \
-                 updated_ms = $6 WHERE game_id = $1",
-            )
-            .bind(game)
+                 updated_ms = $6 WHERE {column} = $1",
+            )))
+            .bind(id)
             .bind(state)
             .bind(done)
             .bind(total)

@@ -15,14 +15,14 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqlitePool, SqlitePoolOptions,
     SqliteSynchronous,
 };
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
-    Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
-    RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
-    StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek, StoredSession, StoredUser,
-    Vacation, VacationTaken, bot_columns, now,
+    Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, REVIEW_COLUMNS,
+    Rated, Rating, RatingPoint, RatingUpdate, RecordRow, Reviewed, Seats, Sought, Store,
+    StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
+    StoredSession, StoredUser, Vacation, VacationTaken, bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
@@ -1192,19 +1192,20 @@ impl Store for SqliteStore {
 
     fn request_review(
         &self,
-        game: i64,
+        subject: Reviewed,
         playouts: i64,
         at_ms: i64,
     ) -> StoreFuture<'_, StoredReview> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "INSERT INTO reviews (game_id, state, playouts, requested_ms, updated_ms) \
+            let (column, id) = subject.key();
+            let row = sqlx::query(AssertSqlSafe(format!(
+                "INSERT INTO reviews ({column}, state, playouts, requested_ms, updated_ms) \
                  VALUES (?1, 'queued', ?2, ?3, ?3) \
-                 ON CONFLICT (game_id) DO UPDATE SET state = 'queued', playouts = ?2, done = 0, \
+                 ON CONFLICT ({column}) DO UPDATE SET state = 'queued', playouts = ?2, done = 0, \
                  requested_ms = ?3, updated_ms = ?3 WHERE reviews.state = 'failed' \
-                 RETURNING game_id, state, playouts, done, total, results, requested_ms, updated_ms",
-            )
-            .bind(game)
+                 RETURNING {REVIEW_COLUMNS}",
+            )))
+            .bind(id)
             .bind(playouts)
             .bind(at_ms)
             .fetch_optional(&self.writer)
@@ -1212,22 +1213,66 @@ impl Store for SqliteStore {
             match row {
                 Some(row) => review_row(&row),
                 None => self
-                    .review(game)
+                    .review(subject)
                     .await?
                     .ok_or(StoreError::Database(sqlx::Error::RowNotFound)),
             }
         })
     }
 
-    fn review(&self, game: i64) -> StoreFuture<'_, Option<StoredReview>> {
+    fn review(&self, subject: Reviewed) -> StoreFuture<'_, Option<StoredReview>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "SELECT game_id, state, playouts, done, total, results, requested_ms, updated_ms FROM reviews WHERE game_id = ?1",
-            )
-            .bind(game)
+            let (column, id) = subject.key();
+            let row = sqlx::query(AssertSqlSafe(format!(
+                "SELECT {REVIEW_COLUMNS} FROM reviews WHERE {column} = ?1"
+            )))
+            .bind(id)
             .fetch_optional(&self.writer)
             .await?;
             row.as_ref().map(review_row).transpose()
+        })
+    }
+
+    fn keep_upload<'a>(
+        &'a self,
+        digest: &'a str,
+        sgf: &'a [u8],
+        at_ms: i64,
+    ) -> StoreFuture<'a, i64> {
+        Box::pin(async move {
+            // Kept once: a second upload of the same file names the first.
+            sqlx::query(
+                "INSERT INTO uploads (digest, sgf, uploaded_ms) VALUES (?1, ?2, ?3) \
+                 ON CONFLICT (digest) DO NOTHING",
+            )
+            .bind(digest)
+            .bind(sgf)
+            .bind(at_ms)
+            .execute(&self.writer)
+            .await?;
+            self.upload_named(digest)
+                .await?
+                .ok_or(StoreError::Database(sqlx::Error::RowNotFound))
+        })
+    }
+
+    fn upload_named<'a>(&'a self, digest: &'a str) -> StoreFuture<'a, Option<i64>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT id FROM uploads WHERE digest = ?1")
+                .bind(digest)
+                .fetch_optional(&self.writer)
+                .await?;
+            Ok(row.map(|r| r.try_get("id")).transpose()?)
+        })
+    }
+
+    fn upload_sgf(&self, id: i64) -> StoreFuture<'_, Option<Vec<u8>>> {
+        Box::pin(async move {
+            let row = sqlx::query("SELECT sgf FROM uploads WHERE id = ?1")
+                .bind(id)
+                .fetch_optional(&self.writer)
+                .await?;
+            Ok(row.map(|r| r.try_get("sgf")).transpose()?)
         })
     }
 
@@ -1237,12 +1282,12 @@ impl Store for SqliteStore {
         stale_before_ms: i64,
     ) -> StoreFuture<'_, Option<StoredReview>> {
         Box::pin(async move {
-            let row = sqlx::query(
-                "UPDATE reviews SET state = 'running', updated_ms = ?1 WHERE game_id = (\
-                 SELECT game_id FROM reviews WHERE state = 'queued' \
-                 OR (state = 'running' AND updated_ms < ?2) ORDER BY requested_ms, game_id LIMIT 1) \
-                 RETURNING game_id, state, playouts, done, total, results, requested_ms, updated_ms",
-            )
+            let row = sqlx::query(AssertSqlSafe(format!(
+                "UPDATE reviews SET state = 'running', updated_ms = ?1 WHERE id = (\
+                 SELECT id FROM reviews WHERE state = 'queued' \
+                 OR (state = 'running' AND updated_ms < ?2) ORDER BY requested_ms, id LIMIT 1) \
+                 RETURNING {REVIEW_COLUMNS}",
+            )))
             .bind(now_ms)
             .bind(stale_before_ms)
             .fetch_optional(&self.writer)
@@ -1253,7 +1298,7 @@ impl Store for SqliteStore {
 
     fn save_review<'a>(
         &'a self,
-        game: i64,
+        subject: Reviewed,
         state: &'a str,
         done: i64,
         total: i64,
@@ -1261,11 +1306,12 @@ impl Store for SqliteStore {
         at_ms: i64,
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
-            sqlx::query(
+            let (column, id) = subject.key();
+            sqlx::query(AssertSqlSafe(format!(
                 "UPDATE reviews SET state = ?2, done = ?3, total = ?4, results = ?5, \
-                 updated_ms = ?6 WHERE game_id = ?1",
-            )
-            .bind(game)
+                 updated_ms = ?6 WHERE {column} = ?1",
+            )))
+            .bind(id)
             .bind(state)
             .bind(done)
             .bind(total)

@@ -4935,6 +4935,115 @@ async fn a_finished_game_is_reviewed_once_in_the_background() {
     running.stop().await.unwrap();
 }
 
+/// Uploads `body` for a review.
+async fn upload(c: &Client, body: &'static str) -> (u16, Value) {
+    c.send(c.request(Method::POST, "/api/reviews").body(body))
+        .await
+        .unwrap()
+}
+
+/// An uploaded SGF file is reviewed like a game: kept once under the digest of its bytes, queued, searched
+/// position by position (the replay's positions), found again by anyone who uploads the same file, kept over a
+/// restart; bad files and strangers are refused.
+#[tokio::test]
+async fn an_uploaded_record_is_reviewed_once_under_its_digest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (running, _, black, _) = searched_game(dir.path()).await;
+    // Under Japanese rules with a handicap stone set up: the review replays the file as /api/replay does.
+    let text = "(;GM[1]SZ[9]RU[Japanese]KM[0.5]HA[1]AB[cc]PL[W];W[ee];B[gg];W[];B[])";
+    let (status, _) = upload(&anonymous(&running), text).await;
+    assert_eq!(status, 401);
+    for (bad, reason) in [
+        ("(;SZ[9];B[ee];W[ee])", "bad_sgf"),
+        ("no record at all", "bad_sgf"),
+    ] {
+        let (status, body) = upload(&black, bad).await;
+        assert_eq!(
+            (status, body["reason"].as_str()),
+            (422, Some(reason)),
+            "{bad}: {body}"
+        );
+    }
+    let (status, asked) = upload(&black, text).await;
+    assert_eq!(status, 200, "{asked}");
+    let id = asked["id"].as_str().unwrap().to_owned();
+    // The name is the SHA-256 digest of the bytes, in lowercase hexadecimal.
+    use sha2::Digest as _;
+    let digest: String = sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    assert_eq!(id, digest);
+    assert_eq!(asked["playouts"], 40);
+    let path = format!("/api/reviews/{id}");
+    let watcher = anonymous(&running);
+    let started = std::time::Instant::now();
+    let review = loop {
+        let (status, review) = watcher.get(&path).await.unwrap();
+        assert_eq!(status, 200, "{review}");
+        if review["status"] == "done" {
+            break review;
+        }
+        assert!(
+            ["queued", "running"].contains(&review["status"].as_str().unwrap()),
+            "{review}"
+        );
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "{review}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(review["id"], id);
+    // Four turns after the set-up stone: five positions, White first (the handicap), the two last passes end play.
+    let positions = review["results"]["positions"].as_array().unwrap();
+    let (_, replay) = watcher
+        .send(watcher.request(Method::POST, "/api/replay").body(text))
+        .await
+        .unwrap();
+    assert_eq!(
+        positions.len(),
+        replay["moves"].as_array().unwrap().len() + 1
+    );
+    assert_eq!(positions.len(), 5);
+    assert_eq!(positions[0]["to_move"], "white");
+    assert_eq!(positions[1]["to_move"], "black");
+    assert!(
+        positions[..4].iter().all(|p| p["searched"] == true),
+        "{review}"
+    );
+    // C7 and E5 are taken: never the engine's move after them.
+    assert!(
+        positions[1..4]
+            .iter()
+            .all(|p| p["best"] != "C7" && p["best"] != "E5")
+    );
+    assert!(positions[0]["ownership"].as_array().unwrap().len() == 81);
+    // Anyone who uploads the same file finds the review done; the file comes back byte for byte.
+    let other = guest(&running, "cat").await;
+    let (status, again) = upload(&other, text).await;
+    assert_eq!((status, &again["status"]), (200, &json!("done")));
+    assert_eq!(again["results"], review["results"]);
+    let (status, back) = watcher.get_text(&format!("{path}/sgf")).await.unwrap();
+    assert_eq!((status, back.as_str()), (200, text));
+    // Unknown names, and anything that is not a digest, are not found.
+    for unknown in ["0".repeat(64), "not-a-digest".to_owned(), id.to_uppercase()] {
+        for suffix in ["", "/sgf"] {
+            let (status, _) = watcher
+                .get_text(&format!("/api/reviews/{unknown}{suffix}"))
+                .await
+                .unwrap();
+            assert_eq!(status, 404, "{unknown}{suffix}");
+        }
+    }
+    // A game's review and a file's are apart: game reviews still work beside it.
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let (_, after) = anonymous(&running).get(&path).await.unwrap();
+    assert_eq!(after, review);
+    running.stop().await.unwrap();
+}
+
 /// A live estimate: a spectator may ask during the game, a player only once it is over; the figures are those of
 /// one reviewed position (the position now, ownership and all).
 #[tokio::test]

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
-    RatingPoint, RatingUpdate, RecordRow, Seats, Sought, Store, StoreError, StoreFuture,
+    RatingPoint, RatingUpdate, RecordRow, Reviewed, Seats, Sought, Store, StoreError, StoreFuture,
     StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek, StoredSession, StoredUser,
     Vacation, VacationTaken,
 };
@@ -257,14 +257,28 @@ impl Store for Faulty {
     }
     fn request_review(
         &self,
-        game: i64,
+        subject: Reviewed,
         playouts: i64,
         at_ms: i64,
     ) -> StoreFuture<'_, StoredReview> {
-        self.inner.request_review(game, playouts, at_ms)
+        self.inner.request_review(subject, playouts, at_ms)
     }
-    fn review(&self, game: i64) -> StoreFuture<'_, Option<StoredReview>> {
-        self.inner.review(game)
+    fn review(&self, subject: Reviewed) -> StoreFuture<'_, Option<StoredReview>> {
+        self.inner.review(subject)
+    }
+    fn keep_upload<'a>(
+        &'a self,
+        digest: &'a str,
+        sgf: &'a [u8],
+        at_ms: i64,
+    ) -> StoreFuture<'a, i64> {
+        self.inner.keep_upload(digest, sgf, at_ms)
+    }
+    fn upload_named<'a>(&'a self, digest: &'a str) -> StoreFuture<'a, Option<i64>> {
+        self.inner.upload_named(digest)
+    }
+    fn upload_sgf(&self, id: i64) -> StoreFuture<'_, Option<Vec<u8>>> {
+        self.inner.upload_sgf(id)
     }
     fn take_review(
         &self,
@@ -275,7 +289,7 @@ impl Store for Faulty {
     }
     fn save_review<'a>(
         &'a self,
-        game: i64,
+        subject: Reviewed,
         state: &'a str,
         done: i64,
         total: i64,
@@ -283,7 +297,7 @@ impl Store for Faulty {
         at_ms: i64,
     ) -> StoreFuture<'a, ()> {
         self.inner
-            .save_review(game, state, done, total, results, at_ms)
+            .save_review(subject, state, done, total, results, at_ms)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()
