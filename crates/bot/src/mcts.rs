@@ -77,6 +77,9 @@ pub struct MctsConfig {
     pub rave_equiv: f32,
     /// The weight of UCB's exploration term.
     pub explore: f32,
+    /// Whether each root move's own ownership is kept ([`MoveStat::ownership`]): a board of sums per root
+    /// move, for analysis tools (KataGo's `movesOwnership`).
+    pub moves_ownership: bool,
 }
 
 impl Default for MctsConfig {
@@ -92,6 +95,7 @@ impl Default for MctsConfig {
             max_nodes: 1_500_000,
             rave_equiv: 3000.0,
             explore: 0.05,
+            moves_ownership: false,
         }
     }
 }
@@ -196,6 +200,9 @@ pub struct MoveStat {
     pub pv: Vec<Move>,
     /// The visits of each move of `pv` in that tree.
     pub pv_visits: Vec<u64>,
+    /// Per point in row-major order, over the playouts through this move: Black's share of their ends minus
+    /// White's, −1 to 1 (0 without visits). Empty unless [`MctsConfig::moves_ownership`] asks for it.
+    pub ownership: Vec<f32>,
 }
 
 impl MoveStat {
@@ -743,6 +750,9 @@ impl Context {
         let mut deepest = vec![(0u32, 0usize); n];
         let mut own = vec![0i64; self.cells.len()];
         let mut own_squares = vec![0u64; self.cells.len()];
+        let ncells = self.cells.len();
+        // Per root move and cell, when kept: the owners' sums over the workers.
+        let mut moves_own = vec![0i64; workers.first().map_or(0, |w| w.root_own.len())];
         let mut playouts = 0;
         for (wk, w) in workers.iter().enumerate() {
             playouts += w.playouts;
@@ -757,6 +767,14 @@ impl Context {
                     priors[k] = ch.prior_wins as f64;
                     sums[k].0 += w.root_scores[k].0;
                     sums[k].1 += w.root_scores[k].1;
+                    let row = k * ncells..(k + 1) * ncells;
+                    if let (Some(to), Some(from)) =
+                        (moves_own.get_mut(row.clone()), w.root_own.get(row))
+                    {
+                        for (t, &f) in to.iter_mut().zip(from) {
+                            *t += i64::from(f);
+                        }
+                    }
                     if ch.visits > deepest[k].0 {
                         deepest[k] = (ch.visits, wk);
                     }
@@ -809,6 +827,13 @@ impl Context {
                     score_stdev,
                     pv,
                     pv_visits,
+                    ownership: moves_own
+                        .get(k * ncells..(k + 1) * ncells)
+                        .map(|row| {
+                            let count = visits[k].max(1) as f32;
+                            row.iter().map(|&s| s as f32 / count).collect()
+                        })
+                        .unwrap_or_default(),
                 }
             })
             .collect();
@@ -1076,6 +1101,9 @@ struct Worker<'a> {
     /// Per padded index: sum of the owners at the ends of the playouts, and of their squares.
     own_sum: Vec<i32>,
     own_squares: Vec<u32>,
+    /// Per root child (in the order of its children), per cell (in `ctx.cells` order): the sum of the owners at
+    /// the ends of the playouts through it. Empty unless the config asks for moves' ownership.
+    root_own: Vec<i32>,
     /// Black's final margins (points, komi included), summed and summed squared: per root child, in the
     /// order of its children, and over all playouts.
     root_scores: Vec<(f64, f64)>,
@@ -1109,6 +1137,11 @@ impl<'a> Worker<'a> {
             first: vec![0; ncells],
             own_sum: vec![0; ncells],
             own_squares: vec![0; ncells],
+            root_own: if config.moves_ownership {
+                vec![0; ctx.root_moves.len() * ctx.cells.len()]
+            } else {
+                Vec::new()
+            },
             root_scores: vec![(0.0, 0.0); ctx.root_moves.len().max(1)],
             scores: (0.0, 0.0),
             playouts: 0,
@@ -1210,20 +1243,29 @@ impl<'a> Worker<'a> {
             );
         }
         let margin = self.scorer.area(&self.board);
-        for &i in &ctx.cells {
+        // The root child this playout went through, if any.
+        let root_child = self
+            .path
+            .get(1)
+            .map(|&(child, _)| child as usize - self.nodes[0].first_child as usize);
+        let ncells = ctx.cells.len();
+        let own_row = root_child
+            .filter(|&k| (k + 1) * ncells <= self.root_own.len())
+            .map(|k| k * ncells);
+        for (j, &i) in ctx.cells.iter().enumerate() {
             let owner = self.scorer.owner_at(&self.board, i) as i32;
             self.own_sum[i] += owner;
             self.own_squares[i] += owner.unsigned_abs();
+            if let Some(row) = own_row {
+                self.root_own[row + j] += owner;
+            }
         }
         let points = f64::from(2 * margin - ctx.komi_half) / 2.0;
         self.scores.0 += points;
         self.scores.1 += points * points;
-        if let Some(&(child, _)) = self.path.get(1) {
-            let k = child as usize - self.nodes[0].first_child as usize;
-            if let Some(sums) = self.root_scores.get_mut(k) {
-                sums.0 += points;
-                sums.1 += points * points;
-            }
+        if let Some(sums) = root_child.and_then(|k| self.root_scores.get_mut(k)) {
+            sums.0 += points;
+            sums.1 += points * points;
         }
         let value = ctx.black_value(margin);
         self.backup(value);

@@ -601,6 +601,47 @@ fn each_root_move_has_its_prior_score_and_principal_variation() {
 }
 
 #[test]
+fn each_root_move_keeps_its_own_ownership_when_asked() {
+    let g = Game::new(rules("chinese:size=9")).unwrap();
+    let plain = bot(400, 8).analyze(&g, g.rules(), false);
+    assert!(plain.moves.iter().all(|m| m.ownership.is_empty()));
+    // On two threads: the workers' boards are added up.
+    let config = MctsConfig {
+        moves_ownership: true,
+        threads: 2,
+        ..MctsConfig::playouts(800)
+    };
+    let a = MctsBot::new(config, 8).analyze(&g, g.rules(), false);
+    assert!(a.moves.iter().all(|m| m.ownership.len() == 81));
+    // Every playout passes through one root move: the root's ownership is their visits' weighted mean.
+    for k in 0..81 {
+        let weighted: f64 = a
+            .moves
+            .iter()
+            .map(|m| f64::from(m.ownership[k]) * m.visits as f64)
+            .sum::<f64>()
+            / a.playouts as f64;
+        assert!(
+            (weighted - f64::from(a.ownership[k])).abs() < 1e-4,
+            "{k}: {weighted} {}",
+            a.ownership[k]
+        );
+    }
+    // Unvisited moves own nothing; a visited move's own point leans Black's way (Black plays there first).
+    for m in &a.moves {
+        if m.visits == 0 {
+            assert!(m.ownership.iter().all(|&o| o == 0.0), "{m:?}");
+        }
+    }
+    let best = a.best().unwrap();
+    let Move::Play(p) = best.mv else {
+        panic!("{best:?}")
+    };
+    let size = g.rules().size;
+    assert!(best.ownership[size.index(p)] > 0.3, "{best:?}");
+}
+
+#[test]
 fn a_live_analysis_reports_until_stopped_and_keeps_to_the_moves_allowed() {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::time::Duration;

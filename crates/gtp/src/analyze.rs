@@ -39,6 +39,8 @@ pub struct Request {
     pub ownership_stdev: bool,
     /// KataGo's `pvVisits`: the visits of each move of a variation.
     pub pv_visits: bool,
+    /// KataGo's `movesOwnership`: each move's own ownership, after its variation.
+    pub moves_ownership: bool,
     /// `allow` and `avoid` lists: (allow, colour, moves).
     pub lists: Vec<(bool, Color, Vec<Move>)>,
 }
@@ -88,7 +90,7 @@ fn flag(text: Option<&&str>, key: &str) -> Result<bool, GtpError> {
 
 impl Request {
     /// Parses `[COLOR] [INTERVAL] [KEY VALUE]...`: `interval CS`, `minmoves N`, `maxmoves N`, `ownership
-    /// BOOL`, `ownershipStdev BOOL`, `pvVisits BOOL`, `movesOwnership false` (true is refused: not kept),
+    /// BOOL`, `ownershipStdev BOOL`, `pvVisits BOOL`, `movesOwnership BOOL`,
     /// `avoid COLOR VERTICES UNTILDEPTH` and `allow COLOR VERTICES UNTILDEPTH` (the root's moves of the player
     /// analyzed are restricted: any depth of 1 or more holds there, and the search below is free).
     pub fn parse(flavor: Flavor, args: &[&str], size: Size) -> Result<Request, GtpError> {
@@ -101,6 +103,7 @@ impl Request {
             ownership: false,
             ownership_stdev: false,
             pv_visits: false,
+            moves_ownership: false,
             lists: Vec::new(),
         };
         let mut rest = args;
@@ -122,11 +125,7 @@ impl Request {
                 "ownership" => r.ownership = flag(value, key)?,
                 "ownershipStdev" => r.ownership_stdev = flag(value, key)?,
                 "pvVisits" => r.pv_visits = flag(value, key)?,
-                "movesOwnership" => {
-                    if flag(value, key)? {
-                        return Err(bad("movesOwnership is not supported"));
-                    }
-                }
+                "movesOwnership" => r.moves_ownership = flag(value, key)?,
                 "avoid" | "allow" => {
                     let color = value
                         .and_then(|t| color_of(t))
@@ -197,26 +196,31 @@ pub fn info_line(request: &Request, analysis: &Analysis) -> Option<String> {
         .max(request.min_moves)
         .min(request.max_moves.unwrap_or(usize::MAX))
         .min(analysis.moves.len());
+    // Ownership is Black's; KataGo's is the analyzed player's.
+    let sign = if analysis.to_move == Color::Black {
+        1.0
+    } else {
+        -1.0
+    };
     let mut line = String::new();
     for (order, m) in analysis.moves.iter().take(listed).enumerate() {
         if !line.is_empty() {
             line.push(' ');
         }
         line.push_str(&info(request, m, order, size));
+        if request.flavor == Flavor::Kata && request.moves_ownership {
+            owners(&mut line, "movesOwnership", sign, &m.ownership, size.area());
+        }
     }
     if request.flavor == Flavor::Kata {
-        // Ownership is Black's; KataGo's is the analyzed player's.
-        let sign = if analysis.to_move == Color::Black {
-            1.0
-        } else {
-            -1.0
-        };
         if request.ownership {
-            line.push_str(" ownership");
-            for &o in &analysis.ownership {
-                line.push(' ');
-                line.push_str(&float(sign * f64::from(o)));
-            }
+            owners(
+                &mut line,
+                "ownership",
+                sign,
+                &analysis.ownership,
+                size.area(),
+            );
         }
         if request.ownership_stdev {
             line.push_str(" ownershipStdev");
@@ -227,6 +231,18 @@ pub fn info_line(request: &Request, analysis: &Analysis) -> Option<String> {
         }
     }
     Some(line)
+}
+
+/// `key` and a value per point, `sign` times `values` (zeros where there are none).
+fn owners(line: &mut String, key: &str, sign: f64, values: &[f32], points: usize) {
+    line.push(' ');
+    line.push_str(key);
+    for k in 0..points {
+        line.push(' ');
+        line.push_str(&float(
+            sign * f64::from(values.get(k).copied().unwrap_or(0.0)),
+        ));
+    }
 }
 
 /// One move's `info` group.

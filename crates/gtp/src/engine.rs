@@ -451,6 +451,7 @@ impl Engine {
             config.playouts = None;
             config.time = None;
         }
+        config.moves_ownership = request.moves_ownership && flavor == Flavor::Kata;
         let only = request.root_moves(color, &game.legal_moves());
         Ok((request, color, game, config, only))
     }

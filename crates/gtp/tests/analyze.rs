@@ -146,6 +146,8 @@ struct Info {
     fields: HashMap<String, String>,
     pv: Vec<String>,
     pv_visits: Vec<u64>,
+    /// The values after `movesOwnership`.
+    moves_ownership: Vec<f64>,
 }
 
 /// A line of analysis: its `info` groups, and the values after `ownership` and `ownershipStdev`.
@@ -165,6 +167,7 @@ fn parse_line(line: &str) -> (Vec<Info>, Vec<f64>, Vec<f64>) {
                     fields: HashMap::new(),
                     pv: Vec::new(),
                     pv_visits: Vec::new(),
+                    moves_ownership: Vec::new(),
                 };
                 while k < tokens.len()
                     && !["info", "ownership", "ownershipStdev"].contains(&tokens[k])
@@ -173,8 +176,14 @@ fn parse_line(line: &str) -> (Vec<Info>, Vec<f64>, Vec<f64>) {
                         "pv" => {
                             k += 1;
                             while k < tokens.len()
-                                && !["info", "ownership", "ownershipStdev", "pvVisits"]
-                                    .contains(&tokens[k])
+                                && ![
+                                    "info",
+                                    "ownership",
+                                    "ownershipStdev",
+                                    "pvVisits",
+                                    "movesOwnership",
+                                ]
+                                .contains(&tokens[k])
                             {
                                 info.pv.push(tokens[k].to_string());
                                 k += 1;
@@ -184,6 +193,13 @@ fn parse_line(line: &str) -> (Vec<Info>, Vec<f64>, Vec<f64>) {
                             k += 1;
                             while let Some(v) = tokens.get(k).and_then(|t| t.parse().ok()) {
                                 info.pv_visits.push(v);
+                                k += 1;
+                            }
+                        }
+                        "movesOwnership" => {
+                            k += 1;
+                            while let Some(v) = tokens.get(k).and_then(|t| t.parse().ok()) {
+                                info.moves_ownership.push(v);
                                 k += 1;
                             }
                         }
@@ -327,7 +343,7 @@ fn kata_analyze_gives_the_score_and_ownership_from_the_side_analyzed() {
     for (color, sign) in [("b", 1.0), ("w", -1.0)] {
         let from = s.text().len();
         s.send(&format!(
-            "kata-analyze {color} 1 ownership true ownershipStdev true pvVisits true"
+            "kata-analyze {color} 1 ownership true ownershipStdev true pvVisits true movesOwnership true"
         ));
         s.until("a line of analysis", |t| {
             t[from..].matches("\ninfo ").count() >= 2
@@ -354,6 +370,8 @@ fn kata_analyze_gives_the_score_and_ownership_from_the_side_analyzed() {
             let winrate: f64 = f["winrate"].parse().unwrap();
             assert_eq!(winrate, if sign > 0.0 { 1.0 } else { 0.0 });
             assert_eq!(info.pv.len(), info.pv_visits.len());
+            // Each move's own board, from the same side: here every playout ends alike.
+            assert_eq!(info.moves_ownership, ownership, "{color} {f:?}");
             assert_eq!(
                 Some(&f["visits"].parse::<u64>().unwrap()),
                 info.pv_visits.first()
@@ -401,7 +419,7 @@ fn analysis_arguments_are_checked_and_lists_restrict_the_moves() {
     for bad in [
         "lz-analyze b 10 colour b",
         "kata-analyze 10 ownership maybe",
-        "kata-analyze 10 movesOwnership true",
+        "kata-analyze 10 movesOwnership yes",
         "lz-analyze 10 avoid b E5 0",
         "lz-analyze 10 allow b Z99 1",
         "lz-analyze 10 minmoves",

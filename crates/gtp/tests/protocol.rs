@@ -215,7 +215,7 @@ fn bad_arguments(name: &str) -> Vec<&'static str> {
             "b 10 interval",
             "b 10 maxmoves x",
             "ownership yes",
-            "movesOwnership true",
+            "movesOwnership yes",
             "avoid b c3",
             "allow x c3 1",
             "avoid b zz9 1",
