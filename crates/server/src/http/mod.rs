@@ -113,22 +113,27 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/vacation/end", post(vacation::end))
         .route(
             "/api/games/{id}/review",
-            get(review::review).post(review::ask),
+            get(review::review).post(review::ask).layer(compressed()),
         )
         .route("/api/games/{id}/estimate", get(review::estimate))
         .route(
             "/api/reviews",
             post(review::ask_upload).layer(DefaultBodyLimit::max(SGF_LIMIT)),
         )
-        .route("/api/reviews/{id}", get(review::upload))
+        .route("/api/reviews/{id}", get(review::upload).layer(compressed()))
         .route("/api/reviews/{id}/sgf", get(review::upload_sgf))
         .route("/api/games/{id}/sgf", get(records::sgf))
-        .route("/api/games/{id}/replay", get(records::game_replay))
+        .route(
+            "/api/games/{id}/replay",
+            get(records::game_replay).layer(compressed()),
+        )
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))
         .route("/api/games/{id}/ws", get(socket::game_ws))
         .route(
             "/api/replay",
-            post(records::sgf_replay).layer(DefaultBodyLimit::max(SGF_LIMIT)),
+            post(records::sgf_replay)
+                .layer::<_, std::convert::Infallible>(compressed())
+                .layer(DefaultBodyLimit::max(SGF_LIMIT)),
         )
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .merge(crate::web::routes())
@@ -138,6 +143,16 @@ pub fn router(app: Arc<App>) -> Router {
             BODY_TIMEOUT,
         ))
         .with_state(app)
+}
+
+/// Gzip for the large JSON answers (a 19×19 review's ownership, a long game's boards), to a client that accepts
+/// it: their numbers repeat, so they shrink several times over (a 250-move review from about 350 KB).
+fn compressed() -> tower_http::compression::CompressionLayer {
+    tower_http::compression::CompressionLayer::new()
+        .gzip(true)
+        .no_br()
+        .no_deflate()
+        .no_zstd()
 }
 
 /// How long a client may take to send a request's body.

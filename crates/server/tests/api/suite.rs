@@ -5024,6 +5024,36 @@ async fn an_uploaded_record_is_reviewed_once_under_its_digest() {
     let (status, again) = upload(&other, text).await;
     assert_eq!((status, &again["status"]), (200, &json!("done")));
     assert_eq!(again["results"], review["results"]);
+    // To a client that accepts gzip, the review (and a replay) comes compressed, the same JSON inside.
+    for (url, plain) in [
+        (path.clone(), &review),
+        (format!("{path}/sgf"), &Value::Null),
+    ] {
+        let answer = watcher
+            .request(Method::GET, &url)
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        let encoding = answer.headers().get("content-encoding").cloned();
+        let body = answer.bytes().await.unwrap();
+        if plain.is_null() {
+            // The file itself is sent as it is.
+            assert_eq!((encoding, &body[..]), (None, text.as_bytes()));
+            continue;
+        }
+        assert_eq!(encoding.as_ref().map(|e| e.to_str().unwrap()), Some("gzip"));
+        let mut json = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&body[..]), &mut json)
+            .unwrap();
+        assert_eq!(&serde_json::from_str::<Value>(&json).unwrap(), plain);
+        assert!(
+            body.len() * 2 < json.len(),
+            "{} of {}",
+            body.len(),
+            json.len()
+        );
+    }
     let (status, back) = watcher.get_text(&format!("{path}/sgf")).await.unwrap();
     assert_eq!((status, back.as_str()), (200, text));
     // Unknown names, and anything that is not a digest, are not found.
