@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tesuji_bot::mcts::{MctsBot, MctsConfig};
-use tesuji_bot::review::{Position, mistakes, review, review_position};
+use tesuji_bot::review::{Position, mistakes, positions, review, review_position};
 use tesuji_rules::{Game, Phase, Size};
 
 use crate::clocks::TimeSource;
@@ -224,7 +224,7 @@ impl Games {
     }
 
     /// An estimate of game `id`'s position now, for `viewer`: the search's figures of one position as a review
-    /// gives them (at most [`ESTIMATE_PLAYOUTS`] playouts). A spectator may ask during the game, a player only
+    /// gives them (at most [`ESTIMATE_PLAYOUTS`] playouts); of a finished game, its last position in play. A spectator may ask during the game, a player only
     /// once it is over (it would tell them what to play). One estimate at a time per node.
     pub async fn estimate(self: &Arc<Self>, id: i64, viewer: i64) -> Result<Value, ApiError> {
         let entry = self.look(id).await?;
@@ -253,6 +253,14 @@ impl Games {
                 0,
             );
             let rules = *game.rules();
+            // Once play has ended, the last position still in play (before two passes, or where a player
+            // resigned or lost on time): its ownership is the final board's.
+            let (turn, game) = positions(&game)
+                .into_iter()
+                .enumerate()
+                .rev()
+                .find(|(_, g)| g.phase() == Phase::Playing)
+                .unwrap_or((turn, game));
             position_json(&review_position(&bot, &game, &rules, turn), size)
         })
         .await

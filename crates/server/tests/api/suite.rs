@@ -5107,6 +5107,43 @@ async fn spectators_get_an_estimate_during_the_game_and_players_after_it() {
     assert_eq!(resign(&white, id).await, 200);
     let (status, after) = black.get(&path).await.unwrap();
     assert_eq!(status, 200, "{after}");
-    assert_eq!(after["turn"], 3);
+    // Over by resignation: the position the game ended in, searched.
+    assert_eq!(
+        (after["turn"].as_i64(), after["searched"].as_bool()),
+        (Some(3), Some(true)),
+        "{after}"
+    );
+    assert_eq!(after["ownership"].as_array().unwrap().len(), 81);
+    // Over by two passes: the position before the second pass (the board the game ended with).
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    for (c, mv) in [(&black, "E5"), (&white, "pass"), (&black, "pass")] {
+        assert_eq!(c.play(id, mv).await.unwrap().0, 200);
+    }
+    let mut over = json!(null);
+    for c in [&black, &white] {
+        (_, over) = c
+            .post(&format!("/api/games/{id}/accept"), json!({}))
+            .await
+            .unwrap();
+    }
+    assert_eq!(over["status"], "over", "{over}");
+    let (status, ended) = black
+        .get(&format!("/api/games/{id}/estimate"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{ended}");
+    assert_eq!(
+        (
+            ended["turn"].as_i64(),
+            ended["searched"].as_bool(),
+            ended["to_move"].as_str()
+        ),
+        (Some(2), Some(true), Some("black")),
+        "{ended}"
+    );
+    assert!(
+        ended["ownership"][4 * 9 + 4].as_i64().unwrap() > 0,
+        "{ended}"
+    );
     running.stop().await.unwrap();
 }
