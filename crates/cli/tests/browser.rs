@@ -6,6 +6,9 @@
 //! asks to take back a misplayed stone, which Bob declines, then accepts on a phone-sized page); the downloaded
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
 //! on time (`B+T` on both pages), and one claimed from a player who left, through the page's notice and button.
+//! The rematch they start is watched by a guest on a phone, who asks the engine for an estimate of its position
+//! (the players are offered none), sees it on the board, and sees it go out of date with the next move. A record
+//! opened on the replay page is reviewed by the engine, and its review's address shows it again, on a phone too.
 //! Then a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages. Then
 //! Ann takes a vacation on her own page and comes back: their correspondence game's page marks her away, her
 //! clock standing still, and running again once she is back. Last, she switches the pages to Japanese and Korean
@@ -18,8 +21,9 @@
 //!
 //! With `TESUJI_SCREENSHOTS=1` the test also saves `lobby.png`, `game.png`, `superko.png` (a refused retake and
 //! the position it would repeat), `rulesets.png` (a finished game under other rules), `review.png` (a spectator
-//! looking back during the game) and `replay-phone.png` (a record's facts and comments on a phone) in
-//! `docs/screenshots/`.
+//! looking back during the game), `replay-phone.png` (a record's facts and comments on a phone), `analysis.png` and
+//! `analysis-phone.png` (a finished game's review), `estimate-phone.png` (a spectator's estimate during play),
+//! `replay-analysis.png` and `replay-analysis-phone.png` (an opened record's review) in `docs/screenshots/`.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -794,6 +798,19 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
                     true,
                 )?;
             }
+            // Nor an estimate for the players; Cat, watching but not signed in, is offered a link to sign in.
+            same(
+                "the estimate card during play (Ann's hidden; Cat's with the link to sign in, no button)",
+                (
+                    ann.exists("#estimate[hidden]").await?,
+                    cat.exists(
+                        "#estimate:not([hidden]) #estimate-signin:not([hidden]) a[href^=\"/login?next=\"]",
+                    )
+                    .await?,
+                    cat.exists("#estimate-ask[hidden]").await?,
+                ),
+                (true, true, true),
+            )?;
         }
         if turn == TAKE_BACK_AT {
             // The move played again has the number the one taken back had, on every page.
@@ -1734,6 +1751,13 @@ async fn analysis(ann: &Browser, cat: &Browser, id: u64, shots: Option<&Path>) -
         "#analysis:not([hidden])[data-status=\"none\"] #analysis-ask:not([hidden]):not([disabled])",
     )
     .await?;
+    // Once it is over, a player too is offered the estimate.
+    same(
+        "Ann's estimate button once the game is over",
+        ann.exists("#estimate:not([hidden]) #estimate-ask:not([hidden]):not([disabled])")
+            .await?,
+        true,
+    )?;
     // Every text the progress box shows from the click on, as it shows it.
     ann.js(
         "window.progressSeen = [];
@@ -2064,6 +2088,424 @@ async fn analysis(ann: &Browser, cat: &Browser, id: u64, shots: Option<&Path>) -
         )
         .await?;
         cat.screenshot(&dir.join("analysis-phone.png")).await?;
+    }
+    Ok(())
+}
+
+/// Records, on `b`'s page, the JSON answers of the API paths that contain `part` (`window.answers`, oldest
+/// first), so that what the page shows can be checked against what the server said to it.
+async fn record_answers(b: &Browser, part: &str) -> Res<()> {
+    b.js(
+        "const part = arguments[0];
+         window.answers = [];
+         const fetch0 = window.fetch;
+         window.fetch = async (...args) => {
+           const answer = await fetch0(...args);
+           if (String(args[0]).includes(part)) answer.clone().json().then((v) => answers.push(v), () => {});
+           return answer;
+         };
+         return true;",
+        json!([part]),
+    )
+    .await
+    .map(drop)
+}
+
+/// Whether the board's shading (`rect.owner`) follows `ownership` (a 9×9 review position's): each shaded point
+/// in the colour of the side given it, and every point one side holds surely (half or more) shaded.
+fn check_shading(shaded: &[Value], ownership: &[Value]) -> Res<()> {
+    let owner_of = |point: &str| {
+        ownership_index(point)
+            .and_then(|i| ownership.get(i))
+            .and_then(Value::as_i64)
+    };
+    for s in shaded {
+        let point = s[0].as_str().unwrap_or_default();
+        let o = owner_of(point).ok_or(format!("a shade off the board: {s}"))?;
+        let want = if o > 0 { "black" } else { "white" };
+        let strength = s[2].as_f64().unwrap_or(-1.0);
+        if o == 0 || s[1] != want || !(strength > 0.0 && strength <= 1.0) {
+            return Err(format!("{point} shaded {s}, its ownership {o}"));
+        }
+    }
+    let shaded_points: Vec<&str> = shaded.iter().filter_map(|s| s[0].as_str()).collect();
+    let sure = (1..=9)
+        .flat_map(|n| "ABCDEFGHJ".chars().map(move |c| format!("{c}{n}")))
+        .find(|p| {
+            owner_of(p).is_some_and(|o| o.abs() >= 50) && !shaded_points.contains(&p.as_str())
+        });
+    match sure {
+        Some(missing) => Err(format!(
+            "{missing} is surely held but not shaded: {shaded:?}"
+        )),
+        None => Ok(()),
+    }
+}
+
+/// The board's shading and the engine's mark: [[point, owner, shade]...], the ringed point or null.
+async fn board_marks(b: &Browser) -> Res<Value> {
+    b.js(
+        "return [[...document.querySelectorAll('#board rect.owner')]
+                   .map((e) => [e.dataset.at, e.dataset.owner, Number(e.dataset.shade)]),
+                 document.querySelector('#board g.best')?.dataset.at ?? null];",
+        json!([]),
+    )
+    .await
+}
+
+/// The rematch (`table`, in play: Black to move after four moves) watched by Cat, phone-sized. Not signed in, she
+/// follows the estimate card's link to sign in, as a guest, and comes back to the game; the players' pages offer
+/// no estimate (the server refuses them one). Cat asks: the button waits, disabled, saying so; then the card shows
+/// Black's win rate and lead as the analysis card words them and the engine's move, as the server answered, and
+/// the board shades who holds each point and rings the move. The switch hides both and shows them again. Ann's
+/// next move makes the estimate out of date: said so, and gone from the board.
+async fn estimate_during_play(
+    ann: &Browser,
+    bob: &Browser,
+    cat: &Browser,
+    table: &str,
+    shots: Option<&Path>,
+) -> Res<()> {
+    cat.goto(table).await?;
+    cat.game_ready().await?;
+    cat.wait_for("#estimate:not([hidden]) #estimate-signin:not([hidden])")
+        .await?;
+    cat.click("#estimate-login").await?;
+    cat.wait_path("^/login$").await?;
+    cat.ready().await?;
+    cat.type_into("#guest input[name=name]", "Cat").await?;
+    cat.click("#guest button[type=submit]").await?;
+    cat.wait_path(&format!("^{table}$")).await?;
+    cat.ready().await?;
+    cat.game_ready().await?;
+    cat.wait_for("#estimate[data-state=\"none\"] #estimate-ask:not([hidden]):not([disabled])")
+        .await?;
+    same(
+        "Cat's page as a guest (the sign-in link gone, no seat)",
+        (
+            cat.exists("#estimate-signin[hidden]").await?,
+            cat.exists("#pass[hidden]").await?,
+        ),
+        (true, true),
+    )?;
+    let id = table.trim_start_matches("/game/");
+    for b in [ann, bob] {
+        b.goto(table).await?;
+        b.game_ready().await?;
+        same(
+            &format!("{}'s estimate card in play, and the server's answer to a player", b.name),
+            b.js(
+                "return fetch(`/api/games/${arguments[0]}/estimate`)
+                   .then((r) => r.json().then((v) => [document.getElementById('estimate').hidden, r.status, v.reason]));",
+                json!([id]),
+            )
+            .await?,
+            json!([true, 403, "players_get_no_estimate"]),
+        )?;
+    }
+
+    // Every state the button goes through from the click on: [disabled, text].
+    cat.js(
+        "window.askSeen = [];
+         const b = document.getElementById('estimate-ask');
+         new MutationObserver(() => askSeen.push([b.disabled, b.textContent.trim()]))
+           .observe(b, {attributes: true, childList: true, characterData: true, subtree: true});
+         return true;",
+        json!([]),
+    )
+    .await?;
+    record_answers(cat, "/estimate").await?;
+    same(
+        "nothing on the board before the estimate",
+        board_marks(cat).await?,
+        json!([[], null]),
+    )?;
+    cat.click("#estimate-ask").await?;
+    cat.wait_for("#estimate[data-state=\"shown\"] #estimate-ask:not([disabled])")
+        .await?;
+    let seen = cat.js("return askSeen;", json!([])).await?;
+    if !seen
+        .as_array()
+        .is_some_and(|s| s.contains(&json!([true, "Estimating…"])))
+    {
+        return Err(format!("the estimate button while it waited: {seen}"));
+    }
+    same(
+        "the button once answered",
+        cat.text("#estimate-ask").await?.as_deref(),
+        Some("Estimate again"),
+    )?;
+    let answer = cat
+        .wait_js(
+            "the estimate's answer",
+            "return answers.at(-1) ?? null;",
+            json!([]),
+        )
+        .await?;
+    if answer["searched"] != true {
+        return Err(format!("the estimate of a game in play: {answer}"));
+    }
+    let rate = (answer["winrate"].as_f64().unwrap_or(-1.0) * 100.0).round();
+    let lead = lead_text(answer["score"].as_f64().unwrap_or(0.0));
+    let color = if answer["to_move"] == "white" {
+        "White"
+    } else {
+        "Black"
+    };
+    let best = answer["best"].as_str().unwrap_or_default();
+    same(
+        "the estimate in words (position, figures, the engine's move, when)",
+        cat.js(
+            "return [document.getElementById('estimate-result').dataset.turn,
+                     document.getElementById('estimate-figures').textContent,
+                     document.getElementById('estimate-best').textContent.split(' — ')[0],
+                     document.getElementById('estimate-at').textContent,
+                     document.getElementById('estimate-stale').hidden];",
+            json!([]),
+        )
+        .await?,
+        json!([
+            "4",
+            format!("Black {rate}% · {lead}"),
+            format!("Best for {color}: {best}"),
+            format!("After move 4; {} playouts.", answer["playouts"]),
+            true
+        ]),
+    )?;
+    let marks = board_marks(cat).await?;
+    let shaded = marks[0].as_array().cloned().unwrap_or_default();
+    if shaded.is_empty() {
+        return Err(format!("no shading after the estimate: {answer}"));
+    }
+    check_shading(
+        &shaded,
+        answer["ownership"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or(&[]),
+    )?;
+    if ownership_index(best).is_some() {
+        same("the engine's move ringed", marks[1].as_str(), Some(best))?;
+    }
+    same(
+        "on a phone: how much wider than the screen the page is",
+        cat.js(
+            "const page = document.documentElement; return page.scrollWidth - page.clientWidth;",
+            json!([]),
+        )
+        .await?,
+        json!(0),
+    )?;
+    if let Some(dir) = shots {
+        cat.js(
+            "document.getElementById('board').scrollIntoView(); return true;",
+            json!([]),
+        )
+        .await?;
+        cat.screenshot(&dir.join("estimate-phone.png")).await?;
+    }
+    cat.click("#estimate-show").await?;
+    cat.wait_js(
+        "the estimate off the board",
+        "return document.querySelector('#board rect.owner, #board g.best') === null",
+        json!([]),
+    )
+    .await?;
+    cat.click("#estimate-show").await?;
+    cat.wait_for("#board rect.owner").await?;
+
+    // Ann plays: the estimate is for the position before.
+    ann.wait_for(&my_turn("black")).await?;
+    ann.click("#board rect[data-point=\"D7\"]").await?;
+    cat.wait_move(5, "black", "D7").await?;
+    cat.wait_for("#estimate[data-state=\"stale\"] #estimate-stale:not([hidden])")
+        .await?;
+    same(
+        "the estimate out of date (on the board, its switch disabled, the button)",
+        (
+            board_marks(cat).await?,
+            cat.exists("#estimate-show[disabled]").await?,
+            cat.text("#estimate-ask").await?,
+        ),
+        (json!([[], null]), true, Some("Estimate again".to_owned())),
+    )?;
+    Ok(())
+}
+
+/// A 9×9 record of ten moves (its positions: the start and after each move).
+const RECORD: &str = "(;GM[1]FF[4]SZ[9]KM[6.5]RU[Japanese]PB[Kim]PW[Lee]\
+     ;B[ee];W[cc];B[gc];W[cg];B[gg];W[ce];B[dc];W[db];B[eb];W[dd])";
+const RECORD_MOVES: usize = 10;
+
+/// Ann opens [`RECORD`] on the replay page and asks for its review with the Analysis card's button: the address
+/// names the review once asked; done, the graph has a point per position (moves + 1), as the server's review has
+/// them. A click on the point of position 4 shows the board after four moves; the biggest mistake, if any, shows
+/// the position before it. The address opens the file and its review again, at the move shown. Cat, a guest on a
+/// phone, opens that address: the review is there, nothing to ask, nothing wider than the screen, and a tap on a
+/// point moves the replay.
+async fn replay_review(ann: &Browser, cat: &Browser, shots: Option<&Path>) -> Res<()> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let file = dir.path().join("kim-lee.sgf");
+    std::fs::write(&file, RECORD).map_err(|e| e.to_string())?;
+    ann.goto("/replay").await?;
+    same(
+        "the card before a record is opened",
+        ann.exists("#analysis[hidden]").await?,
+        true,
+    )?;
+    let input = ann.find("#sgf-file").await?;
+    ann.post(
+        &format!("/element/{input}/value"),
+        json!({"text": file.display().to_string()}),
+    )
+    .await?;
+    ann.wait_for(
+        "#analysis:not([hidden])[data-status=\"none\"] #analysis-ask:not([hidden]):not([disabled])",
+    )
+    .await?;
+    same(
+        "the address before the review is asked for",
+        ann.js("return location.search", json!([])).await?,
+        json!(""),
+    )?;
+    ann.click("#analysis-ask").await?;
+    let id = ann
+        .wait_js(
+            "the review's id in the address",
+            "return new URLSearchParams(location.search).get('review')",
+            json!([]),
+        )
+        .await?;
+    let id = id.as_str().unwrap_or_default().to_owned();
+    if !(id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit())) {
+        return Err(format!("the review's id in the address: {id:?}"));
+    }
+    let review = ann
+        .wait_js_for(
+            "the record's review done",
+            "return fetch(`/api/reviews/${arguments[0]}`).then((r) => r.json())
+               .then((v) => v.status === 'done' ? v : (v.status === 'failed' ? 'failed' : null));",
+            json!([id]),
+            REVIEW_WAIT,
+        )
+        .await?;
+    if review == "failed" {
+        return Err("the record's review failed".to_owned());
+    }
+    let positions = review["results"]["positions"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    same("the review's positions", positions.len(), RECORD_MOVES + 1)?;
+    ann.wait_for("#analysis[data-status=\"done\"] #analysis-results:not([hidden])")
+        .await?;
+    let points = "const g = document.getElementById('analysis-graph');
+                  return [[...g.querySelectorAll('circle.point[data-turn]')].map((c) => Number(c.dataset.turn)),
+                          Number(g.dataset.count)];";
+    same(
+        "the graph's points",
+        ann.js(points, json!([])).await?,
+        json!([(0..=RECORD_MOVES).collect::<Vec<_>>(), RECORD_MOVES + 1]),
+    )?;
+    // The replay at its start: the point of position 4 shows the board after four moves.
+    same(
+        "the move shown before the click",
+        ann.js(
+            "return document.getElementById('move-number').dataset.move",
+            json!([]),
+        )
+        .await?,
+        json!("0"),
+    )?;
+    ann.click("#analysis-graph circle.point[data-turn=\"4\"]")
+        .await?;
+    ann.wait_for("#move-number[data-move=\"4\"]").await?;
+    same(
+        "the board and the card at position 4",
+        (
+            stones(ann).await?,
+            ann.js(
+                "return [document.getElementById('analysis-graph').dataset.current,
+                         document.getElementById('analysis-position').dataset.turn,
+                         new URLSearchParams(location.search).get('move')];",
+                json!([]),
+            )
+            .await?,
+        ),
+        (
+            json!(["black E5", "black G7", "white C3", "white C7"]),
+            json!(["4", "4", "4"]),
+        ),
+    )?;
+    if let Some(dir) = shots {
+        ann.screenshot(&dir.join("replay-analysis.png")).await?;
+    }
+    let mistakes = review["results"]["mistakes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    if let Some(first) = mistakes.first() {
+        let number = first["number"].as_u64().unwrap_or(0);
+        ann.click("#analysis-mistakes li:first-child button")
+            .await?;
+        ann.wait_for(&format!("#move-number[data-move=\"{}\"]", number - 1))
+            .await?;
+        same(
+            "the move list marks the biggest mistake",
+            ann.exists(&format!("#moves li[data-number=\"{number}\"][data-loss]"))
+                .await?,
+            true,
+        )?;
+        ann.click("#analysis-graph circle.point[data-turn=\"4\"]")
+            .await?;
+        ann.wait_for("#move-number[data-move=\"4\"]").await?;
+    }
+
+    // The address shows the file and its review again, at the same move.
+    let address = ann
+        .js("return location.pathname + location.search", json!([]))
+        .await?;
+    let address = address.as_str().unwrap_or_default().to_owned();
+    ann.goto(&address).await?;
+    ann.wait_for("#analysis[data-status=\"done\"] #analysis-graph circle.point")
+        .await?;
+    same(
+        "the review's address after a reload (the move, the points, the position, the download link)",
+        ann.js(
+            "return [document.getElementById('move-number').dataset.move,
+                     document.querySelectorAll('#analysis-graph circle.point[data-turn]').length,
+                     document.getElementById('analysis-graph').dataset.current,
+                     new URL(document.getElementById('sgf').href).pathname];",
+            json!([]),
+        )
+        .await?,
+        json!(["4", RECORD_MOVES + 1, "4", format!("/api/reviews/{id}/sgf")]),
+    )?;
+
+    // Cat, a guest on a phone, follows the link.
+    cat.goto(&address).await?;
+    cat.wait_for("#analysis[data-status=\"done\"] #analysis-graph circle.point")
+        .await?;
+    same(
+        "Cat's review on a phone (points, the button, past the graph's right edge, wider than the screen)",
+        cat.js(
+            "const page = document.documentElement;
+             const g = document.getElementById('analysis-graph').getBoundingClientRect();
+             return [document.querySelectorAll('#analysis-graph circle.point[data-turn]').length,
+                     document.getElementById('analysis-ask').hidden,
+                     g.left >= 0 && g.width > 200 ? Math.max(0, Math.ceil(g.right - page.clientWidth)) : -1,
+                     page.scrollWidth - page.clientWidth];",
+            json!([]),
+        )
+        .await?,
+        json!([RECORD_MOVES + 1, true, 0, 0]),
+    )?;
+    cat.click("#analysis-graph circle.point[data-turn=\"7\"]")
+        .await?;
+    cat.wait_for("#move-number[data-move=\"7\"]").await?;
+    if let Some(dir) = shots {
+        cat.screenshot(&dir.join("replay-analysis-phone.png"))
+            .await?;
     }
     Ok(())
 }
@@ -3521,10 +3963,26 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     if outcome.is_ok() {
         outcome = match timed_games(&browsers[0], &browsers[1], &time).await {
             Ok(table) => {
-                sounds_notifications_and_news(&browsers[0], &browsers[1], &table, &time).await
+                match sounds_notifications_and_news(&browsers[0], &browsers[1], &table, &time).await
+                {
+                    Ok(()) => {
+                        estimate_during_play(
+                            &browsers[0],
+                            &browsers[1],
+                            &browsers[2],
+                            &table,
+                            shots.as_deref(),
+                        )
+                        .await
+                    }
+                    Err(e) => Err(e),
+                }
             }
             Err(e) => Err(e),
         };
+    }
+    if outcome.is_ok() {
+        outcome = replay_review(&browsers[0], &browsers[2], shots.as_deref()).await;
     }
     if outcome.is_ok() {
         outcome = automatch(&browsers[0], &browsers[1]).await;

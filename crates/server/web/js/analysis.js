@@ -30,8 +30,8 @@ const vertex = (v) => (typeof v === "string" && v.trim() ? v.trim() : null);
 
 /** One position of the results as the page uses it: {turn, toMove, searched, winrate (Black's, 0–1), score
  * (Black's lead), best (a vertex, "pass" or null), pv [vertices], playouts, ownership [ints] or null}. A position
- * searched without a win rate is taken as not searched. */
-function readPosition(p, k) {
+ * searched without a win rate is taken as not searched; `k` is its turn when the answer gives none. */
+export function readPosition(p, k) {
   const winrate = finite(p?.winrate);
   const searched = p?.searched !== false && winrate !== null;
   return {

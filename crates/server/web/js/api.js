@@ -27,8 +27,8 @@ export function setSession(answer) {
   sessionPromise = Promise.resolve(answer ?? { user: null, csrf: null });
 }
 
-async function request(method, path, { json, bytes, csrf } = {}) {
-  const headers = { Accept: "application/json" };
+async function request(method, path, { json, bytes, csrf, raw = false } = {}) {
+  const headers = { Accept: raw ? "*/*" : "application/json" };
   let body;
   if (json !== undefined) {
     headers["Content-Type"] = "application/json";
@@ -44,6 +44,8 @@ async function request(method, path, { json, bytes, csrf } = {}) {
   } catch {
     throw new ApiError(0, null, "network");
   }
+  // A file's bytes as they are (a refusal is JSON all the same).
+  if (raw && answer.ok) return answer.arrayBuffer();
   const text = await answer.text();
   let data = null;
   if (text) {
@@ -64,6 +66,11 @@ async function request(method, path, { json, bytes, csrf } = {}) {
 
 export function get(path) {
   return request("GET", path);
+}
+
+/** GETs a file (an SGF record): its bytes, as an ArrayBuffer. */
+export function getBytes(path) {
+  return request("GET", path, { raw: true });
 }
 
 /**

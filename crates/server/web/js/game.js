@@ -1,38 +1,20 @@
 // The game page: the board and panel of one game, live over its WebSocket, actions over the socket (HTTP when it
 // is down), the dead-stone marking and the result.
 
-import {
-  bestText,
-  GRAPH,
-  isPending,
-  lineMoves,
-  mistakesByMove,
-  mistakeText,
-  mistakeTurn,
-  moveWord,
-  ownershipShades,
-  plotReview,
-  pointText,
-  POLL_MS as ANALYSIS_POLL_MS,
-  pollDelay,
-  positionAtX,
-  progress,
-  readReview,
-  shownPosition,
-} from "./analysis.js";
+import { AnalysisCard, fillBest } from "./analysis-card.js";
 import { ApiError, get, post, socketUrl } from "./api.js";
 import { playSound, unlockOnGesture } from "./audio.js";
 import { Board } from "./board.js";
 import { addMessages, chatTime, turnsAt, visibleMessages } from "./chat.js";
 import { awayLeft, clockLeft, clockText } from "./clocks.js";
 import { parsePoint } from "./coords.js";
+import { estimateMarks, estimateOffer, estimateText, isStale, readEstimate } from "./estimate.js";
 import { eventState } from "./events.js";
 import { colorOf, formatDuration, formatResult, halfPoints } from "./format.js";
 import { currentLanguage, onLanguageChange, t } from "./i18n.js";
 import { chatNotification, mayNotify, NOTIFY_KEY, notificationFor, notificationText, notifyControl } from "./notify.js";
-import { boot, el, loginHref, playerName, playerNode, scrollWithin, showError, svgEl } from "./page.js";
+import { boot, el, loginHref, playerName, playerNode, scrollWithin, showError } from "./page.js";
 import { idFromPath, inviteUrl } from "./paths.js";
-import { plotArea } from "./plot.js";
 import { positions } from "./positions.js";
 import { LiveSocket } from "./socket.js";
 import { readSoundSettings, SOUND_SETTINGS, soundFor, SOUNDS_KEY, tickSecond, writeSoundSettings } from "./sounds.js";
@@ -400,7 +382,7 @@ function renderMoves() {
   const list = $("moves");
   const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
   // The moves the engine's review found costly: marked, with what each cost its player.
-  const losses = analysis?.status === "done" ? mistakesByMove(analysis.mistakes) : new Map();
+  const losses = analysis.losses();
   // Plays and passes are the game's moves, numbered; marks, accepts, disputes, resignations and the like are
   // events between them, unnumbered, each on a row of its own. A move taken back stays in the list, struck
   // through and unnumbered (the next move gets its number), as do the request and its answer, said in words.
@@ -690,7 +672,7 @@ function renderBoard() {
     board.render({
       rows: review.boards[viewing],
       lastMove: move && parsePoint(move, review.width, review.height) ? move : null,
-      ...analysisMarks(review.width, review.height),
+      ...analysis.marks(review.width, review.height),
     });
     return;
   }
@@ -706,7 +688,15 @@ function renderBoard() {
     territory: game.phase === "marking" ? game.territory : null,
     preview: myTurn() && point ? { point, color: mine } : null,
     interactive: myTurn() || Boolean(mine && isMarking()),
-    ...analysisMarks(game.width, game.height),
+    ...analysis.marks(game.width, game.height),
+    // The estimate of the position now, when asked for, over the review's marks.
+    ...estimateMarks(estimate, {
+      stale: estimateStale,
+      shown: showEstimate,
+      live: viewing === null,
+      width: game.width,
+      height: game.height,
+    }),
   });
 }
 
@@ -756,7 +746,8 @@ function render() {
   renderButtons();
   renderMoves();
   renderOver();
-  renderAnalysis();
+  analysis.render();
+  renderEstimate();
   renderChatControls();
   renderNotify();
   const names = `${playerName(game.players?.black)} – ${playerName(game.players?.white)}`;
@@ -778,6 +769,8 @@ function take(state) {
   const changedSize = !game || game.width !== rest.width || game.height !== rest.height;
   const ended = Boolean(game) && !isOver(game) && isOver(rest);
   game = rest;
+  // An estimate stands for the position it was made for: once the board has changed, for good.
+  if (isStale(estimate, turnCount())) estimateStale = true;
   if (changedSize) hovered = null;
   tapped = null;
   render();
@@ -972,385 +965,87 @@ $("copy-invite").addEventListener("click", async () => {
 
 // ---- the engine's review of a finished game ----
 
-// Asked for by a signed-in viewer (POST), then looked at every second (GET) until done: the win-rate graph, the
-// figures and the engine's move at the position the board shows (the page's own step back: position k is the
-// board after k moves), the territory, and the biggest mistakes. analysis.js is its pure part.
-const TERRITORY_KEY = "tesuji.analysis-territory";
-let analysis = null; // the review as last read (readReview), null until the first answer
-let analysisError = null; // a failed look or request, shown in #analysis-error
-let analysisLooked = false; // the first look is asked once the game is over
-let analysisSeq = 0; // the requests made: an answer older than the one shown is dropped
-let analysisShownSeq = 0;
-let analysisTimer = null;
-let analysisFailures = 0; // looks in a row that failed (the next waits longer)
-let analysisDrawn = null; // {positions, lang}: what the graph and the mistakes were drawn for
-let showTerritory = readTerritory();
+// The Analysis card (analysis-card.js): asked for and looked at through the game's review; the board shows its
+// position k through the page's own step back (the last one is the game's board).
+const analysis = new AnalysisCard({
+  look: () => get(`/api/games/${gameId}/review`),
+  ask: () => post(`/api/games/${gameId}/review`, { json: {} }),
+  signedIn: () => Boolean(me),
+  active: () => isOver(game),
+  position: () => viewing ?? turnCount(),
+  show: (k) => viewTurn(k),
+  changed: () => render(),
+});
 
-function readTerritory() {
+// ---- the engine's estimate of the position now ----
+
+// Asked with the card's button (a spectator during play, anyone once the game is over): Black's win rate and lead,
+// the engine's move, and who holds each point, drawn on the board while it shows the game's own position, until the
+// next move makes it out of date. estimate.js is its pure part.
+let estimate = null; // the last answer, as read (readEstimate)
+let estimateStale = false; // the board has changed since it was made
+let estimateError = null;
+let estimating = false;
+let showEstimate = true;
+
+async function askEstimate() {
+  if (estimating) return;
+  estimating = true;
+  estimateError = null;
+  renderEstimate();
   try {
-    return localStorage.getItem(TERRITORY_KEY) === "on";
-  } catch {
-    return false;
-  }
-}
-
-/** The review's position the board shows ({k, p}), once the review is done. */
-function analysisPosition() {
-  if (analysis?.status !== "done") return null;
-  const k = shownPosition(viewing, turnCount(), analysis.positions.length);
-  return k === null ? null : { k, p: analysis.positions[k] };
-}
-
-/** What the board draws of the review at the position shown: the engine's move, and who holds each point when
- * the territory is asked for. */
-function analysisMarks(width, height) {
-  const p = analysisPosition()?.p;
-  if (!p?.searched) return {};
-  return {
-    best: p.best && p.best !== "pass" ? { point: p.best, color: p.toMove } : null,
-    owners: showTerritory ? ownershipShades(p.ownership, width, height) : null,
-  };
-}
-
-function takeAnalysis(view, seq) {
-  if (seq < analysisShownSeq) return; // an older answer, come late
-  analysisShownSeq = seq;
-  const was = analysis?.status;
-  analysis = readReview(view);
-  analysisError = null;
-  clearTimeout(analysisTimer);
-  analysisTimer = isPending(analysis.status) ? setTimeout(lookAtAnalysis, ANALYSIS_POLL_MS) : null;
-  // Done now: the board, the move list and the panel show it; otherwise only the card changes.
-  if (analysis.status === "done" && was !== "done") render();
-  else renderAnalysis();
-}
-
-/** Looks at the review as it stands; again every second while it is asked for and not done. */
-async function lookAtAnalysis() {
-  clearTimeout(analysisTimer);
-  analysisTimer = null;
-  const seq = ++analysisSeq;
-  try {
-    const view = await get(`/api/games/${gameId}/review`);
-    analysisFailures = 0;
-    takeAnalysis(view, seq);
+    const asked = await get(`/api/games/${gameId}/estimate`);
+    const answer = readEstimate(asked, { turns: turnCount(), over: isOver(game) });
+    if (!answer) throw new ApiError(0, t("error.unexpected"), null);
+    estimate = answer;
+    estimateStale = isStale(answer, turnCount());
   } catch (e) {
-    if (seq < analysisShownSeq) return;
-    analysisFailures += 1;
-    // Said only when nothing better is shown; the next look may bring it back.
-    if (!analysis || isPending(analysis.status)) {
-      if (!analysis) analysisError = e;
-      analysisTimer = setTimeout(lookAtAnalysis, pollDelay(analysisFailures));
-    }
-    renderAnalysis();
-  }
-}
-
-async function askAnalysis() {
-  const button = $("analysis-ask");
-  button.disabled = true;
-  const seq = ++analysisSeq;
-  try {
-    takeAnalysis(await post(`/api/games/${gameId}/review`, { json: {} }), seq);
-  } catch (e) {
-    analysisError = e;
-    renderAnalysis();
+    estimateError = e;
   } finally {
-    button.disabled = false;
+    estimating = false;
+    if (game) renderBoard();
+    renderEstimate();
   }
 }
 
-/** The score axis's label: Black's or White's lead, or 0 in the middle. */
-function leadAxisText(lead) {
-  if (lead === 0) return "0";
-  return t(lead > 0 ? "analysis.axis-black" : "analysis.axis-white", { n: Math.abs(lead) });
+/** The card: hidden for a player while the game is in play (unless the server's refusal is to be shown), a link to
+ * sign in for nobody signed in, else the button; the last estimate, marked when out of date. */
+function renderEstimate() {
+  const card = $("estimate");
+  const offer = game ? estimateOffer(game, Boolean(myColor()), Boolean(me)) : "hidden";
+  card.hidden = offer === "hidden" && !estimateError;
+  card.setAttribute("aria-busy", String(estimating));
+  const ask = $("estimate-ask");
+  ask.hidden = offer !== "ask";
+  ask.disabled = estimating;
+  ask.textContent = t(estimating ? "estimate.busy" : estimate ? "estimate.ask-again" : "estimate.ask");
+  $("estimate-signin").hidden = offer !== "signin";
+  $("estimate-login").href = loginHref();
+  $("estimate-intro").hidden = Boolean(estimate);
+  showError($("estimate-error"), estimateError);
+  const box = $("estimate-result");
+  box.hidden = !estimate;
+  card.dataset.state = estimating ? "busy" : !estimate ? "none" : estimateStale ? "stale" : "shown";
+  if (!estimate) return;
+  const words = estimateText(estimate, t);
+  box.classList.toggle("stale", estimateStale);
+  box.dataset.turn = String(estimate.turn);
+  box.dataset.searched = String(estimate.searched);
+  box.dataset.winrate = estimate.searched ? String(estimate.winrate) : "";
+  box.dataset.score = estimate.score === null ? "" : String(estimate.score);
+  $("estimate-figures").textContent = words.figures;
+  fillBest($("estimate-best"), estimate);
+  $("estimate-at").textContent = words.at;
+  $("estimate-stale").hidden = !estimateStale;
+  const show = $("estimate-show");
+  show.checked = showEstimate;
+  show.disabled = !estimate.searched || estimateStale;
 }
 
-/** The graph, drawn again for new results or another language: zones (Black ahead above the middle), the grid
- * and its labels, the lead (dashed) and Black's win rate, a column per position that takes clicks across the
- * whole height, and a point per position (focusable one at a time: the arrow keys go from one to the next). */
-function drawGraph() {
-  const svg = $("analysis-graph");
-  const positions = analysis.positions;
-  const plot = plotReview(positions);
-  const { width, height } = GRAPH;
-  const { left, right, top, bottom } = plotArea(GRAPH);
-  const middle = (top + bottom) / 2;
-  const costly = new Set(analysis.mistakes.map((m) => m.number));
-  const n = positions.length;
-  const half = n > 1 ? (plot.points[1].x - plot.points[0].x) / 2 : (right - left) / 2;
-  svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
-  svg.setAttribute("aria-label", t("analysis.graph", { n }));
-  svg.dataset.count = String(n);
-  svg.replaceChildren(
-    svgEl("rect", { class: "zone black", x: left, y: top, width: right - left, height: middle - top }),
-    svgEl("rect", { class: "zone white", x: left, y: middle, width: right - left, height: bottom - middle }),
-    svgEl(
-      "g",
-      { class: "grid", "aria-hidden": "true" },
-      plot.rateTicks.map((tick) =>
-        svgEl("line", { x1: left, x2: right, y1: tick.y, y2: tick.y, class: tick.rate === 0.5 ? "middle" : null }),
-      ),
-    ),
-    svgEl(
-      "g",
-      { class: "rate-ticks", "aria-hidden": "true" },
-      plot.rateTicks
-        .filter((tick) => tick.rate * 4 === Math.round(tick.rate * 2) * 2)
-        .map((tick) => svgEl("text", { x: left - 3, y: tick.y }, `${tick.rate * 100}%`)),
-    ),
-    svgEl(
-      "g",
-      { class: "lead-ticks", "aria-hidden": "true" },
-      plot.leadTicks.map((tick) => svgEl("text", { x: right + 3, y: tick.y }, leadAxisText(tick.lead))),
-    ),
-    svgEl(
-      "g",
-      { class: "move-ticks", "aria-hidden": "true" },
-      plot.moveTicks.map((tick) => svgEl("text", { x: tick.x, y: height - 5 }, String(tick.turn))),
-    ),
-    svgEl("path", { class: "lead-line", d: plot.leadLine }),
-    svgEl("path", { class: "line", d: plot.line }),
-    svgEl("line", { class: "cursor", x1: left, x2: left, y1: top, y2: bottom, "aria-hidden": "true" }),
-    svgEl(
-      "g",
-      { class: "columns", "aria-hidden": "true" },
-      plot.points.map((pt) =>
-        svgEl("rect", { "data-turn": pt.turn, x: pt.x - half, y: 0, width: 2 * half, height }),
-      ),
-    ),
-    svgEl(
-      "g",
-      { class: "points" },
-      plot.points.map((pt) => {
-        const label = pointText(positions[pt.turn], pt.turn, t);
-        const classes = ["point", pt.searched ? null : "unsearched", costly.has(pt.turn) ? "mistake" : null];
-        return svgEl(
-          "circle",
-          {
-            class: classes.filter(Boolean).join(" "),
-            cx: pt.x,
-            cy: pt.y,
-            r: plot.radius,
-            "data-turn": pt.turn,
-            "data-r": plot.radius,
-            tabindex: -1,
-            role: "button",
-            "aria-label": label,
-          },
-          svgEl("title", {}, label),
-        );
-      }),
-    ),
-    // The position shown, over the points (the clicks go through it).
-    svgEl("circle", { class: "point current marker", cx: left, cy: middle, r: plot.radius + 1.6, "aria-hidden": "true" }),
-  );
-}
-
-/** The graph's mark of position `k`: the cursor, the marker, and the point that takes the keyboard's focus. */
-function markGraph(k) {
-  const svg = $("analysis-graph");
-  const focused = svg.contains(document.activeElement);
-  let current = null;
-  for (const point of svg.querySelectorAll("circle.point[data-turn]")) {
-    const here = Number(point.dataset.turn) === k;
-    point.classList.toggle("current", here);
-    point.setAttribute("tabindex", here ? "0" : "-1");
-    if (here) {
-      point.setAttribute("aria-current", "step");
-      current = point;
-    } else point.removeAttribute("aria-current");
-  }
-  if (!current) return;
-  const [x, y] = [current.getAttribute("cx"), current.getAttribute("cy")];
-  const cursor = svg.querySelector(".cursor");
-  cursor.setAttribute("x1", x);
-  cursor.setAttribute("x2", x);
-  const marker = svg.querySelector(".marker");
-  marker.setAttribute("cx", x);
-  marker.setAttribute("cy", y);
-  marker.classList.toggle("unsearched", current.classList.contains("unsearched"));
-  svg.dataset.current = String(k);
-  if (focused && document.activeElement !== current) current.focus({ preventScroll: true });
-}
-
-function drawMistakes() {
-  const list = $("analysis-mistakes");
-  list.replaceChildren(
-    ...analysis.mistakes.map((m) =>
-      el(
-        "li",
-        { "data-number": m.number, "data-color": m.color, "data-turn": mistakeTurn(m) },
-        el(
-          "button",
-          { type: "button", class: "link-button", "data-turn": mistakeTurn(m), title: t("analysis.mistake-title") },
-          el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }),
-          " ",
-          mistakeText(m, t),
-        ),
-      ),
-    ),
-  );
-  list.hidden = analysis.mistakes.length === 0;
-  $("analysis-no-mistakes").hidden = analysis.mistakes.length > 0;
-}
-
-/** At the position shown: where it is with Black's win rate and lead, the engine's move and line, the territory
- * switch (for a position with figures), the mistake looked at. */
-function renderAnalysisPosition({ k, p }) {
-  const box = $("analysis-position");
-  box.dataset.turn = String(k);
-  box.dataset.searched = String(p.searched);
-  $("analysis-summary").textContent = pointText(p, k, t);
-  const best = $("analysis-best");
-  const text = bestText(p, t);
-  best.hidden = !text;
-  const line = lineMoves(p);
-  best.dataset.move = p.best ?? "";
-  best.replaceChildren(text ?? "");
-  if (line.length) {
-    best.append(
-      " — ",
-      el(
-        "span",
-        { class: "analysis-pv", title: t("analysis.pv") },
-        line.map((m) =>
-          el("span", { "data-color": m.color }, el("span", { class: `dot ${m.color}`, "aria-hidden": "true" }), moveWord(m.move, t)),
-        ),
-      ),
-    );
-  }
-  const box2 = $("analysis-territory");
-  box2.checked = showTerritory;
-  box2.disabled = !p.searched;
-  for (const li of $("analysis-mistakes").children) li.classList.toggle("current", Number(li.dataset.turn) === k);
-}
-
-/** The card: shown once the game is over (after the first look), with what the review's state calls for. */
-function renderAnalysis() {
-  const card = $("analysis");
-  const over = isOver(game);
-  if (over && !analysisLooked) {
-    analysisLooked = true;
-    lookAtAnalysis();
-  }
-  const shown = over && (analysis !== null || analysisError !== null);
-  card.hidden = !shown;
-  card.closest(".game-layout")?.classList.toggle("with-analysis", shown);
-  if (!shown) return;
-  const status = analysis?.status ?? "none";
-  const done = status === "done";
-  card.dataset.status = status;
-  $("analysis-intro").hidden = status !== "none";
-  $("analysis-failed").hidden = status !== "failed";
-  const ask = $("analysis-ask");
-  ask.hidden = !me || isPending(status) || done;
-  ask.textContent = t(status === "failed" ? "analysis.ask-again" : "analysis.ask");
-  $("analysis-signin").hidden = Boolean(me) || isPending(status) || done;
-  $("analysis-login").href = loginHref();
-  const going = progress(analysis, t);
-  $("analysis-progress").hidden = !going;
-  $("analysis-progress-text").textContent = going?.text ?? "";
-  const bar = $("analysis-progress-bar");
-  if (going?.share != null) bar.value = going.share;
-  else bar.removeAttribute("value"); // under way, how far not known yet
-  showError($("analysis-error"), analysisError);
-  $("analysis-results").hidden = !done;
-  if (!done) return;
-  const lang = currentLanguage();
-  if (analysisDrawn?.positions !== analysis.positions || analysisDrawn.lang !== lang) {
-    drawGraph();
-    drawMistakes();
-    analysisDrawn = { positions: analysis.positions, lang };
-  }
-  const at = analysisPosition();
-  markGraph(at.k);
-  renderAnalysisPosition(at);
-  $("analysis-playouts").textContent = t("analysis.playouts", { playouts: analysis.playouts });
-}
-
-/** Shows position `k` of the review: the board after k moves, through the page's own step back (the last one is
- * the game's board). */
-function showPosition(k) {
-  if (analysis?.status !== "done") return;
-  const last = analysis.positions.length - 1;
-  viewTurn(Math.max(0, Math.min(last, k)));
-}
-
-$("analysis-ask").addEventListener("click", askAnalysis);
-$("analysis-territory").addEventListener("change", (event) => {
-  showTerritory = event.target.checked;
-  try {
-    localStorage.setItem(TERRITORY_KEY, showTerritory ? "on" : "off");
-  } catch {
-    // kept for this page only
-  }
+$("estimate-ask").addEventListener("click", askEstimate);
+$("estimate-show").addEventListener("change", (event) => {
+  showEstimate = event.target.checked;
   renderBoard();
-});
-$("analysis-mistakes").addEventListener("click", (event) => {
-  const button = event.target.closest?.("button[data-turn]");
-  if (button) showPosition(Number(button.dataset.turn));
-});
-
-// The graph: a click (or a tap) on a point or its column shows that position; dragging across it steps through
-// the game (a touch only once it moves sideways: a vertical swipe scrolls the page); the focused point's arrow
-// keys go to the next or previous position, Home and End to the first and last.
-const graph = $("analysis-graph");
-let scrub = null; // {id, type, k, down} of the pointer last pressed on the graph
-
-function graphPositionAt(event) {
-  const matrix = graph.getScreenCTM();
-  if (!matrix || analysis?.status !== "done") return null;
-  const at = new DOMPoint(event.clientX, event.clientY).matrixTransform(matrix.inverse());
-  return positionAtX(at.x, analysis.positions.length);
-}
-
-graph.addEventListener("pointerdown", (event) => {
-  if (analysis?.status !== "done" || (event.pointerType === "mouse" && event.button !== 0)) return;
-  const target = event.target.closest?.("[data-turn]");
-  const k = target ? Number(target.dataset.turn) : graphPositionAt(event);
-  scrub = { id: event.pointerId, type: event.pointerType, k, down: true };
-  if (event.pointerType === "touch") return; // a tap shows it on the click; a swipe may be a scroll
-  try {
-    graph.setPointerCapture(event.pointerId);
-  } catch {
-    // the drag then ends at the graph's edge
-  }
-  if (k !== null) showPosition(k);
-});
-graph.addEventListener("pointermove", (event) => {
-  if (!scrub?.down || scrub.id !== event.pointerId) return;
-  const k = graphPositionAt(event);
-  if (k === null || k === scrub.k) return;
-  scrub.k = k;
-  showPosition(k);
-});
-for (const type of ["pointerup", "pointercancel", "lostpointercapture"]) {
-  graph.addEventListener(type, (event) => {
-    // The press is over (the click that may follow still knows it was a tap).
-    if (scrub?.id === event.pointerId) scrub.down = false;
-  });
-}
-graph.addEventListener("click", (event) => {
-  // A tap (a mouse's press has shown its position already).
-  if (scrub?.type === "touch") {
-    const target = event.target.closest?.("[data-turn]");
-    const k = target ? Number(target.dataset.turn) : graphPositionAt(event);
-    if (k !== null) showPosition(k);
-  }
-  scrub = null;
-});
-graph.addEventListener("keydown", (event) => {
-  const point = event.target.closest?.("circle.point[data-turn]");
-  if (!point || event.altKey || event.ctrlKey || event.metaKey || analysis?.status !== "done") return;
-  const k = Number(point.dataset.turn);
-  const last = analysis.positions.length - 1;
-  const to = { ArrowLeft: k - 1, ArrowRight: k + 1, Home: 0, End: last, Enter: k, " ": k }[event.key];
-  if (to === undefined) return;
-  // The page's own keys step too: the graph's are these alone.
-  event.preventDefault();
-  event.stopPropagation();
-  showPosition(to);
 });
 
 // ---- chat ----

@@ -1,7 +1,9 @@
 // The replay viewer: a stored game (/replay?game=ID) or a local SGF file read by the server, stepped through with
-// buttons, a slider, the move list and the arrow keys.
+// buttons, a slider, the move list and the arrow keys. An opened file may be reviewed by the engine (the Analysis
+// card, as on a finished game's page); its review's address (/replay?review=ID) shows the file and its review again.
 
-import { ApiError, get, post } from "./api.js";
+import { AnalysisCard } from "./analysis-card.js";
+import { ApiError, get, getBytes, post } from "./api.js";
 import { Board } from "./board.js";
 import { parsePoint } from "./coords.js";
 import { formatResult, halfPoints } from "./format.js";
@@ -9,6 +11,7 @@ import { positions } from "./positions.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { boot, el, scrollWithin, showError } from "./page.js";
 import { summarizeSpec } from "./spec.js";
+import { digestOf, reviewAddress, reviewId, reviewPosition } from "./upload-review.js";
 import { branches, lines } from "./variations.js";
 
 const MAX_SGF_BYTES = 1024 * 1024; // the server's limit for /api/replay
@@ -16,13 +19,77 @@ const MAX_SGF_BYTES = 1024 * 1024; // the server's limit for /api/replay
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
 const gameId = /^\d+$/.test(params.get("game") ?? "") ? params.get("game") : null;
-await boot();
+// A review's address: its file is fetched from the server (unless a stored game is asked for too).
+const linkedReview = gameId ? null : reviewId(params.get("review"));
+const session = await boot();
 
 const board = new Board($("board"));
 let replay = null; // the server's answer
 let all = []; // its lines: the main line, then each variation made whole (variations.js)
 let line = 0; // the line shown
 let current = 0; // the number of moves shown
+// The opened file (not a stored game's record): its bytes, to ask for its review with, and the review's id (the
+// digest of the bytes: the server's name for its review, asked for or not); `addressed` once the page's address
+// names the review (it exists).
+let file = null; // {bytes, id, addressed}
+
+/** The review of the opened file, in the Analysis card. Its position k is the main line's board after k moves. */
+const analysis = new AnalysisCard({
+  look: lookReview,
+  ask: askReview,
+  signedIn: () => Boolean(session.user),
+  active: () => Boolean(replay && file),
+  position: () => (replay ? reviewPosition(all[line]?.owner, current) : null),
+  show: (k) => {
+    // On a variation past its branching: back to the main line, which the review follows.
+    if (reviewPosition(all[line]?.owner, k) === null) {
+      line = 0;
+      renderMoves();
+    }
+    show(k);
+  },
+  changed: () => {
+    renderMoves();
+    show(current);
+  },
+});
+
+/** The review as it stands: none while the server has none of this file (it was never asked for). */
+async function lookReview() {
+  const looked = file;
+  if (!looked?.id) return { status: "none" };
+  try {
+    const view = await get(`/api/reviews/${looked.id}`);
+    address(looked);
+    return view;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404 && !looked.addressed) return { status: "none" };
+    throw e;
+  }
+}
+
+/** Asks for the review of the opened file (signed in); its address becomes the page's. */
+async function askReview() {
+  const asked = file;
+  const view = await post("/api/reviews", { bytes: asked.bytes });
+  const id = reviewId(view?.id);
+  if (id) {
+    asked.id = id;
+    address(asked);
+  }
+  return view;
+}
+
+/** Names the review of `reviewed` (the file shown, whose review exists) and the move shown in the page's address,
+ * so that a reload or a shared link shows them again; and its file's download link. (An answer about a file
+ * opened earlier changes nothing.) */
+function address(reviewed) {
+  if (!reviewed || reviewed !== file || !file.id) return;
+  file.addressed = true;
+  history.replaceState(null, "", reviewAddress(location.href, file.id, current));
+  $("sgf").href = `/api/reviews/${file.id}/sgf`;
+  $("sgf").hidden = false;
+}
 
 function moveLabel(move) {
   return move === "pass" ? t("move.pass") : move;
@@ -40,6 +107,7 @@ function show(k) {
     rows: shown.boards[current],
     lastMove: move && parsePoint(move, replay.width, replay.height) ? move : null,
     dead: new Set(counted?.dead ?? []),
+    ...analysis.marks(replay.width, replay.height),
   });
   renderCount(counted);
   renderComment();
@@ -59,10 +127,12 @@ function show(k) {
   if (currentItem) scrollWithin($("moves"), currentItem);
   // Keep the position in the address, so that a reload or a shared link shows the same move.
   const url = new URL(location.href);
-  if (gameId) {
+  if (gameId && !file) {
     url.searchParams.set("move", String(current));
     history.replaceState(null, "", url);
   }
+  if (file?.addressed) address(file);
+  analysis.render();
 }
 
 /** The record's comments written after the move shown. */
@@ -174,12 +244,22 @@ function renderMoves() {
   const colors = line === 0 ? moveColors(replay) : shown.colors;
   // Where an uploaded record was read generously (its main line): the move concerned says how.
   const notes = new Map(line === 0 ? (replay.notes ?? []).map((n) => [n.move, n.kind]) : []);
+  // The moves of the main line the review found costly, with what each cost its player.
+  const losses = analysis.losses();
   $("moves").replaceChildren(
     ...shown.moves.map((move, i) => {
       const note = notes.get(i + 1);
+      const loss = shown.owner[i] === 0 ? (losses.get(i + 1) ?? null) : null;
       return el(
         "li",
-        { value: i + 1, "data-number": i + 1, "data-move": move, "data-color": colors[i] },
+        {
+          value: i + 1,
+          "data-number": i + 1,
+          "data-move": move,
+          "data-color": colors[i],
+          "data-loss": loss,
+          title: loss === null ? null : t("analysis.mistake-mark", { loss }),
+        },
         el("span", { class: `dot ${colors[i]}`, "aria-hidden": "true" }),
         el("span", { class: "visually-hidden" }, `${t(`color.${colors[i]}`)} `),
         el("button", { type: "button", class: "link-button", onclick: () => show(i + 1) }, moveLabel(move)),
@@ -227,16 +307,22 @@ document.addEventListener("keydown", (event) => {
 });
 
 $("sgf-file").addEventListener("change", async () => {
-  const file = $("sgf-file").files?.[0];
-  if (!file) return;
-  if (file.size > MAX_SGF_BYTES) {
+  const chosen = $("sgf-file").files?.[0];
+  if (!chosen) return;
+  if (chosen.size > MAX_SGF_BYTES) {
     showError($("message"), new ApiError(413, t("replay.too-large"), "too_large"));
     return;
   }
   try {
-    const bytes = await file.arrayBuffer();
-    load(await post("/api/replay", { bytes }));
-    document.title = `${file.name} · tesuji`;
+    const bytes = await chosen.arrayBuffer();
+    const answer = await post("/api/replay", { bytes });
+    // Another record: no review of the last one, and its address gone.
+    analysis.reset();
+    file = { bytes, id: await digestOf(bytes), addressed: false };
+    history.replaceState(null, "", reviewAddress(location.href, null));
+    $("sgf").hidden = $("game-link").hidden = true;
+    load(answer);
+    document.title = `${chosen.name} · tesuji`;
   } catch (e) {
     showError($("message"), e);
   }
@@ -247,6 +333,12 @@ onLanguageChange(() => {
   show(current);
 });
 
+/** The start a `?move=K` of the address asks for. */
+function startMove() {
+  const start = Number(params.get("move") ?? 0);
+  return Number.isFinite(start) ? start : 0;
+}
+
 if (gameId) {
   $("game-link").href = `/game/${gameId}`;
   $("game-link").hidden = false;
@@ -254,8 +346,18 @@ if (gameId) {
   $("sgf").hidden = false;
   document.title = `${t("replay.title")} ${gameId} · tesuji`;
   try {
-    const start = Number(params.get("move") ?? 0);
-    load(await get(`/api/games/${gameId}/replay`), Number.isFinite(start) ? start : 0);
+    load(await get(`/api/games/${gameId}/replay`), startMove());
+  } catch (e) {
+    showError($("message"), e);
+  }
+} else if (linkedReview) {
+  // A review's address: its file as the server keeps it, read as an opened one.
+  document.title = `${t("replay.title")} · tesuji`;
+  try {
+    const bytes = await getBytes(`/api/reviews/${linkedReview}/sgf`);
+    const answer = await post("/api/replay", { bytes });
+    file = { bytes, id: linkedReview, addressed: true };
+    load(answer, startMove());
   } catch (e) {
     showError($("message"), e);
   }
