@@ -187,6 +187,12 @@ pub fn analyze(
             }
             let text = comment(p, size);
             if let Some(node) = tree.node_mut(id) {
+                // Sabaki's win rate property (Black's, in percent), which its graph and other tools read.
+                node.properties.retain(|q| q.ident != "SBKV");
+                node.properties.push(Property::text(
+                    "SBKV",
+                    &format!("{:.2}", p.black_winrate * 100.0),
+                ));
                 match node.properties.iter_mut().find(|q| q.ident == "C") {
                     Some(c) => {
                         let old = c.text_value().unwrap_or_default();

@@ -854,6 +854,22 @@ fn analyze_reviews_every_position_and_writes_the_record_and_the_graph() {
         "{record}"
     );
     assert!(record.contains("best for white "), "{record}");
+    // Sabaki's win rate property on the same nodes: Black's, in percent, as the comment says it.
+    let rates: Vec<f64> = record
+        .split("SBKV[")
+        .skip(1)
+        .map(|s| s.split(']').next().unwrap().parse().unwrap())
+        .collect();
+    let said: Vec<f64> = record
+        .split("tesuji: Black ")
+        .skip(1)
+        .map(|s| s.split('%').next().unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(rates.len(), 10, "{record}");
+    for (rate, said) in rates.iter().zip(&said) {
+        assert!((0.0..=100.0).contains(rate), "{rate}");
+        assert!((rate - said).abs() <= 0.05 + 1e-9, "{rate} {said}");
+    }
     // The record is still the same game.
     let before = tesuji(&["score", game.to_str().unwrap(), "--auto-dead"]);
     let after = tesuji(&["score", out.to_str().unwrap(), "--auto-dead"]);
