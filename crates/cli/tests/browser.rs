@@ -7,8 +7,10 @@
 //! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
 //! on time (`B+T` on both pages), and one claimed from a player who left, through the page's notice and button.
 //! The rematch they start is watched by a guest on a phone, who asks the engine for an estimate of its position
-//! (the players are offered none), sees it on the board, and sees it go out of date with the next move. A record
-//! opened on the replay page is reviewed by the engine, and its review's address shows it again, on a phone too.
+//! (the players are offered none), sees it on the board, and sees it go out of date with the next move (the
+//! game's replay page offers no review while it is in play; the first game's shows the review asked for on its
+//! page). A record opened on the replay page is reviewed by the engine, and its review's address shows it again,
+//! on a phone too; one opened by a visitor not signed in is there again when they come back from signing in.
 //! Then a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages. Then
 //! Ann takes a vacation on her own page and comes back: their correspondence game's page marks her away, her
 //! clock standing still, and running again once she is back. Last, she switches the pages to Japanese and Korean
@@ -1180,6 +1182,7 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
     chat_on_a_phone(cat, id).await?;
     replay_shows_the_record(cat, id, shots).await?;
     analysis(ann, cat, id, shots).await?;
+    replay_of_the_reviewed_game(cat, id).await?;
     // Cat stays phone-sized: nothing after this uses its window.
     Ok(())
 }
@@ -2092,6 +2095,89 @@ async fn analysis(ann: &Browser, cat: &Browser, id: u64, shots: Option<&Path>) -
     Ok(())
 }
 
+/// The finished first game's replay page, on Cat's phone, shows the review Ann asked for on the game page: its card
+/// in the game's words, a point of the graph per position of `GET /api/games/{id}/review`, the move list marking
+/// its mistakes, and a click on a point steps the replay there (the board after that many moves, the address's
+/// move). The page fits the phone's width.
+async fn replay_of_the_reviewed_game(cat: &Browser, id: u64) -> Res<()> {
+    cat.goto(&format!("/replay?game={id}")).await?;
+    cat.wait_for("#analysis[data-status=\"done\"] #analysis-graph circle.point")
+        .await?;
+    let review = cat
+        .js(
+            "return fetch(`/api/games/${arguments[0]}/review`).then((r) => r.json());",
+            json!([id]),
+        )
+        .await?;
+    let count = review["results"]["positions"]
+        .as_array()
+        .map_or(0, Vec::len);
+    same("the review's positions", count, GAME.len() + 1)?;
+    let mut costly: Vec<u64> = review["results"]["mistakes"]
+        .as_array()
+        .map(|m| m.iter().filter_map(|m| m["number"].as_u64()).collect())
+        .unwrap_or_default();
+    costly.sort_unstable();
+    same(
+        "the game's replay with its review (points, count, move shown, costly moves marked, the button, \
+         the sign-in link, the intro's wording, wider than the screen)",
+        cat.js(
+            "const g = document.getElementById('analysis-graph');
+             const page = document.documentElement;
+             return [[...g.querySelectorAll('circle.point[data-turn]')].map((c) => Number(c.dataset.turn)),
+                     Number(g.dataset.count),
+                     document.getElementById('move-number').dataset.move,
+                     [...document.querySelectorAll('#moves li[data-loss]')].map((li) => Number(li.dataset.number))
+                       .sort((a, b) => a - b),
+                     document.getElementById('analysis-ask').hidden,
+                     document.getElementById('analysis-signin').hidden,
+                     document.getElementById('analysis-intro').dataset.i18n,
+                     page.scrollWidth - page.clientWidth];",
+            json!([]),
+        )
+        .await?,
+        json!([
+            (0..=GAME.len()).collect::<Vec<_>>(),
+            GAME.len() + 1,
+            "0",
+            costly,
+            true,
+            true,
+            "analysis.intro",
+            0
+        ]),
+    )?;
+    // The point of position 7: the board after seven moves (no capture yet), and the address says so.
+    let k = 7;
+    let mut want: Vec<String> = GAME[..k]
+        .iter()
+        .map(|(color, point)| format!("{color} {point}"))
+        .collect();
+    want.sort();
+    cat.click(&format!("#analysis-graph circle.point[data-turn=\"{k}\"]"))
+        .await?;
+    cat.wait_for(&format!("#move-number[data-move=\"{k}\"]"))
+        .await?;
+    same(
+        &format!("the board and the card at position {k}"),
+        (
+            stones(cat).await?,
+            cat.js(
+                "return [document.getElementById('analysis-graph').dataset.current,
+                         document.getElementById('analysis-position').dataset.turn,
+                         new URLSearchParams(location.search).get('move')];",
+                json!([]),
+            )
+            .await?,
+        ),
+        (
+            json!(want),
+            json!([k.to_string(), k.to_string(), k.to_string()]),
+        ),
+    )?;
+    Ok(())
+}
+
 /// Records, on `b`'s page, the JSON answers of the API paths that contain `part` (`window.answers`, oldest
 /// first), so that what the page shows can be checked against what the server said to it.
 async fn record_answers(b: &Browser, part: &str) -> Res<()> {
@@ -2158,7 +2244,8 @@ async fn board_marks(b: &Browser) -> Res<Value> {
 /// no estimate (the server refuses them one). Cat asks: the button waits, disabled, saying so; then the card shows
 /// Black's win rate and lead as the analysis card words them and the engine's move, as the server answered, and
 /// the board shades who holds each point and rings the move. The switch hides both and shows them again. Ann's
-/// next move makes the estimate out of date: said so, and gone from the board.
+/// next move makes the estimate out of date: said so, and gone from the board. The game's replay page shows no
+/// Analysis card while it is in play.
 async fn estimate_during_play(
     ann: &Browser,
     bob: &Browser,
@@ -2328,6 +2415,24 @@ async fn estimate_during_play(
             cat.text("#estimate-ask").await?,
         ),
         (json!([[], null]), true, Some("Estimate again".to_owned())),
+    )?;
+    // The game's replay page while it is in play: no Analysis card, and its review not even looked at (the server
+    // would answer one, `none`).
+    cat.goto(&format!("/replay?game={id}")).await?;
+    cat.wait_for("#controls:not([hidden]) #move-number[data-move]")
+        .await?;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    same(
+        "the replay of a game in play (the card hidden, its review looked at, the server's answer)",
+        cat.js(
+            "const looked = performance.getEntriesByType('resource')
+               .some((e) => /\\/api\\/games\\/\\d+\\/review$/.test(e.name));
+             return fetch(`/api/games/${arguments[0]}/review`).then((r) => r.json())
+               .then((v) => [document.getElementById('analysis').hidden, looked, v.status]);",
+            json!([id]),
+        )
+        .await?,
+        json!([true, false, "none"]),
     )?;
     Ok(())
 }
@@ -2507,6 +2612,115 @@ async fn replay_review(ann: &Browser, cat: &Browser, shots: Option<&Path>) -> Re
         cat.screenshot(&dir.join("replay-analysis-phone.png"))
             .await?;
     }
+    Ok(())
+}
+
+/// Two records never reviewed: the first opened, then the second in its place.
+const FIRST_FILE: &str = "(;GM[1]FF[4]SZ[9]PB[Ito]PW[Cho];B[ee];W[dd])";
+const SECOND_FILE: &str = "(;GM[1]FF[4]SZ[9]KM[6.5]PB[Sato]PW[Park];B[cc];W[gg];B[cg];W[gc];B[ee])";
+const SECOND_MOVES: [&str; 5] = ["C7", "G3", "C3", "G7", "E5"];
+
+/// Cat logs out, on her phone, and opens a record on the replay page, then another: the card offers no button but a
+/// link to sign in. She follows it, takes a guest session on the login page, and is back on the replay page with
+/// the second record shown (its moves, its name), the Analyze button offered, the address plain and the file no
+/// longer kept in the tab. The way back used once does not show the file again.
+async fn file_through_sign_in(cat: &Browser) -> Res<()> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let first = dir.path().join("ito-cho.sgf");
+    let second = dir.path().join("sato-park.sgf");
+    std::fs::write(&first, FIRST_FILE).map_err(|e| e.to_string())?;
+    std::fs::write(&second, SECOND_FILE).map_err(|e| e.to_string())?;
+    cat.goto("/replay").await?;
+    cat.click("#logout").await?;
+    cat.wait_for("#login-link").await?;
+    cat.ready().await?;
+    for (file, moves) in [(&first, 2), (&second, SECOND_MOVES.len())] {
+        let input = cat.find("#sgf-file").await?;
+        cat.post(
+            &format!("/element/{input}/value"),
+            json!({"text": file.display().to_string()}),
+        )
+        .await?;
+        cat.wait_js(
+            &format!("{} shown", file.display()),
+            "return document.querySelectorAll('#moves li').length === arguments[0]
+               && document.title.startsWith(arguments[1]);",
+            json!([
+                moves,
+                file.file_name()
+                    .and_then(|n| n.to_str())
+                    .unwrap_or_default()
+            ]),
+        )
+        .await?;
+    }
+    cat.wait_for("#analysis:not([hidden])[data-status=\"none\"] #analysis-signin:not([hidden])")
+        .await?;
+    let link = cat
+        .js(
+            "return [document.getElementById('analysis-ask').hidden,
+                     new URL(document.getElementById('analysis-login').href).searchParams.get('next'),
+                     new URL(document.getElementById('login-link').href).searchParams.get('next')];",
+            json!([]),
+        )
+        .await?;
+    let back = link[1].as_str().unwrap_or_default().to_owned();
+    let token = back.strip_prefix("/replay?opened=").unwrap_or_default();
+    if link[0] != true
+        || !(token.len() == 16 && token.bytes().all(|b| b.is_ascii_hexdigit()))
+        || link[2] != link[1]
+    {
+        return Err(format!(
+            "before signing in (the button hidden, the way back of the card's and the header's links): {link}"
+        ));
+    }
+
+    cat.click("#analysis-login").await?;
+    cat.wait_path("^/login$").await?;
+    cat.ready().await?;
+    cat.type_into("#guest input[name=name]", "Kit").await?;
+    cat.click("#guest button[type=submit]").await?;
+    cat.wait_path("^/replay$").await?;
+    cat.ready().await?;
+    cat.wait_for(
+        "#analysis:not([hidden])[data-status=\"none\"] #analysis-ask:not([hidden]):not([disabled])",
+    )
+    .await?;
+    same(
+        "back from signing in (the moves, the title, the address, the file kept, the sign-in link, who)",
+        cat.js(
+            "return [[...document.querySelectorAll('#moves li')].map((li) => li.dataset.move),
+                     document.title,
+                     location.search,
+                     sessionStorage.getItem('tesuji.replay.file'),
+                     document.getElementById('analysis-signin').hidden,
+                     document.getElementById('me-name')?.textContent.startsWith('Kit') ?? false];",
+            json!([]),
+        )
+        .await?,
+        json!([SECOND_MOVES, "sato-park.sgf · tesuji", "", null, true, true]),
+    )?;
+
+    // Used once: the same way back finds nothing, and says so.
+    cat.goto(&back).await?;
+    cat.wait_for("#message:not([hidden])").await?;
+    same(
+        "the way back used again (the message, the moves, the card, the address)",
+        cat.js(
+            "return [document.getElementById('message').textContent.trim(),
+                     document.getElementById('moves-card').hidden,
+                     document.getElementById('analysis').hidden,
+                     location.search];",
+            json!([]),
+        )
+        .await?,
+        json!([
+            "The file opened before signing in is no longer kept in this tab: open it again.",
+            true,
+            true,
+            ""
+        ]),
+    )?;
     Ok(())
 }
 
@@ -3983,6 +4197,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     }
     if outcome.is_ok() {
         outcome = replay_review(&browsers[0], &browsers[2], shots.as_deref()).await;
+    }
+    if outcome.is_ok() {
+        outcome = file_through_sign_in(&browsers[2]).await;
     }
     if outcome.is_ok() {
         outcome = automatch(&browsers[0], &browsers[1]).await;

@@ -675,6 +675,7 @@ mod tests {
                     "analysis",
                     "analysis-ask",
                     "analysis-signin",
+                    "analysis-login",
                     "analysis-progress",
                     "analysis-error",
                     "analysis-results",

@@ -73,10 +73,11 @@ export class AnalysisCard {
    * opened); the first look is made once it does. `position()`: the position the board shows (k moves), or null
    * when it shows none of the review's. `show(k)`: shows position k on the board. `changed()`: the review is
    * done, or the territory switched: the page draws again what shows it (the board, the move list) and calls
-   * [`AnalysisCard.render`].
+   * [`AnalysisCard.render`]. `next()` (optional): the path the sign-in link comes back to (this page's address
+   * when it answers nothing).
    */
-  constructor({ look, ask, signedIn, active, position, show, changed }) {
-    Object.assign(this, { lookUp: look, askFor: ask, signedIn, active, position, show, changed });
+  constructor({ look, ask, signedIn, active, position, show, changed, next = () => undefined }) {
+    Object.assign(this, { lookUp: look, askFor: ask, signedIn, active, position, show, changed, next });
     this.review = null; // the review as last read (readReview), null until the first answer
     this.error = null; // a failed look or request, shown in #analysis-error
     this.looked = false; // the first look is made once the card is active
@@ -209,7 +210,7 @@ export class AnalysisCard {
     ask.hidden = !signedIn || isPending(status) || done;
     ask.textContent = t(status === "failed" ? "analysis.ask-again" : "analysis.ask");
     $("analysis-signin").hidden = signedIn || isPending(status) || done;
-    $("analysis-login").href = loginHref();
+    $("analysis-login").href = loginHref(this.next() ?? undefined);
     const going = progress(this.review, t);
     $("analysis-progress").hidden = !going;
     $("analysis-progress-text").textContent = going?.text ?? "";

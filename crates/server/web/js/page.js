@@ -119,9 +119,9 @@ export function moreButton(button, next, url, onPage, box) {
   });
 }
 
-/** `/login?next=<this page>`. */
-export function loginHref() {
-  return `/login?next=${encodeURIComponent(location.pathname + location.search)}`;
+/** `/login?next=<next>`: back to `next` (a path of this site; this page's address when not given). */
+export function loginHref(next = location.pathname + location.search) {
+  return `/login?next=${encodeURIComponent(next)}`;
 }
 
 let session = { user: null, csrf: null };

@@ -1,6 +1,8 @@
 // The replay viewer: a stored game (/replay?game=ID) or a local SGF file read by the server, stepped through with
-// buttons, a slider, the move list and the arrow keys. An opened file may be reviewed by the engine (the Analysis
-// card, as on a finished game's page); its review's address (/replay?review=ID) shows the file and its review again.
+// buttons, a slider, the move list and the arrow keys. A finished game or an opened file may be reviewed by the
+// engine (the Analysis card, as on a finished game's page); a file's review's address (/replay?review=ID) shows the
+// file and its review again. A visitor not signed in who opens a file finds it again on the way back from the
+// login page (kept-file.js).
 
 import { AnalysisCard } from "./analysis-card.js";
 import { ApiError, get, getBytes, post } from "./api.js";
@@ -9,9 +11,10 @@ import { parsePoint } from "./coords.js";
 import { formatResult, halfPoints } from "./format.js";
 import { positions } from "./positions.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { boot, el, scrollWithin, showError } from "./page.js";
+import { boot, el, loginHref, scrollWithin, showError } from "./page.js";
 import { summarizeSpec } from "./spec.js";
 import { digestOf, reviewAddress, reviewId, reviewPosition } from "./upload-review.js";
+import { forgetFile, keepFile, keptAddress, keptToken, newToken, takeFile } from "./kept-file.js";
 import { branches, lines } from "./variations.js";
 
 const MAX_SGF_BYTES = 1024 * 1024; // the server's limit for /api/replay
@@ -21,6 +24,8 @@ const params = new URLSearchParams(location.search);
 const gameId = /^\d+$/.test(params.get("game") ?? "") ? params.get("game") : null;
 // A review's address: its file is fetched from the server (unless a stored game is asked for too).
 const linkedReview = gameId ? null : reviewId(params.get("review"));
+// The way back from the login page: the file opened before, kept in this tab.
+const keptReturn = gameId || linkedReview ? null : keptToken(params.get("opened"));
 const session = await boot();
 
 const board = new Board($("board"));
@@ -30,15 +35,41 @@ let line = 0; // the line shown
 let current = 0; // the number of moves shown
 // The opened file (not a stored game's record): its bytes, to ask for its review with, and the review's id (the
 // digest of the bytes: the server's name for its review, asked for or not); `addressed` once the page's address
-// names the review (it exists).
-let file = null; // {bytes, id, addressed}
+// names the review (it exists); `kept` the token it is kept under for the way back from signing in, or null.
+let file = null; // {bytes, id, addressed, kept}
 
-/** The review of the opened file, in the Analysis card. Its position k is the main line's board after k moves. */
+/** The sessionStorage of this tab, or null where the browser refuses it. */
+function tabStorage() {
+  try {
+    return sessionStorage;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the page shows a stored game that is over (it has a result: the server gives one only then). */
+function gameOver() {
+  return Boolean(gameId && !file && replay?.info?.result);
+}
+
+/** Where signing in comes back to: the kept file's way back while no review names it, else this address. */
+function returnPath() {
+  return file?.kept && !file.addressed ? keptAddress(file.kept) : undefined;
+}
+
+/** The header's sign-in link, made to come back to the file too. */
+function renderLoginLink() {
+  $("login-link")?.setAttribute("href", loginHref(returnPath()));
+}
+
+/** The review of the stored game (once over) or of the opened file, in the Analysis card. Its position k is the
+ * main line's board after k moves. */
 const analysis = new AnalysisCard({
-  look: lookReview,
-  ask: askReview,
+  look: () => (file ? lookReview() : get(`/api/games/${gameId}/review`)),
+  ask: () => (file ? askReview() : post(`/api/games/${gameId}/review`, { json: {} })),
   signedIn: () => Boolean(session.user),
-  active: () => Boolean(replay && file),
+  active: () => Boolean(replay && (file || gameOver())),
+  next: returnPath,
   position: () => (replay ? reviewPosition(all[line]?.owner, current) : null),
   show: (k) => {
     // On a variation past its branching: back to the main line, which the review follows.
@@ -86,6 +117,12 @@ async function askReview() {
 function address(reviewed) {
   if (!reviewed || reviewed !== file || !file.id) return;
   file.addressed = true;
+  if (file.kept) {
+    // The review's address brings the file back now: no need to keep it in the tab.
+    forgetFile(tabStorage());
+    file.kept = null;
+    renderLoginLink();
+  }
   history.replaceState(null, "", reviewAddress(location.href, file.id, current));
   $("sgf").href = `/api/reviews/${file.id}/sgf`;
   $("sgf").hidden = false;
@@ -284,6 +321,14 @@ function load(answer, start = 0) {
   );
   line = 0;
   showError($("message"), null);
+  // The card speaks of the game or of the record.
+  for (const [id, key] of [
+    ["analysis-intro", gameId && !file ? "analysis.intro" : "analysis.intro-record"],
+    ["analysis-failed", gameId && !file ? "analysis.failed" : "analysis.failed-record"],
+  ]) {
+    $(id).dataset.i18n = key;
+    $(id).textContent = t(key);
+  }
   board.setSize(replay.width, replay.height);
   $("controls").hidden = false;
   renderInfo();
@@ -314,23 +359,34 @@ $("sgf-file").addEventListener("change", async () => {
     return;
   }
   try {
-    const bytes = await chosen.arrayBuffer();
-    const answer = await post("/api/replay", { bytes });
-    // Another record: no review of the last one, and its address gone.
-    analysis.reset();
-    file = { bytes, id: await digestOf(bytes), addressed: false };
-    history.replaceState(null, "", reviewAddress(location.href, null));
-    $("sgf").hidden = $("game-link").hidden = true;
-    load(answer);
-    document.title = `${chosen.name} · tesuji`;
+    await openFile(await chosen.arrayBuffer(), chosen.name);
   } catch (e) {
     showError($("message"), e);
   }
 });
 
+/** Shows the file `name` (its `bytes`) as the server reads it. A visitor not signed in keeps it in this tab for
+ * the way back from signing in, in place of any file kept before; a signed-in one needs none kept. */
+async function openFile(bytes, name) {
+  const answer = await post("/api/replay", { bytes });
+  // Another record: no review of the last one, and its address gone.
+  analysis.reset();
+  const id = await digestOf(bytes);
+  const token = newToken();
+  const kept = !session.user && keepFile(tabStorage(), token, name, bytes);
+  if (!kept) forgetFile(tabStorage());
+  file = { bytes, id, addressed: false, kept: kept ? token : null };
+  history.replaceState(null, "", reviewAddress(location.href, null));
+  $("sgf").hidden = $("game-link").hidden = true;
+  load(answer);
+  document.title = `${name} · tesuji`;
+  renderLoginLink();
+}
+
 onLanguageChange(() => {
   renderInfo();
   show(current);
+  renderLoginLink(); // the header's, made again
 });
 
 /** The start a `?move=K` of the address asks for. */
@@ -356,9 +412,24 @@ if (gameId) {
   try {
     const bytes = await getBytes(`/api/reviews/${linkedReview}/sgf`);
     const answer = await post("/api/replay", { bytes });
-    file = { bytes, id: linkedReview, addressed: true };
+    file = { bytes, id: linkedReview, addressed: true, kept: null };
     load(answer, startMove());
   } catch (e) {
+    showError($("message"), e);
+  }
+} else if (keptReturn) {
+  // Back from the login page: the file kept for it, shown again (and no longer kept), or word that it is gone.
+  document.title = `${t("replay.title")} · tesuji`;
+  const kept = takeFile(tabStorage(), keptReturn);
+  try {
+    if (!kept) {
+      history.replaceState(null, "", reviewAddress(location.href, null));
+      throw new ApiError(0, t("replay.kept-gone"), null);
+    }
+    await openFile(kept.bytes, kept.name);
+  } catch (e) {
+    // Not shown (the server refused it, say): kept again, for a reload of this address.
+    if (kept && !file) keepFile(tabStorage(), keptReturn, kept.name, kept.bytes);
     showError($("message"), e);
   }
 }
