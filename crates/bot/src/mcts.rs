@@ -114,15 +114,19 @@ impl MctsConfig {
 
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N or resign=RATE")]
+#[error(
+    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K or expand=N"
+)]
 pub struct BadSetting(pub String);
 
 impl std::str::FromStr for MctsConfig {
     type Err = BadSetting;
 
     /// Settings separated by commas, each `KEY=VALUE`: `playouts=N` (a fixed count; without `time`, no time
-    /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns). The
-    /// empty string is the default: one second per move on two threads.
+    /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns); for
+    /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter)
+    /// and `expand=N` (visits before a node's children are made). The empty string is the default: one second
+    /// per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
         let (mut playouts, mut time) = (None, None);
@@ -160,6 +164,27 @@ impl std::str::FromStr for MctsConfig {
                         return Err(bad());
                     }
                     c.resign_below = r;
+                }
+                "explore" => {
+                    c.explore = value
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|x| (0.0..=10.0).contains(x))
+                        .ok_or_else(bad)?
+                }
+                "rave" => {
+                    c.rave_equiv = value
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|x| x.is_finite() && (0.0..=1e9).contains(x))
+                        .ok_or_else(bad)?
+                }
+                "expand" => {
+                    c.expand_after = value
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|n| (1..=10_000).contains(n))
+                        .ok_or_else(bad)?
                 }
                 _ => return Err(bad()),
             }

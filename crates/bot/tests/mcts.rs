@@ -477,7 +477,15 @@ fn settings_parse() {
     assert_eq!((c.playouts, c.resign_below), (None, 0.0));
     let c: MctsConfig = "".parse().unwrap();
     assert_eq!(c, MctsConfig::default());
+    let c: MctsConfig = "explore=0.1,rave=1000,expand=8".parse().unwrap();
+    assert_eq!((c.explore, c.rave_equiv, c.expand_after), (0.1, 1000.0, 8));
+    assert_eq!(c.playouts, MctsConfig::default().playouts);
     for bad in [
+        "explore=-1",
+        "explore=11",
+        "rave=nan",
+        "rave=-5",
+        "expand=0",
         "playouts=0",
         "time=-1",
         "threads=0",
