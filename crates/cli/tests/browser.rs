@@ -2419,9 +2419,9 @@ async fn estimate_during_play(
     // The game's replay page while it is in play: no Analysis card, and its review not even looked at (the server
     // would answer one, `none`).
     cat.goto(&format!("/replay?game={id}")).await?;
+    // The page decides on its card once the replay is in (no wait: a check after a pause would prove nothing more).
     cat.wait_for("#controls:not([hidden]) #move-number[data-move]")
         .await?;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     same(
         "the replay of a game in play (the card hidden, its review looked at, the server's answer)",
         cat.js(
@@ -4145,7 +4145,12 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     let running = start(ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
         database: tesuji_server::Database::Sqlite(data.path().to_path_buf()),
-        limits: Limits::default(),
+        // The three browsers share one address, whose uploads and counts are limited together (30 a minute by
+        // default): the replay and review steps open more files than one person would in a minute.
+        limits: Limits {
+            records_per_minute: 600,
+            ..Limits::default()
+        },
         time: TimeSource::manual(&time),
         // A review's search is short here (the default is 1000 playouts a position): its results are what the
         // page shows, however strong.
