@@ -65,6 +65,15 @@ pub fn positions(game: &Game) -> Vec<Game> {
     out
 }
 
+/// The last position of `game` still in play and its number of turns: the game itself while it is played, else
+/// the position before the action that ended play (the second pass, a resignation, a loss on time), whose board
+/// is the final one.
+pub fn last_in_play(game: &Game) -> (usize, Game) {
+    let mut g = game.clone();
+    while g.phase() != Phase::Playing && g.undo().is_some() {}
+    (g.turns() as usize, g)
+}
+
 /// The turns of `game` in order (colour and move).
 pub fn turns(game: &Game) -> Vec<(Color, Move)> {
     game.log()
@@ -220,6 +229,25 @@ mod tests {
                 .iter()
                 .all(|p| (0.0..=1.0).contains(&p.black_winrate))
         );
+    }
+
+    #[test]
+    fn the_last_position_in_play_is_before_the_end() {
+        let rules: Rules = "chinese:size=7".parse().unwrap();
+        let mut g = Game::new(rules).unwrap();
+        g.play(Color::Black, Move::Play(Point::new(3, 3))).unwrap();
+        let (turn, same) = last_in_play(&g);
+        assert_eq!((turn, same.log().len()), (1, 1));
+        g.play(Color::White, Move::Pass).unwrap();
+        g.play(Color::Black, Move::Pass).unwrap();
+        assert_ne!(g.phase(), Phase::Playing);
+        // Before the second pass: White's pass played, Black to move, the same board.
+        let (turn, before) = last_in_play(&g);
+        assert_eq!(
+            (turn, before.phase(), before.to_move()),
+            (2, Phase::Playing, Color::Black)
+        );
+        assert_eq!(before.grid(), g.grid());
     }
 
     #[test]

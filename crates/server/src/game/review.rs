@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use tesuji_bot::mcts::{MctsBot, MctsConfig};
-use tesuji_bot::review::{Position, mistakes, positions, review, review_position};
+use tesuji_bot::review::{Position, last_in_play, mistakes, review, review_position};
 use tesuji_rules::{Game, Phase, Size};
 
 use crate::clocks::TimeSource;
@@ -224,8 +224,9 @@ impl Games {
     }
 
     /// An estimate of game `id`'s position now, for `viewer`: the search's figures of one position as a review
-    /// gives them (at most [`ESTIMATE_PLAYOUTS`] playouts); of a finished game, its last position in play. A spectator may ask during the game, a player only
-    /// once it is over (it would tell them what to play). One estimate at a time per node.
+    /// gives them (at most [`ESTIMATE_PLAYOUTS`] playouts); of a finished game, its last position in play. A
+    /// spectator may ask during the game, a player only once it is over (it would tell them what to play). One
+    /// estimate at a time per node.
     pub async fn estimate(self: &Arc<Self>, id: i64, viewer: i64) -> Result<Value, ApiError> {
         let entry = self.look(id).await?;
         let game = {
@@ -244,7 +245,6 @@ impl Games {
         let playouts = self.review_playouts.min(ESTIMATE_PLAYOUTS);
         tokio::task::spawn_blocking(move || {
             let size = game.rules().size;
-            let turn = game.turns() as usize;
             let bot = MctsBot::new(
                 MctsConfig {
                     threads: 1,
@@ -253,14 +253,8 @@ impl Games {
                 0,
             );
             let rules = *game.rules();
-            // Once play has ended, the last position still in play (before two passes, or where a player
-            // resigned or lost on time): its ownership is the final board's.
-            let (turn, game) = positions(&game)
-                .into_iter()
-                .enumerate()
-                .rev()
-                .find(|(_, g)| g.phase() == Phase::Playing)
-                .unwrap_or((turn, game));
+            // Once play has ended, the position before its end: its ownership is the final board's.
+            let (turn, game) = last_in_play(&game);
             position_json(&review_position(&bot, &game, &rules, turn), size)
         })
         .await
