@@ -156,13 +156,20 @@ impl Games {
         sgf: Vec<u8>,
     ) -> Result<UploadReviewView, ApiError> {
         let name = upload_name(&sgf);
-        // Read once here, so that a review is only asked for a record that can be replayed (CPU work).
-        let sgf =
-            tokio::task::spawn_blocking(move || crate::replay::game_of_sgf(&sgf).map(|_| sgf))
+        let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        let upload = match self.store.upload_named(&name).await? {
+            // Kept already: it was read when it was first sent.
+            Some(upload) => upload,
+            None => {
+                // Read once here, so that a review is only asked for a record that can be replayed (CPU work).
+                let sgf = tokio::task::spawn_blocking(move || {
+                    crate::replay::game_of_sgf(&sgf).map(|_| sgf)
+                })
                 .await
                 .map_err(|e| ApiError::Internal(e.to_string()))??;
-        let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        let upload = self.store.keep_upload(&name, &sgf, at).await?;
+                self.store.keep_upload(&name, &sgf, at).await?
+            }
+        };
         let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
         let stored = self
             .store
