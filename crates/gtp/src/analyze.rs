@@ -223,17 +223,15 @@ pub fn info_line(request: &Request, analysis: &Analysis) -> Option<String> {
             );
         }
         if request.ownership_stdev {
-            line.push_str(" ownershipStdev");
-            for &o in &analysis.ownership_stdev {
-                line.push(' ');
-                line.push_str(&float(f64::from(o)));
-            }
+            let spread = &analysis.ownership_stdev;
+            owners(&mut line, "ownershipStdev", 1.0, spread, size.area());
         }
     }
     Some(line)
 }
 
-/// `key` and a value per point, `sign` times `values` (zeros where there are none).
+/// `key` and a value per point, `sign` times `values` (zeros where there are none): the `ownership`,
+/// `ownershipStdev` and `movesOwnership` boards.
 fn owners(line: &mut String, key: &str, sign: f64, values: &[f32], points: usize) {
     line.push(' ');
     line.push_str(key);
