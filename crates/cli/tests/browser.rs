@@ -1954,32 +1954,7 @@ async fn analysis(ann: &Browser, cat: &Browser, id: u64, shots: Option<&Path>) -
         )
         .await?;
     let shaded = shaded.as_array().cloned().unwrap_or_default();
-    let owner_of = |point: &str| {
-        ownership_index(point)
-            .and_then(|i| ownership.get(i))
-            .and_then(Value::as_i64)
-    };
-    for s in &shaded {
-        let point = s[0].as_str().unwrap_or_default();
-        let o = owner_of(point).ok_or(format!("a shade off the board: {s}"))?;
-        let want = if o > 0 { "black" } else { "white" };
-        let strength = s[2].as_f64().unwrap_or(-1.0);
-        if o == 0 || s[1] != want || !(strength > 0.0 && strength <= 1.0) {
-            return Err(format!(
-                "{point} shaded {s}, its ownership in the review {o}"
-            ));
-        }
-    }
-    let sure: Vec<String> = (1..=9)
-        .flat_map(|n| "ABCDEFGHJ".chars().map(move |c| format!("{c}{n}")))
-        .filter(|p| owner_of(p).is_some_and(|o| o.abs() >= 50))
-        .collect();
-    let shaded_points: Vec<&str> = shaded.iter().filter_map(|s| s[0].as_str()).collect();
-    if let Some(missing) = sure.iter().find(|p| !shaded_points.contains(&p.as_str())) {
-        return Err(format!(
-            "{missing} is surely held in the review but not shaded: {shaded:?}"
-        ));
-    }
+    check_shading(&shaded, &ownership)?;
     if let Some(dir) = shots {
         ann.screenshot(&dir.join("analysis.png")).await?;
     }
