@@ -22,6 +22,7 @@ import {
   positionAtX,
   progress,
   readReview,
+  shownPosition,
 } from "./analysis.js";
 import { currentLanguage, t } from "./i18n.js";
 import { el, loginHref, showError, svgEl } from "./page.js";
@@ -112,9 +113,8 @@ export class AnalysisCard {
     if (!this.done) return null;
     const k = this.position();
     if (k === null || k === undefined) return null;
-    const last = this.review.positions.length - 1;
-    const at = Math.max(0, Math.min(last, Math.trunc(Number(k) || 0)));
-    return { k: at, p: this.review.positions[at] };
+    const at = shownPosition(k, null, this.review.positions.length);
+    return at === null ? null : { k: at, p: this.review.positions[at] };
   }
 
   /** What the board draws of the review at the position shown: the engine's move, and who holds each point when
