@@ -14,10 +14,9 @@ import { onLanguageChange, t } from "./i18n.js";
 import { boot, el, loginHref, scrollWithin, showError } from "./page.js";
 import { summarizeSpec } from "./spec.js";
 import { digestOf, reviewAddress, reviewId, reviewPosition } from "./upload-review.js";
-import { forgetFile, keepFile, keptAddress, keptToken, newToken, takeFile } from "./kept-file.js";
+import { forgetFile, keepFile, keptAddress, keptToken, MAX_KEPT_BYTES, newToken, takeFile } from "./kept-file.js";
 import { branches, lines } from "./variations.js";
 
-const MAX_SGF_BYTES = 1024 * 1024; // the server's limit for /api/replay
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -354,7 +353,7 @@ document.addEventListener("keydown", (event) => {
 $("sgf-file").addEventListener("change", async () => {
   const chosen = $("sgf-file").files?.[0];
   if (!chosen) return;
-  if (chosen.size > MAX_SGF_BYTES) {
+  if (chosen.size > MAX_KEPT_BYTES) {
     showError($("message"), new ApiError(413, t("replay.too-large"), "too_large"));
     return;
   }
