@@ -1,7 +1,7 @@
 // A finished game's review by the server's search (`GET /api/games/{id}/review`, docs/API.md), its pure part: the
 // answer read, the progress in words, the win-rate graph's coordinates, the positions mapped to the game page's
-// moves, the ownership as shades on the board, and the mistakes in words. game.js asks, polls and draws. Tested
-// with node.
+// moves, the ownership as shades on the board, and the mistakes in words. analysis-card.js asks, polls and draws
+// (for the game and replay pages). Tested with node.
 
 import { pointName } from "./coords.js";
 import { nearestIndex, niceCeil, pathThrough, plotArea, spreadX, tenth } from "./plot.js";

@@ -1,6 +1,6 @@
 // Graphs as numbers: where each point goes in an SVG frame, and what the axes name. The rating graph of a
 // player's page (player.js draws it) and the shared pieces of the game page's win-rate graph (analysis.js places
-// it, game.js draws it). Pure functions.
+// it, analysis-card.js draws it). Pure functions.
 
 /** The graph's viewBox and the plot area inside it: the margins hold the axis labels. */
 export const FRAME = { width: 400, height: 180, left: 76, right: 12, top: 10, bottom: 26 };
