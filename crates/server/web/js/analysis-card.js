@@ -23,6 +23,7 @@ import {
   progress,
   readReview,
   shownPosition,
+  worthLookingAgain,
 } from "./analysis.js";
 import { currentLanguage, t } from "./i18n.js";
 import { el, loginHref, showError, svgEl } from "./page.js";
@@ -163,7 +164,7 @@ export class AnalysisCard {
       // Said only when nothing better is shown; the next look may bring it back.
       if (!this.review || isPending(this.review.status)) {
         if (!this.review) this.error = e;
-        this.timer = setTimeout(() => this.look(), pollDelay(this.failures));
+        if (worthLookingAgain(e)) this.timer = setTimeout(() => this.look(), pollDelay(this.failures));
       }
       this.render();
     }

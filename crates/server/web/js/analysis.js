@@ -93,6 +93,13 @@ export function pollDelay(failures = 0) {
   return Math.min(10, 2 ** Math.min(n, 4)) * POLL_MS;
 }
 
+/** Whether a failed look is worth repeating: the server could not be reached, was busy or failed (status 0,
+ * 429, 5xx); not when it refused for good (another 4xx: the review or game is gone, the link is wrong). */
+export function worthLookingAgain(error) {
+  const status = Number(error?.status ?? 0);
+  return !(status >= 400 && status < 500 && status !== 429);
+}
+
 /** The progress in words and as a share: {text, share (0–1, or null when not known)}; null when nothing is
  * under way. */
 export function progress(review, t) {

@@ -21,6 +21,7 @@ import {
   plotReview,
   pointText,
   pollDelay,
+  worthLookingAgain,
   POLL_MS,
   positionAtX,
   progress,
@@ -346,4 +347,11 @@ test("every text the review's module names is in every dictionary", () => {
     const dict = JSON.parse(readFileSync(new URL(`../i18n/${lang}.json`, import.meta.url), "utf8"));
     for (const key of keys) assert.ok(Object.hasOwn(dict, key), `${lang}: ${key}`);
   }
+});
+
+test("a look is repeated after a failure that may pass, not after a refusal for good", () => {
+  for (const status of [0, 429, 500, 503]) assert.equal(worthLookingAgain({ status }), true, String(status));
+  for (const status of [400, 401, 403, 404]) assert.equal(worthLookingAgain({ status }), false, String(status));
+  // A failure without a status (the network): looked at again.
+  assert.equal(worthLookingAgain(new Error("offline")), true);
 });
