@@ -11,6 +11,7 @@
 //! - [`simple`]: the stopgap one-ply bot; [`playout`]: the random playouts of `tesuji bench playouts`.
 
 pub mod estimate;
+pub mod features;
 pub mod ladder;
 pub mod mcts;
 pub mod patterns;

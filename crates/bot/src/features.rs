@@ -1,0 +1,583 @@
+//! Move features, and their strengths learned from game records: the tree's pattern prior.
+//!
+//! Every candidate move of a position has one *level* in each of the [`GROUPS`] feature groups of [`Group`]:
+//! its 3×3 neighbourhood (with which of the four adjacent chains are in atari), what it captures, rescues or puts
+//! in atari (with the ladders read), whether it is a self-atari, its distances to the last two moves, and its
+//! line. A move's *strength* is the product of its levels' gammas (a generalized Bradley–Terry model over
+//! teams of features, after Rémi Coulom, "Computing Elo Ratings of Move Patterns in the Game of Go", 2007), and
+//! the model's chance that a player picks move `m` is `strength(m) / Σ strength` over the position's candidates.
+//!
+//! The gammas are trained by `tesuji train patterns` (minorization-maximization over records of games) and kept
+//! in `data/gammas.txt` beside this crate's sources; the file says how it was made. Levels the file does not
+//! name have gamma 1, so any file, even an empty one, is a model.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use tesuji_rules::{Board, Color, Idx};
+
+use crate::ladder::Ladder;
+use crate::policy::{self, PASS};
+
+/// Number of feature groups.
+pub const GROUPS: usize = 8;
+
+/// The feature groups, in the order of a [`Features`] array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// The 3×3 neighbourhood, from the mover's side, the same in all eight symmetries (see [`pattern_key`]);
+    /// a pass has its own two keys ([`PASS_KEY`], [`PASS_AFTER_PASS_KEY`]).
+    Pattern,
+    /// 0 nothing; 1 one stone, 2 two or three, 3 four or more; 4 the chain of the last move, any size.
+    Capture,
+    /// Own stones in atari joined: 0 none; 1 to two liberties where a ladder catches them; 2 to two liberties;
+    /// 3 to three or more.
+    Escape,
+    /// A play that captures nothing and is left one liberty: 0 not; 1, 2, 3 of one, two, three or more stones.
+    SelfAtari,
+    /// 0 puts no chain in atari; 1 does; 2 starts a ladder that captures.
+    Atari,
+    /// Distance to the last move, `dx + dy + max(dx, dy)` (2 for a neighbour, 3 for a diagonal): level
+    /// `min(d, 17) + 1`, 0 when the last move was a pass or there was none.
+    Last,
+    /// The same distance to the move before the last one (the mover's own previous move; 0 when its stone was
+    /// captured and the play is on its point).
+    Prev,
+    /// The line, 1 on the edge: level `min(line, 5)`.
+    Edge,
+}
+
+impl Group {
+    pub const ALL: [Group; GROUPS] = [
+        Group::Pattern,
+        Group::Capture,
+        Group::Escape,
+        Group::SelfAtari,
+        Group::Atari,
+        Group::Last,
+        Group::Prev,
+        Group::Edge,
+    ];
+
+    /// The name in a gammas file.
+    pub fn name(self) -> &'static str {
+        match self {
+            Group::Pattern => "pattern",
+            Group::Capture => "capture",
+            Group::Escape => "escape",
+            Group::SelfAtari => "self_atari",
+            Group::Atari => "atari",
+            Group::Last => "last",
+            Group::Prev => "prev",
+            Group::Edge => "edge",
+        }
+    }
+
+    fn from_name(name: &str) -> Option<Group> {
+        Group::ALL.into_iter().find(|g| g.name() == name)
+    }
+}
+
+/// A candidate's level in each group, in [`Group::ALL`] order.
+pub type Features = [u32; GROUPS];
+
+/// The pattern key of a pass after a play (or at the start).
+pub const PASS_KEY: u32 = 1 << 31;
+/// The pattern key of a pass after a pass.
+pub const PASS_AFTER_PASS_KEY: u32 = (1 << 31) | 1;
+
+/// Offsets (dx, dy) of the eight cells around a point, in key order.
+const CELLS: [(i32, i32); 8] = [
+    (-1, -1),
+    (0, -1),
+    (1, -1),
+    (-1, 0),
+    (1, 0),
+    (-1, 1),
+    (0, 1),
+    (1, 1),
+];
+
+/// Per symmetry of the square, the key cell each cell goes to.
+fn symmetries() -> &'static [[usize; 8]; 8] {
+    static PERMS: OnceLock<[[usize; 8]; 8]> = OnceLock::new();
+    PERMS.get_or_init(|| {
+        let mut perms = [[0; 8]; 8];
+        for (sym, perm) in perms.iter_mut().enumerate() {
+            for (k, &(dx, dy)) in CELLS.iter().enumerate() {
+                let (a, b) = if sym & 4 != 0 { (dy, dx) } else { (dx, dy) };
+                let to = (
+                    if sym & 1 != 0 { -a } else { a },
+                    if sym & 2 != 0 { -b } else { b },
+                );
+                perm[k] = CELLS.iter().position(|&c| c == to).unwrap_or(k);
+            }
+        }
+        perms
+    })
+}
+
+/// The 3×3 key of a play by `c` at the empty on-board point `i`: two bits a cell (0 empty, 1 the mover's stone,
+/// 2 the opponent's, 3 off the board) in bits 0..16, and in bits 16..24 one bit a cell for a stone whose chain
+/// is in atari (only the four adjacent cells can have it); the least of its eight symmetric images, so that a
+/// shape and its rotations and reflections are one pattern.
+pub fn pattern_key(board: &Board, c: Color, i: Idx) -> u32 {
+    let s = board.stride();
+    let cells = [
+        i - s - 1,
+        i - s,
+        i - s + 1,
+        i - 1,
+        i + 1,
+        i + s - 1,
+        i + s,
+        i + s + 1,
+    ];
+    let mut codes = [0u32; 8];
+    let mut atari = [false; 8];
+    for (k, &x) in cells.iter().enumerate() {
+        codes[k] = match board.color_at(x) {
+            Some(col) if col == c => 1,
+            Some(_) => 2,
+            None if board.is_empty_at(x) => 0,
+            None => 3,
+        };
+        // Only the four adjacent cells (1, 3, 4 and 6 in key order) can hold a chain the play touches.
+        atari[k] = matches!(k, 1 | 3 | 4 | 6) && matches!(codes[k], 1 | 2) && board.in_atari(x);
+    }
+    symmetries()
+        .iter()
+        .map(|perm| {
+            let mut key = 0;
+            for k in 0..8 {
+                key |= codes[k] << (2 * perm[k]);
+                key |= u32::from(atari[k]) << (16 + perm[k]);
+            }
+            key
+        })
+        .min()
+        .unwrap_or(0)
+}
+
+/// Coulom's distance between two points of the padded array: `dx + dy + max(dx, dy)`, as a level.
+fn distance_level(board: &Board, a: Idx, b: Idx) -> u32 {
+    if b == PASS {
+        return 0;
+    }
+    let (p, q) = (board.point(a), board.point(b));
+    let dx = u32::from(p.x.abs_diff(q.x));
+    let dy = u32::from(p.y.abs_diff(q.y));
+    (dx + dy + dx.max(dy)).min(17) + 1
+}
+
+/// Whether some chain of `c`'s opponent next to `i` has exactly two liberties (a play at `i` takes one).
+fn puts_in_atari(board: &Board, c: Color, i: Idx) -> bool {
+    board.neighbors(i).into_iter().any(|n| {
+        board.color_at(n) == Some(c.opponent()) && {
+            let mut libs = [0; 3];
+            let mut k = 0;
+            'walk: for s in board.chain_stones(n) {
+                for l in board.neighbors(s) {
+                    if board.is_empty_at(l) && !libs[..k].contains(&l) {
+                        if k == 3 {
+                            break 'walk;
+                        }
+                        libs[k] = l;
+                        k += 1;
+                    }
+                }
+            }
+            k == 2
+        }
+    })
+}
+
+/// The features of `c`'s legal play (or [`PASS`]) at `m`, with `last` the last move and `prev` the one before
+/// it ([`PASS`] for a pass or none).
+pub fn features(
+    board: &Board,
+    c: Color,
+    m: Idx,
+    last: Idx,
+    prev: Idx,
+    ladder: &mut Ladder,
+) -> Features {
+    let mut f = [0; GROUPS];
+    if m == PASS {
+        f[Group::Pattern as usize] = if last == PASS {
+            PASS_AFTER_PASS_KEY
+        } else {
+            PASS_KEY
+        };
+        return f;
+    }
+    f[Group::Pattern as usize] = pattern_key(board, c, m);
+    let t = policy::tactics(board, c, m);
+    f[Group::Capture as usize] = if t.captured == 0 {
+        0
+    } else if last != PASS
+        && board.color_at(last) == Some(c.opponent())
+        && board.in_atari(last)
+        && board.atari_liberty(last) == m
+    {
+        4
+    } else {
+        match t.captured {
+            1 => 1,
+            2 | 3 => 2,
+            _ => 3,
+        }
+    };
+    f[Group::Escape as usize] = match (t.rescued, t.liberties) {
+        (0, _) => 0,
+        (_, 2) if ladder.escape_fails(board, c, m, Ladder::BUDGET) => 1,
+        (_, 2) => 2,
+        _ => 3,
+    };
+    f[Group::SelfAtari as usize] = if t.is_self_atari() {
+        t.stones.min(3)
+    } else {
+        0
+    };
+    f[Group::Atari as usize] = if !puts_in_atari(board, c, m) {
+        0
+    } else if !t.is_self_atari() && ladder.ladder_capture(board, c, m, Ladder::BUDGET) > 0 {
+        2
+    } else {
+        1
+    };
+    f[Group::Last as usize] = distance_level(board, m, last);
+    f[Group::Prev as usize] = distance_level(board, m, prev);
+    let p = board.point(m);
+    let size = board.size();
+    let line =
+        p.x.min(p.y)
+            .min(size.width() - 1 - p.x)
+            .min(size.height() - 1 - p.y);
+    f[Group::Edge as usize] = u32::from(line).min(4) + 1;
+    f
+}
+
+/// Why a gammas file is refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("gammas line {line}: {message}")]
+pub struct BadGammas {
+    pub line: usize,
+    pub message: String,
+}
+
+/// The learned strength of every level; 1 for a level not named.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gammas {
+    /// Per group but the patterns: gamma by level.
+    levels: [Vec<f32>; GROUPS],
+    patterns: HashMap<u32, f32>,
+    /// The gamma of a pattern not in `patterns` (those seen too rarely to learn their own).
+    rare: f32,
+}
+
+impl Gammas {
+    /// The gammas of the repository's file.
+    pub fn builtin() -> &'static Gammas {
+        static BUILTIN: OnceLock<Gammas> = OnceLock::new();
+        BUILTIN
+            .get_or_init(|| Gammas::parse(include_str!("../data/gammas.txt")).unwrap_or_default())
+    }
+
+    /// A model from its levels: `(group, level, gamma)`, with [`Gammas::RARE`] as the pattern level of
+    /// patterns not listed.
+    pub fn from_levels(levels: impl IntoIterator<Item = (Group, u32, f32)>) -> Gammas {
+        let mut g = Gammas {
+            rare: 1.0,
+            ..Gammas::default()
+        };
+        for (group, level, gamma) in levels {
+            g.set(group, level, gamma);
+        }
+        g
+    }
+
+    /// The pattern level that stands for every pattern without a gamma of its own.
+    pub const RARE: u32 = u32::MAX;
+
+    fn set(&mut self, group: Group, level: u32, gamma: f32) {
+        match group {
+            Group::Pattern if level == Gammas::RARE => self.rare = gamma,
+            Group::Pattern => {
+                self.patterns.insert(level, gamma);
+            }
+            _ => {
+                let v = &mut self.levels[group as usize];
+                let k = level as usize;
+                if v.len() <= k {
+                    v.resize(k + 1, 1.0);
+                }
+                v[k] = gamma;
+            }
+        }
+    }
+
+    /// The gamma of a level.
+    pub fn gamma(&self, group: Group, level: u32) -> f32 {
+        match group {
+            Group::Pattern => self.patterns.get(&level).copied().unwrap_or(self.rare),
+            _ => self.levels[group as usize]
+                .get(level as usize)
+                .copied()
+                .unwrap_or(1.0),
+        }
+    }
+
+    /// A move's strength: the product of its levels' gammas.
+    pub fn strength(&self, f: &Features) -> f32 {
+        Group::ALL
+            .iter()
+            .zip(f)
+            .map(|(&g, &level)| self.gamma(g, level))
+            .product()
+    }
+
+    /// Reads a gammas file: `#` comments, and lines `GROUP LEVEL GAMMA` (a pattern's level in hexadecimal,
+    /// `0x…`, or `rare`).
+    pub fn parse(text: &str) -> Result<Gammas, BadGammas> {
+        let mut g = Gammas::from_levels([]);
+        for (k, raw) in text.lines().enumerate() {
+            let bad = |message: String| BadGammas {
+                line: k + 1,
+                message,
+            };
+            let line = raw.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let [group, level, gamma] = words[..] else {
+                return Err(bad(format!("expected GROUP LEVEL GAMMA, found {line:?}")));
+            };
+            let group =
+                Group::from_name(group).ok_or_else(|| bad(format!("unknown group {group:?}")))?;
+            let level = match (group, level) {
+                (Group::Pattern, "rare") => Gammas::RARE,
+                (Group::Pattern, hex) => hex
+                    .strip_prefix("0x")
+                    .and_then(|h| u32::from_str_radix(h, 16).ok())
+                    .ok_or_else(|| bad(format!("bad pattern key {hex:?}")))?,
+                (_, n) => n
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|&n| n < 64)
+                    .ok_or_else(|| bad(format!("bad level {n:?}")))?,
+            };
+            let gamma = gamma
+                .parse::<f32>()
+                .ok()
+                .filter(|x| x.is_finite() && *x > 0.0)
+                .ok_or_else(|| bad(format!("bad gamma {gamma:?}")))?;
+            g.set(group, level, gamma);
+        }
+        Ok(g)
+    }
+
+    /// The file text of these gammas, after a header of `#` lines: levels in order, patterns by key.
+    pub fn to_text(&self, header: &str) -> String {
+        let mut out = String::new();
+        for line in header.lines() {
+            out.push_str(&format!("# {line}\n").replace("# \n", "#\n"));
+        }
+        for g in Group::ALL {
+            if g == Group::Pattern {
+                continue;
+            }
+            for (level, gamma) in self.levels[g as usize].iter().enumerate() {
+                out.push_str(&format!("{} {level} {gamma:.6}\n", g.name()));
+            }
+        }
+        out.push_str(&format!("pattern rare {:.6}\n", self.rare));
+        let mut keys: Vec<_> = self.patterns.iter().collect();
+        keys.sort_by_key(|&(k, _)| *k);
+        for (key, gamma) in keys {
+            out.push_str(&format!("pattern 0x{key:06x} {gamma:.6}\n"));
+        }
+        out
+    }
+}
+
+/// One position of a game as a competition between its candidate moves: each candidate's features, and which
+/// one was played.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Example {
+    pub candidates: Vec<Features>,
+    pub played: usize,
+}
+
+/// The candidates of a position: the empty points where `c` may play (no suicide, not the simple-ko point)
+/// other than `c`'s own eye-like points, then the pass. The tree's children, but for superko and Benson.
+pub fn candidates(board: &Board, c: Color) -> Vec<Idx> {
+    let mut out: Vec<Idx> = board
+        .empty_points()
+        .iter()
+        .map(|&e| e as Idx)
+        .filter(|&i| !board.is_eyelike(c, i) && board.check(c, i, true, false, false).is_ok())
+        .collect();
+    out.sort_unstable();
+    out.push(PASS);
+    out
+}
+
+/// The examples of a game's moves from its start: `turns` are (colour, point or [`PASS`]) in order. A move
+/// that is not among its position's candidates (the filling of an own eye, an illegal move) ends the game's
+/// examples, since the board would no longer follow the record.
+pub fn examples(start: &Board, turns: &[(Color, Idx)]) -> Vec<Example> {
+    let mut board = start.clone();
+    let mut ladder = Ladder::new();
+    let (mut last, mut prev) = (PASS, PASS);
+    let mut out = Vec::with_capacity(turns.len());
+    for &(c, m) in turns {
+        let cands = candidates(&board, c);
+        let Some(played) = cands.iter().position(|&x| x == m) else {
+            break;
+        };
+        let candidates = cands
+            .iter()
+            .map(|&x| features(&board, c, x, last, prev, &mut ladder))
+            .collect();
+        out.push(Example { candidates, played });
+        if m == PASS {
+            board.pass();
+        } else {
+            board.play(c, m);
+        }
+        prev = last;
+        last = m;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tesuji_rules::{Grid, Point};
+
+    fn board(diagram: &str) -> Board {
+        Board::from_grid(&Grid::from_diagram(diagram).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_shape_and_its_images_have_one_key() {
+        // A hane: the same shape rotated, reflected, and with the colours swapped for the other mover.
+        let a = board(".....\n.XO..\n.....\n.....\n.....");
+        let b = board(".....\n..OX.\n.....\n.....\n.....");
+        let c = board(".....\n.....\n.....\n.XO..\n.....");
+        let d = board(".....\n.OX..\n.....\n.....\n.....");
+        let at = |b: &Board, x, y, col| pattern_key(b, col, b.idx(Point::new(x, y)));
+        let k = at(&a, 2, 2, Color::Black);
+        assert_eq!(at(&b, 2, 2, Color::Black), k);
+        assert_eq!(at(&c, 2, 2, Color::Black), k);
+        assert_eq!(at(&d, 2, 2, Color::White), k);
+        // The other mover sees another shape.
+        assert_ne!(at(&a, 2, 2, Color::White), k);
+        // The edge is part of the shape.
+        assert_ne!(at(&a, 2, 0, Color::Black), at(&a, 2, 4, Color::Black));
+    }
+
+    #[test]
+    fn atari_bits_mark_adjacent_chains_in_atari() {
+        // The white stone in the middle is in atari (three black neighbours); its liberty is left of it.
+        let b = board(".....\n..X..\n..OX.\n..X..\n.....");
+        let lib = b.idx(Point::new(1, 2));
+        let key = pattern_key(&b, Color::Black, lib);
+        assert_ne!(key >> 16, 0, "the adjacent chain in atari shows");
+        let far = b.idx(Point::new(0, 0));
+        assert_eq!(pattern_key(&b, Color::Black, far) >> 16, 0);
+    }
+
+    #[test]
+    fn tactical_levels() {
+        let b = board(".....\n..X..\n..OX.\n..X..\n.....");
+        let mut ladder = Ladder::new();
+        let last = b.idx(Point::new(2, 3));
+        let capture = b.idx(Point::new(1, 2));
+        let f = features(&b, Color::Black, capture, last, PASS, &mut ladder);
+        assert_eq!(f[Group::Capture as usize], 1);
+        assert_eq!(
+            f[Group::Last as usize],
+            4,
+            "a diagonal of the last move: distance 3, level 4"
+        );
+        assert_eq!(f[Group::Prev as usize], 0);
+        assert_eq!(f[Group::Edge as usize], 2);
+        // White's extension there joins the stone in atari and has three liberties.
+        let f = features(&b, Color::White, capture, last, PASS, &mut ladder);
+        assert_eq!(f[Group::Escape as usize], 3);
+        let pass = features(&b, Color::Black, PASS, last, PASS, &mut ladder);
+        assert_eq!(pass[Group::Pattern as usize], PASS_KEY);
+        assert_eq!(
+            features(&b, Color::Black, PASS, PASS, last, &mut ladder)[Group::Pattern as usize],
+            PASS_AFTER_PASS_KEY
+        );
+    }
+
+    #[test]
+    fn gammas_survive_their_text() {
+        let g = Gammas::from_levels([
+            (Group::Capture, 1, 12.5),
+            (Group::Last, 1, 7.25),
+            (Group::Pattern, 0x12345, 3.0),
+            (Group::Pattern, Gammas::RARE, 0.5),
+        ]);
+        let text = g.to_text("made by a test\n\nsecond line");
+        assert!(text.starts_with("# made by a test\n#\n# second line\n"));
+        let back = Gammas::parse(&text).unwrap();
+        assert_eq!(back, g);
+        assert_eq!(back.gamma(Group::Pattern, 0x999), 0.5);
+        assert_eq!(back.gamma(Group::Edge, 3), 1.0);
+        let f = [0x12345, 1, 0, 0, 0, 1, 0, 0];
+        assert!((back.strength(&f) - 3.0 * 12.5 * 7.25).abs() < 1e-3);
+    }
+
+    #[test]
+    fn bad_gammas_files_name_the_line() {
+        for (text, line) in [
+            ("capture 1 2.0\nnonsense\n", 2),
+            ("capture x 2.0", 1),
+            ("colour 1 2.0", 1),
+            ("pattern 123 2.0", 1),
+            ("capture 1 -2", 1),
+            ("capture 1 NaN", 1),
+        ] {
+            assert_eq!(Gammas::parse(text).unwrap_err().line, line, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn the_builtin_gammas_parse() {
+        let text = include_str!("../data/gammas.txt");
+        assert!(Gammas::parse(text).is_ok());
+    }
+
+    #[test]
+    fn examples_follow_the_record() {
+        let start = Board::new(tesuji_rules::Size::square(5).unwrap());
+        let at = |x, y| start.idx(Point::new(x, y));
+        let turns = [
+            (Color::Black, at(2, 2)),
+            (Color::White, at(2, 1)),
+            (Color::Black, PASS),
+            (Color::White, at(3, 2)),
+        ];
+        let ex = examples(&start, &turns);
+        assert_eq!(ex.len(), 4);
+        // 25 points and the pass, then one fewer point each play.
+        assert_eq!(ex[0].candidates.len(), 26);
+        assert_eq!(ex[1].candidates.len(), 25);
+        assert_eq!(ex[2].candidates[ex[2].played][0], PASS_KEY);
+        // White's second move: its last move was the pass, the one before White's own.
+        let f = ex[3].candidates[ex[3].played];
+        assert_eq!(f[Group::Last as usize], 0);
+        assert_eq!(
+            f[Group::Prev as usize],
+            4,
+            "a diagonal: distance 3, level 4"
+        );
+    }
+}
