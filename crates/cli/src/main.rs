@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 mod matches;
 mod records;
 mod review;
+mod train;
 
 use std::path::PathBuf;
 
@@ -186,6 +187,11 @@ enum Command {
         #[arg(long)]
         sgf_dir: Option<PathBuf>,
     },
+    /// Train the bot: `tesuji train patterns`.
+    Train {
+        #[command(subcommand)]
+        what: TrainCommand,
+    },
     /// SGF tools.
     Sgf {
         #[command(subcommand)]
@@ -195,6 +201,29 @@ enum Command {
     Bench {
         #[command(subcommand)]
         what: Bench,
+    },
+}
+
+#[derive(Subcommand)]
+enum TrainCommand {
+    /// Learn the gammas of the bot's move features from game records (minorization-maximization) and write
+    /// them as the bot's gammas file.
+    Patterns {
+        /// SGF files (each may hold several games) or folders searched for them.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The gammas file to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// Rounds of updates (each updates every feature group once).
+        #[arg(long, default_value_t = 20)]
+        iterations: usize,
+        /// Patterns played fewer times than this share one gamma.
+        #[arg(long, default_value_t = 3)]
+        min_played: u32,
+        /// Hold every N-th game out of training and report how well the model predicts its moves (0: none).
+        #[arg(long, default_value_t = 10)]
+        hold_out: usize,
     },
 }
 
@@ -482,6 +511,31 @@ fn run(cli: Cli) -> Result<()> {
                 std::process::exit(3);
             }
             Ok(())
+        }
+        Command::Train {
+            what:
+                TrainCommand::Patterns {
+                    paths,
+                    out,
+                    iterations,
+                    min_played,
+                    hold_out,
+                },
+        } => {
+            let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            // The command as it could be typed again (the output aside, which the file itself is).
+            let command = format!(
+                "tesuji train patterns --iterations {iterations} --min-played {min_played} \
+                 --hold-out {hold_out} {}",
+                shown.join(" ")
+            );
+            let settings = train::Settings {
+                out,
+                iterations,
+                min_played,
+                hold_out,
+            };
+            train::patterns(&paths, &settings, &command)
         }
         Command::Sgf {
             what: SgfCommand::Check { files },

@@ -895,3 +895,77 @@ fn analyze_reviews_every_position_and_writes_the_record_and_the_graph() {
         assert_eq!(stderr(&o).lines().count(), 1, "{args:?}: {}", stderr(&o));
     }
 }
+
+#[test]
+fn train_patterns_remakes_the_bots_gammas_from_its_records() {
+    // The bot's gammas file names the command that made it, run from the repository's root; running it again
+    // must give the same file, byte for byte.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let kept = std::fs::read_to_string(root.join("crates/bot/data/gammas.txt")).unwrap();
+    let command = kept.lines().nth(1).unwrap().trim_start_matches('#').trim();
+    let args: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(args[..3], ["tesuji", "train", "patterns"], "{command}");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gammas.txt");
+    let o = Command::new(env!("CARGO_BIN_EXE_tesuji"))
+        .current_dir(&root)
+        .args(&args[1..])
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let made = std::fs::read_to_string(&out).unwrap();
+    assert!(made == kept, "the file differs from what its command makes");
+    // The model predicts moves of games it did not see far better than chance (1 in 40 or so on 9×9).
+    let held: f64 = stdout(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("held out: "))
+        .and_then(|l| l.split("played move first ").nth(1))
+        .and_then(|l| l.trim_end_matches('%').parse().ok())
+        .expect("a held-out figure");
+    assert!(held >= 30.0, "held-out prediction {held}%");
+}
+
+#[test]
+fn train_patterns_refuses_what_it_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("g.txt");
+    let out = out.to_str().unwrap();
+    let missing = dir.path().join("missing.sgf");
+    let o = tesuji(&["train", "patterns", "--out", out, missing.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("no such file or folder"),
+        "{}",
+        stderr(&o)
+    );
+    // A folder without records, and one whose only record is broken.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let o = tesuji(&["train", "patterns", "--out", out, empty.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("no .sgf file"), "{}", stderr(&o));
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(bad.join("a.sgf"), "(;GM[1]SZ[9];B[ee];W[ee])").unwrap();
+    let o = tesuji(&["train", "patterns", "--out", out, bad.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("skipped"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no position to train on"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!std::path::Path::new(out).exists());
+    let o = tesuji(&[
+        "train",
+        "patterns",
+        "--iterations",
+        "0",
+        "--out",
+        out,
+        sgf_data("").as_str(),
+    ]);
+    assert!(!o.status.success());
+}
