@@ -53,6 +53,7 @@ use tesuji_rules::{
 };
 
 use crate::estimate::{self, Estimate};
+use crate::features::{self, Gammas};
 use crate::ladder::Ladder;
 use crate::patterns;
 use crate::policy::{self, PASS, Scorer};
@@ -77,6 +78,11 @@ pub struct MctsConfig {
     pub rave_equiv: f32,
     /// The weight of UCB's exploration term.
     pub explore: f32,
+    /// Prior visits of the learned move model ([`crate::features`]): a child whose model probability is `p`
+    /// among `n` children starts with this many more visits at the value
+    /// `0.5 + pattern_slope · ln(p·n)` (kept within 0.05 to 0.95). 0: no pattern prior.
+    pub pattern_prior: f32,
+    pub pattern_slope: f32,
     /// Whether each root move's own ownership is kept ([`MoveStat::ownership`]): a board of sums per root
     /// move, for analysis tools (KataGo's `movesOwnership`).
     pub moves_ownership: bool,
@@ -95,6 +101,8 @@ impl Default for MctsConfig {
             max_nodes: 1_500_000,
             rave_equiv: 3000.0,
             explore: 0.05,
+            pattern_prior: 0.0,
+            pattern_slope: 0.1,
             moves_ownership: false,
         }
     }
@@ -115,7 +123,7 @@ impl MctsConfig {
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K or expand=N"
+    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W or slope=S"
 )]
 pub struct BadSetting(pub String);
 
@@ -124,8 +132,9 @@ impl std::str::FromStr for MctsConfig {
 
     /// Settings separated by commas, each `KEY=VALUE`: `playouts=N` (a fixed count; without `time`, no time
     /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns); for
-    /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter)
-    /// and `expand=N` (visits before a node's children are made). The empty string is the default: one second
+    /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
+    /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
+    /// model's prior visits and value slope). The empty string is the default: one second
     /// per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
@@ -177,6 +186,20 @@ impl std::str::FromStr for MctsConfig {
                         .parse::<f32>()
                         .ok()
                         .filter(|x| x.is_finite() && (0.0..=1e9).contains(x))
+                        .ok_or_else(bad)?
+                }
+                "patterns" => {
+                    c.pattern_prior = value
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|x| (0.0..=10_000.0).contains(x))
+                        .ok_or_else(bad)?
+                }
+                "slope" => {
+                    c.pattern_slope = value
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|x| (0.0..=1.0).contains(x))
                         .ok_or_else(bad)?
                 }
                 "expand" => {
@@ -622,6 +645,8 @@ struct State {
     forced_left: u8,
     free_left: u8,
     last: Idx,
+    /// The move before `last` (the mover's own previous move).
+    prev: Idx,
 }
 
 impl State {
@@ -650,6 +675,7 @@ impl State {
                 self.to_move = mover.opponent();
             }
         }
+        self.prev = self.last;
         self.last = m;
         mover
     }
@@ -709,13 +735,13 @@ impl Context {
                 }
             })
             .collect();
-        let last = match game.log().iter().rev().find_map(|a| match a {
-            Action::Turn(_, m) => Some(*m),
+        let mut turns = game.log().iter().rev().filter_map(|a| match a {
+            Action::Turn(_, Move::Play(p)) => Some(board.idx(*p)),
+            Action::Turn(_, Move::Pass) => Some(PASS),
             _ => None,
-        }) {
-            Some(Move::Play(p)) => board.idx(p),
-            _ => PASS,
-        };
+        });
+        let last = turns.next().unwrap_or(PASS);
+        let prev = turns.next().unwrap_or(PASS);
         let superko = game.rules().ko != KoRule::Simple;
         let history = if superko {
             game_hashes(game)
@@ -729,6 +755,7 @@ impl Context {
                 forced_left: game.forced_passes_left(),
                 free_left: game.free_handicap_left(),
                 last,
+                prev,
             },
             superko,
             history,
@@ -1120,6 +1147,9 @@ struct Worker<'a> {
     /// Per padded index: the common-fate-graph distance from the last move (see [`cfg_distances`]).
     cfg: Vec<u8>,
     cfg_queue: Vec<Idx>,
+    /// Buffers of `expand`: the children's moves, and their strengths in the learned model.
+    moves: Vec<Idx>,
+    strengths: Vec<f32>,
     scorer: Scorer,
     /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
     first: Vec<u8>,
@@ -1158,6 +1188,8 @@ impl<'a> Worker<'a> {
             ladder: Ladder::new(),
             cfg: Vec::new(),
             cfg_queue: Vec::new(),
+            moves: Vec::new(),
+            strengths: Vec::new(),
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
             own_sum: vec![0; ncells],
@@ -1315,38 +1347,13 @@ impl<'a> Worker<'a> {
         if amaf_prior {
             cfg_distances(board, st.last, &mut self.cfg, &mut self.cfg_queue);
         }
-        let cfg = &self.cfg;
-        let mut push = |nodes: &mut Vec<Node>, m: Idx| {
-            let (mut pn, mut pw) = prior(board, c, m, st.last, size, ladder);
-            let (an, aw) = if amaf_prior && m != PASS {
-                (AMAF_PRIOR * pn, AMAF_PRIOR * pw)
-            } else {
-                (0.0, 0.0)
-            };
-            // Locality on a big board: answers next to the last move's chain, and a little further out, are
-            // where the play is (distance in the common-fate graph, where a chain is one node). In the node's
-            // own record only: AMAF, which counts moves played anywhere later, has its own sense of urgency.
-            // (On small boards `cfg` stays empty: no distance, no prior.)
-            if let Some(&d @ 1..=3) = cfg.get(m) {
-                let (visits, value) = CFG_PRIOR[usize::from(d) - 1];
-                pn += visits;
-                pw += visits * value;
-            }
-            nodes.push(Node {
-                mv: m as u16,
-                prior_visits: pn,
-                prior_wins: pw,
-                amaf_visits: an,
-                amaf_wins: aw,
-                ..Node::default()
-            });
-        };
+        // The children's moves.
+        let mut moves = std::mem::take(&mut self.moves);
+        moves.clear();
         if c == Color::White && st.forced_left > 0 {
-            push(&mut self.nodes, PASS);
+            moves.push(PASS);
         } else if node == 0 {
-            for &m in &ctx.root_moves {
-                push(&mut self.nodes, m);
-            }
+            moves.extend_from_slice(&ctx.root_moves);
         } else {
             let blocked = &ctx.blocked[c.index()];
             for &e in board.empty_points() {
@@ -1363,12 +1370,60 @@ impl<'a> Worker<'a> {
                         continue;
                     }
                 }
-                push(&mut self.nodes, i);
+                moves.push(i);
             }
             if st.free_left == 0 {
-                push(&mut self.nodes, PASS);
+                moves.push(PASS);
             }
         }
+        // The learned model's strengths, normalized to the children's mean: `p·n`.
+        let config = self.config;
+        let strengths = &mut self.strengths;
+        strengths.clear();
+        if config.pattern_prior > 0.0 && moves.len() > 1 {
+            let gammas = Gammas::builtin();
+            strengths.extend(moves.iter().map(|&m| {
+                gammas.strength(&features::features(board, c, m, st.last, st.prev, ladder))
+            }));
+            let mean = strengths.iter().sum::<f32>() / moves.len() as f32;
+            if mean > 0.0 && mean.is_finite() {
+                strengths.iter_mut().for_each(|x| *x /= mean);
+            } else {
+                strengths.clear();
+            }
+        }
+        let cfg = &self.cfg;
+        for (k, &m) in moves.iter().enumerate() {
+            let (mut pn, mut pw) = prior(board, c, m, st.last, size, ladder);
+            let (an, aw) = if amaf_prior && m != PASS {
+                (AMAF_PRIOR * pn, AMAF_PRIOR * pw)
+            } else {
+                (0.0, 0.0)
+            };
+            if let Some(&rel) = strengths.get(k) {
+                let value = (0.5 + config.pattern_slope * rel.max(1e-9).ln()).clamp(0.05, 0.95);
+                pn += config.pattern_prior;
+                pw += config.pattern_prior * value;
+            }
+            // Locality on a big board: answers next to the last move's chain, and a little further out, are
+            // where the play is (distance in the common-fate graph, where a chain is one node). In the node's
+            // own record only: AMAF, which counts moves played anywhere later, has its own sense of urgency.
+            // (On small boards `cfg` stays empty: no distance, no prior.)
+            if let Some(&d @ 1..=3) = cfg.get(m) {
+                let (visits, value) = CFG_PRIOR[usize::from(d) - 1];
+                pn += visits;
+                pw += visits * value;
+            }
+            self.nodes.push(Node {
+                mv: m as u16,
+                prior_visits: pn,
+                prior_wins: pw,
+                amaf_visits: an,
+                amaf_wins: aw,
+                ..Node::default()
+            });
+        }
+        self.moves = moves;
         let n = self.nodes.len() - first;
         if n == 0 {
             return false;

@@ -66,6 +66,60 @@ fn same_seed_and_playouts_give_the_same_move() {
     assert_ne!(a.moves, e.moves);
 }
 
+#[test]
+fn same_seed_and_playouts_give_the_same_search_on_every_size() {
+    for side in 2..=25u8 {
+        let g = Game::new(rules(&format!("chinese:size={side}"))).unwrap();
+        let r = *g.rules();
+        for config in [
+            "playouts=150,threads=1",
+            "playouts=150,threads=2,patterns=30",
+        ] {
+            let config: MctsConfig = config.parse().unwrap();
+            let a = MctsBot::new(config, 5).analyze(&g, &r, false);
+            let b = MctsBot::new(config, 5).analyze(&g, &r, false);
+            assert_eq!(a.playouts, 150, "{side}");
+            assert_eq!(a.moves, b.moves, "{side}×{side}");
+            assert_eq!(a.ownership, b.ownership, "{side}×{side}");
+        }
+    }
+}
+
+#[test]
+fn the_learned_model_raises_the_prior_of_a_capture() {
+    // The white stone in the middle is in atari; Black captures it on its right.
+    let g = game(
+        "
+        . . . . . . .
+        . . . . . . .
+        . . . X . . .
+        . . X O . . .
+        . . . X . . .
+        . . . . . . .
+        . . . . . . .",
+        Color::Black,
+        "chinese:size=7",
+    );
+    let r = *g.rules();
+    let capture = Move::Play(Point::new(4, 3));
+    let share = |patterns: f32| {
+        let config = MctsConfig {
+            pattern_prior: patterns,
+            ..MctsConfig::playouts(50)
+        };
+        MctsBot::new(config, 1)
+            .analyze(&g, &r, false)
+            .stat(capture)
+            .expect("the capture is a root move")
+            .prior
+    };
+    let (without, with) = (share(0.0), share(40.0));
+    assert!(
+        with > without,
+        "prior share {with} with the model, {without} without"
+    );
+}
+
 /// Random games on small boards under every ko rule and suicide knob: at sampled positions, and at every
 /// position where superko forbids a play that simple ko and the suicide knob would allow, the bot's move is
 /// legal. The test counts those superko positions, so it shows it met some.
@@ -480,7 +534,12 @@ fn settings_parse() {
     let c: MctsConfig = "explore=0.1,rave=1000,expand=8".parse().unwrap();
     assert_eq!((c.explore, c.rave_equiv, c.expand_after), (0.1, 1000.0, 8));
     assert_eq!(c.playouts, MctsConfig::default().playouts);
+    let c: MctsConfig = "patterns=25,slope=0.2".parse().unwrap();
+    assert_eq!((c.pattern_prior, c.pattern_slope), (25.0, 0.2));
     for bad in [
+        "patterns=-1",
+        "patterns=nan",
+        "slope=2",
         "explore=-1",
         "explore=11",
         "rave=nan",
