@@ -2984,6 +2984,15 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<Str
         ann.exists("#bot-field:not([hidden])").await?,
         true,
     )?;
+    same(
+        "the strengths offered",
+        ann.js(
+            "return [...document.getElementById('bot').options].map((o) => o.value);",
+            json!([]),
+        )
+        .await?,
+        json!(["mcts-1", "mcts-2", "mcts-3", "mcts-4", "simple"]),
+    )?;
     // Take-backs are allowed by default, but never against the computer: the box goes with it.
     same(
         "the take-back box beside the computer (hidden, disabled)",

@@ -37,9 +37,9 @@ impl MarkingEstimate {
     }
 }
 
-/// The bots a table may choose: the stopgap bot, and tree search at three strengths (1,000 and 5,000 playouts a
-/// move, and one second a move on one thread).
-pub const BOTS: &[&str] = &["simple", "mcts-1", "mcts-2", "mcts-3"];
+/// The bots a table may choose: the stopgap bot, and tree search at four strengths (1,000 and 5,000 playouts a
+/// move, one second a move on one thread, and the strongest, three seconds a move on two threads).
+pub const BOTS: &[&str] = &["simple", "mcts-1", "mcts-2", "mcts-3", "mcts-4"];
 
 /// The search settings of the bot `kind` (`None`: the simple bot). Under a clock (`budget`) the search never
 /// thinks longer than the clock allows; a strength's playout count still holds when it is reached first.
@@ -49,6 +49,12 @@ pub(super) fn search_config(kind: &str, budget: Option<std::time::Duration>) -> 
         "mcts-2" => MctsConfig::playouts(5_000),
         "mcts-3" => MctsConfig {
             threads: 1,
+            ..MctsConfig::default()
+        },
+        "mcts-4" => MctsConfig {
+            playouts: None,
+            time: Some(std::time::Duration::from_secs(3)),
+            threads: 2,
             ..MctsConfig::default()
         },
         _ => return None,
@@ -227,6 +233,11 @@ mod tests {
             search_config("mcts-3", None).unwrap().time,
             Some(Duration::from_secs(1))
         );
+        let strongest = search_config("mcts-4", None).unwrap();
+        assert_eq!(
+            (strongest.playouts, strongest.time, strongest.threads),
+            (None, Some(Duration::from_secs(3)), 2)
+        );
         // With one: the clock's budget bounds the search, and a shorter own time stays.
         let short = Duration::from_millis(300);
         let c = search_config("mcts-2", Some(short)).unwrap();
@@ -235,10 +246,16 @@ mod tests {
             search_config("mcts-3", Some(short)).unwrap().time,
             Some(short)
         );
+        let c = search_config("mcts-4", Some(short)).unwrap();
+        assert_eq!((c.playouts, c.time, c.threads), (None, Some(short), 2));
         let long = Duration::from_secs(30);
         assert_eq!(
             search_config("mcts-3", Some(long)).unwrap().time,
             Some(Duration::from_secs(1))
+        );
+        assert_eq!(
+            search_config("mcts-4", Some(long)).unwrap().time,
+            Some(Duration::from_secs(3))
         );
     }
 }

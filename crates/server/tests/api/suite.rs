@@ -1575,6 +1575,25 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
         (status, body["reason"].as_str()),
         (400, Some("bad_request"))
     );
+    // The refusal names the strengths there are.
+    let error = body["error"].as_str().unwrap();
+    for bot in ["simple", "mcts-1", "mcts-2", "mcts-3", "mcts-4"] {
+        assert!(error.contains(bot), "{error}");
+    }
+    // Every strength takes its seat, the strongest (three seconds a move on two threads) too; Black is to
+    // move, so none of them thinks yet.
+    for bot in ["mcts-2", "mcts-3", "mcts-4"] {
+        let (status, table) = ann
+            .post(
+                "/api/games",
+                json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": bot}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(status, 201, "{table}");
+        assert_eq!(table["state"]["status"], "playing");
+        assert_eq!(table["state"]["players"]["white"]["bot"], bot);
+    }
 
     // The beginner bot, played to the end.
     let (status, table) = ann
