@@ -7,8 +7,9 @@
 //! `prior`: captures, rescues, ladders read by [`crate::ladder`] (an escape into a working ladder is bad, an atari
 //! that starts one good), shape, self-atari, the first line, and on boards of 13×13 and more the opening's
 //! lines, the first two lines away from contact, and closeness to the last move in the common-fate graph, where a
-//! chain is one node, in place of the smaller boards' bonus for the eight points around the last move), so no
-//! first-play urgency is needed. On those big boards the prior, except the closeness,
+//! chain is one node, in place of the smaller boards' bonus for the eight points around the last move), and the
+//! learned move model of [`crate::features`] (more visits, at a value that grows with the log of the move's
+//! probability among the children: [`MctsConfig::pattern_prior`]), so no first-play urgency is needed. On those big boards the prior, except the closeness,
 //! also starts the child's AMAF record, scaled up, since AMAF soon outweighs the prior's visits and in open areas
 //! favours the second line. A child
 //! is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule `β = n_amaf / (n_amaf + n + n·n_amaf / K)`
@@ -134,7 +135,7 @@ impl std::str::FromStr for MctsConfig {
     /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns); for
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
-    /// model's prior visits and value slope). The empty string is the default: one second
+    /// model's prior visits, 0 for none, and value slope). The empty string is the default: one second
     /// per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
@@ -1376,16 +1377,22 @@ impl<'a> Worker<'a> {
                 moves.push(PASS);
             }
         }
-        // The learned model's strengths, normalized to the children's mean: `p·n`.
+        // The learned model's strengths of the plays, normalized to their mean: `p·n`. Not of the pass: the
+        // records' players pass after a pass once the game is over for them, and the model would make passing
+        // back look good before the search has judged the count (the pass keeps its own prior).
         let config = self.config;
         let strengths = &mut self.strengths;
         strengths.clear();
-        if config.pattern_prior > 0.0 && moves.len() > 1 {
+        let plays = moves.iter().filter(|&&m| m != PASS).count();
+        if config.pattern_prior > 0.0 && plays > 1 {
             let gammas = Gammas::builtin();
             strengths.extend(moves.iter().map(|&m| {
+                if m == PASS {
+                    return 0.0;
+                }
                 gammas.strength(&features::features(board, c, m, st.last, st.prev, ladder))
             }));
-            let mean = strengths.iter().sum::<f32>() / moves.len() as f32;
+            let mean = strengths.iter().sum::<f32>() / plays as f32;
             if mean > 0.0 && mean.is_finite() {
                 strengths.iter_mut().for_each(|x| *x /= mean);
             } else {
@@ -1400,7 +1407,7 @@ impl<'a> Worker<'a> {
             } else {
                 (0.0, 0.0)
             };
-            if let Some(&rel) = strengths.get(k) {
+            if let Some(&rel) = strengths.get(k).filter(|_| m != PASS) {
                 let value = (0.5 + config.pattern_slope * rel.max(1e-9).ln()).clamp(0.05, 0.95);
                 pn += config.pattern_prior;
                 pw += config.pattern_prior * value;
