@@ -81,7 +81,8 @@ pub struct MctsConfig {
     pub explore: f32,
     /// Prior visits of the learned move model ([`crate::features`]): a child whose model probability is `p`
     /// among `n` children starts with this many more visits at the value
-    /// `0.5 + pattern_slope · ln(p·n)` (kept within 0.05 to 0.95). 0: no pattern prior.
+    /// `0.5 + pattern_slope · ln(p·n)` (kept within 0.05 to 0.95). 0: no pattern prior. Default 20 (100
+    /// games of self-play on 9×9 at 3000 playouts: 64% against none; 40 no better than 20).
     pub pattern_prior: f32,
     pub pattern_slope: f32,
     /// Whether each root move's own ownership is kept ([`MoveStat::ownership`]): a board of sums per root
@@ -102,7 +103,7 @@ impl Default for MctsConfig {
             max_nodes: 1_500_000,
             rave_equiv: 3000.0,
             explore: 0.05,
-            pattern_prior: 0.0,
+            pattern_prior: 20.0,
             pattern_slope: 0.1,
             moves_ownership: false,
         }
