@@ -1,16 +1,20 @@
 //! Random playouts: the speed benchmark of the board, and later the bot's simulations.
 //!
-//! Three kinds (`tesuji bench playouts --mode`):
+//! Four kinds (`tesuji bench playouts --mode`):
 //! - [`Mode::Light`]: libEGO 0.1.127's light playout: from a random place in the empty-point list, the first
 //!   point that is not the mover's eye and is pseudo-legal (simple ko; multi-stone suicide allowed); two passes
 //!   or 2 × points moves end it; score = stones + one-point eyes.
 //! - [`Mode::Uniform`]: exactly uniform over the legal non-eye plays; simple ko, no suicide.
 //! - [`Mode::Rules`]: uniform over the legal non-eye plays of a [`Game`] under `tromp-taylor`: positional
 //!   superko checked on every move.
+//! - [`Mode::Policy`]: the tree search's playout policy ([`crate::policy`]: atari answers, shapes, ladders
+//!   early, fill board on big boards), as each playout below the tree runs it; score as the light playout's.
 
 use rand::{Rng, RngExt, SeedableRng};
 use rand_pcg::Pcg32;
-use tesuji_rules::{Board, Color, Game, Move, Rules, Size};
+use tesuji_rules::{Board, Color, Game, Idx, Move, Rules, Size};
+
+use crate::policy;
 
 /// The kind of playout.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +22,7 @@ pub enum Mode {
     Light,
     Uniform,
     Rules,
+    Policy,
 }
 
 /// The end of one playout.
@@ -38,6 +43,8 @@ pub struct Playouts {
     empty_board: Board,
     board: Board,
     rules: Rules,
+    policy: policy::Scratch,
+    turns: Vec<(Idx, Color)>,
 }
 
 impl Playouts {
@@ -54,9 +61,11 @@ impl Playouts {
             rng: Pcg32::seed_from_u64(seed),
             scratch: Vec::with_capacity(size.area()),
             candidates: Vec::with_capacity(size.area()),
+            rules,
+            policy: policy::Scratch::for_board(&board),
+            turns: Vec::with_capacity(2 * size.area()),
             empty_board: board.clone(),
             board,
-            rules,
         }
     }
 
@@ -66,6 +75,7 @@ impl Playouts {
             Mode::Light => self.light(),
             Mode::Uniform => self.uniform(),
             Mode::Rules => self.rules(),
+            Mode::Policy => self.policy(),
         }
     }
 
@@ -85,6 +95,25 @@ impl Playouts {
             let start = ((rng.next_u32() as u64 * n) >> 32) as usize;
             board.first_light_candidate(to_move, start)
         })
+    }
+
+    fn policy(&mut self) -> Outcome {
+        self.board.clone_from(&self.empty_board);
+        self.turns.clear();
+        let max = self.max_moves() as usize;
+        policy::run(
+            &mut self.board,
+            Color::Black,
+            policy::PASS,
+            &mut self.rng,
+            &mut self.policy,
+            &mut self.turns,
+            max,
+        );
+        Outcome {
+            moves: self.turns.len() as u32,
+            margin: eye_score(&self.board),
+        }
     }
 
     fn uniform(&mut self) -> Outcome {
@@ -220,7 +249,7 @@ mod tests {
 
     #[test]
     fn playouts_end_and_score_within_the_board() {
-        for mode in [Mode::Light, Mode::Uniform, Mode::Rules] {
+        for mode in [Mode::Light, Mode::Uniform, Mode::Rules, Mode::Policy] {
             let size = Size::square(9).unwrap();
             let mut p = Playouts::new(size, 7);
             for _ in 0..20 {
@@ -235,7 +264,7 @@ mod tests {
     fn same_seed_same_playouts() {
         let size = Size::square(9).unwrap();
         let (mut a, mut b) = (Playouts::new(size, 42), Playouts::new(size, 42));
-        for mode in [Mode::Light, Mode::Uniform, Mode::Rules] {
+        for mode in [Mode::Light, Mode::Uniform, Mode::Rules, Mode::Policy] {
             for _ in 0..5 {
                 assert_eq!(a.run(mode), b.run(mode));
             }

@@ -332,6 +332,7 @@ enum PlayoutMode {
     Light,
     Uniform,
     Rules,
+    Policy,
 }
 
 fn main() -> ExitCode {
@@ -634,6 +635,7 @@ fn bench_playouts(
         PlayoutMode::Light => Mode::Light,
         PlayoutMode::Uniform => Mode::Uniform,
         PlayoutMode::Rules => Mode::Rules,
+        PlayoutMode::Policy => Mode::Policy,
     };
     let mut playouts = Playouts::new(size, seed);
     let budget = Duration::from_secs_f64(seconds);
