@@ -12,7 +12,7 @@ use tesuji_rules::{Board, Color, Idx};
 /// The liberties of the chain through the stone at `i`, up to `out.len()` of them; returns how many it found.
 /// Stops early once `out` is full, so for big chains with many liberties it is cheap.
 #[inline]
-fn chain_liberties(board: &Board, i: Idx, out: &mut [Idx]) -> usize {
+pub(crate) fn chain_liberties(board: &Board, i: Idx, out: &mut [Idx]) -> usize {
     let mut n = 0;
     for s in board.chain_stones(i) {
         for l in board.neighbors(s) {

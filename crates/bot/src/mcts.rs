@@ -85,6 +85,8 @@ pub struct MctsConfig {
     /// games of self-play on 9×9 at 3000 playouts: 64% against none; 40 no better than 20).
     pub pattern_prior: f32,
     pub pattern_slope: f32,
+    /// Whether the playouts fight for two liberties at the last move ([`policy::two_liberty_moves`]).
+    pub playout_two_libs: bool,
     /// Whether each root move's own ownership is kept ([`MoveStat::ownership`]): a board of sums per root
     /// move, for analysis tools (KataGo's `movesOwnership`).
     pub moves_ownership: bool,
@@ -105,6 +107,7 @@ impl Default for MctsConfig {
             explore: 0.05,
             pattern_prior: 20.0,
             pattern_slope: 0.1,
+            playout_two_libs: false,
             moves_ownership: false,
         }
     }
@@ -125,7 +128,7 @@ impl MctsConfig {
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W or slope=S"
+    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S or twolib=0|1"
 )]
 pub struct BadSetting(pub String);
 
@@ -136,7 +139,7 @@ impl std::str::FromStr for MctsConfig {
     /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns); for
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
-    /// model's prior visits, 0 for none, and value slope). The empty string is the default: one second
+    /// model's prior visits, 0 for none, and value slope), `twolib=1` (the playouts' fights of two liberties). The empty string is the default: one second
     /// per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
@@ -203,6 +206,13 @@ impl std::str::FromStr for MctsConfig {
                         .ok()
                         .filter(|x| (0.0..=1.0).contains(x))
                         .ok_or_else(bad)?
+                }
+                "twolib" => {
+                    c.playout_two_libs = match value {
+                        "0" => false,
+                        "1" => true,
+                        _ => return Err(bad()),
+                    }
                 }
                 "expand" => {
                     c.expand_after = value
@@ -1186,7 +1196,7 @@ impl<'a> Worker<'a> {
             tree_moves: Vec::new(),
             path_hashes: Vec::new(),
             playout_moves: Vec::with_capacity(ctx.max_moves + 1),
-            scratch: policy::Scratch::for_board(&ctx.board),
+            scratch: policy::Scratch::for_board(&ctx.board).with_two_libs(config.playout_two_libs),
             ladder: Ladder::new(),
             cfg: Vec::new(),
             cfg_queue: Vec::new(),

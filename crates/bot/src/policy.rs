@@ -6,6 +6,9 @@
 //!    to it in atari, save it: capture a neighbouring chain that is itself in atari, or extend at the liberty when
 //!    that leaves the chain at least two liberties (and, with exactly two, early in the playout, when it does
 //!    not then die in a ladder: [`crate::ladder`]). One of these moves at random.
+//!    With [`Scratch::with_two_libs`] (the search's `twolib=1`, off by default), then, early in the playout:
+//!    [`two_liberty_moves`], a ladder on the last move's chain of two liberties or a run from one on a chain
+//!    of `c`'s.
 //! 2. **Patterns.** One of the empty points around the last move whose 3×3 neighbourhood is a
 //!    [`crate::patterns`] shape, when the play is not a self-atari.
 //! 3. **Fill board** (boards of 13×13 and more). A few random empty points are tried; the first whose eight
@@ -39,6 +42,8 @@ pub struct Scratch {
     ladders: bool,
     /// Whether the fill-board step runs ([`fill_board_move`]): set by [`Scratch::for_board`] on big boards.
     fill_board: bool,
+    /// Whether the fights-of-two-liberties step runs ([`two_liberty_moves`]).
+    two_libs: bool,
 }
 
 impl Default for Scratch {
@@ -54,6 +59,7 @@ impl Scratch {
             ladder: Ladder::new(),
             ladders: true,
             fill_board: false,
+            two_libs: false,
         }
     }
 
@@ -63,6 +69,14 @@ impl Scratch {
         Scratch {
             fill_board: size.width().min(size.height()) >= 13,
             ..Scratch::new()
+        }
+    }
+
+    /// These buffers with the fights-of-two-liberties step on or off.
+    pub fn with_two_libs(self, on: bool) -> Scratch {
+        Scratch {
+            two_libs: on,
+            ..self
         }
     }
 
@@ -256,6 +270,45 @@ pub fn atari_moves(
     }
 }
 
+/// Step 1b, early in a playout (it reads ladders): fights of two liberties at the last move. When the last
+/// move left its own chain two liberties, an atari at one of them that the chain cannot escape by ladder; when
+/// it left a chain of `c`'s beside it two liberties and the opponent would capture that chain by ladder, a
+/// liberty that gives it three or more.
+pub fn two_liberty_moves(
+    board: &Board,
+    c: Color,
+    last: Idx,
+    out: &mut Vec<Idx>,
+    ladder: &mut Ladder,
+) {
+    let mut libs = [0; 3];
+    if board.color_at(last) == Some(c.opponent())
+        && crate::ladder::chain_liberties(board, last, &mut libs) == 2
+    {
+        for &l in &libs[..2] {
+            if board.is_light_legal(c, l)
+                && !tactics(board, c, l).is_self_atari()
+                && ladder.ladder_capture(board, c, l, PLAYOUT_LADDER_BUDGET) > 0
+            {
+                out.push(l);
+            }
+        }
+    }
+    for n in board.neighbors(last) {
+        if board.color_at(n) != Some(c)
+            || crate::ladder::chain_liberties(board, n, &mut libs) != 2
+            || !ladder.captured_with_two(board, n, PLAYOUT_LADDER_BUDGET)
+        {
+            continue;
+        }
+        for &l in &libs[..2] {
+            if board.is_light_legal(c, l) && tactics(board, c, l).liberties >= 3 {
+                out.push(l);
+            }
+        }
+    }
+}
+
 /// Step 2: pattern moves around the last move that are not self-atari.
 pub fn pattern_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
     for n in board
@@ -350,6 +403,12 @@ fn choose_reading(
         atari_moves(board, c, last, out, ladder);
         if let Some(m) = pick(rng, out) {
             return m;
+        }
+        if scratch.two_libs && read_ladders && scratch.ladders {
+            two_liberty_moves(board, c, last, out, &mut scratch.ladder);
+            if let Some(m) = pick(rng, out) {
+                return m;
+            }
         }
         pattern_moves(board, c, last, out);
         if let Some(m) = pick(rng, out) {
@@ -513,6 +572,45 @@ mod tests {
             let m = choose(&b, Color::Black, last, &mut rng, &mut Scratch::new());
             assert_eq!(m, b.idx(Point::new(2, 1)));
         }
+    }
+
+    #[test]
+    fn two_liberty_fights_chase_ladders_and_run_from_them() {
+        let two = |diagram: &str, c: Color, last: (u8, u8)| {
+            let b = board(diagram);
+            let mut out = Vec::new();
+            two_liberty_moves(
+                &b,
+                c,
+                b.idx(Point::new(last.0, last.1)),
+                &mut out,
+                &mut Ladder::new(),
+            );
+            let mut points: Vec<(u8, u8)> =
+                out.iter().map(|&m| (b.point(m).x, b.point(m).y)).collect();
+            points.sort();
+            points
+        };
+        // White's corner stone: crawling along either edge dies, so both ataris capture it. (A small board: the
+        // playouts' ladder budget settles short ladders only.)
+        let empty = "....\n....\n....\n....";
+        let corner = "O...\n....\n....\n....";
+        assert_eq!(two(corner, Color::Black, (0, 0)), [(0, 1), (1, 0)]);
+        // A white stone beside the left edge breaks the ladder down that edge: the atari on the top row, which
+        // sends White down there, is no capture.
+        let breaker = "O...\n....\n.O..\n....";
+        assert_eq!(two(breaker, Color::Black, (0, 0)), [(0, 1)]);
+        // White's hane leaves Black's edge stone two liberties and a ladder along the edge: only extending down
+        // the edge reaches three liberties (the corner gives two).
+        let hane = "....\nXO..\n....\n....";
+        assert_eq!(two(hane, Color::Black, (1, 1)), [(0, 2)]);
+        // Two liberties in the open are no ladder: nothing to run from.
+        let loose = ".......\n.......\n...O...\n..OX...\n.......\n.......\n.......";
+        assert!(two(loose, Color::Black, (2, 3)).is_empty());
+        // Nothing to fight for on an open board.
+        let open = "....\n.O..\n....\n....";
+        assert!(two(open, Color::Black, (1, 1)).is_empty());
+        assert!(two(empty, Color::Black, (2, 2)).is_empty());
     }
 
     #[test]

@@ -74,6 +74,7 @@ fn same_seed_and_playouts_give_the_same_search_on_every_size() {
         for config in [
             "playouts=150,threads=1",
             "playouts=150,threads=2,patterns=30",
+            "playouts=150,threads=1,patterns=0,twolib=1",
         ] {
             let config: MctsConfig = config.parse().unwrap();
             let a = MctsBot::new(config, 5).analyze(&g, &r, false);
@@ -536,10 +537,15 @@ fn settings_parse() {
     assert_eq!(c.playouts, MctsConfig::default().playouts);
     let c: MctsConfig = "patterns=25,slope=0.2".parse().unwrap();
     assert_eq!((c.pattern_prior, c.pattern_slope), (25.0, 0.2));
+    assert!(!c.playout_two_libs);
+    let c: MctsConfig = "twolib=1".parse().unwrap();
+    assert!(c.playout_two_libs);
     for bad in [
         "patterns=-1",
         "patterns=nan",
         "slope=2",
+        "twolib=2",
+        "twolib=yes",
         "explore=-1",
         "explore=11",
         "rave=nan",
