@@ -132,11 +132,11 @@ fn code(board: &Board, i: Idx) -> u32 {
     }
 }
 
-/// The neighbourhood key of an on-board point.
+/// The eight cells around the on-board point `i`, in key order (NW, N, NE, W, E, SW, S, SE).
 #[inline]
-pub fn key(board: &Board, i: Idx) -> u32 {
+pub fn around(board: &Board, i: Idx) -> [Idx; 8] {
     let s = board.stride();
-    let cells = [
+    [
         i - s - 1,
         i - s,
         i - s + 1,
@@ -145,9 +145,14 @@ pub fn key(board: &Board, i: Idx) -> u32 {
         i + s - 1,
         i + s,
         i + s + 1,
-    ];
+    ]
+}
+
+/// The neighbourhood key of an on-board point.
+#[inline]
+pub fn key(board: &Board, i: Idx) -> u32 {
     let mut key = 0;
-    for (k, &c) in cells.iter().enumerate() {
+    for (k, &c) in around(board, i).iter().enumerate() {
         key |= code(board, c) << (2 * k);
     }
     key
