@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 
 use tesuji_rules::{Board, Color, Idx};
 
-use crate::ladder::Ladder;
-use crate::policy::{self, PASS};
+use crate::ladder::{Ladder, chain_liberties};
+use crate::policy::{PASS, Reading};
 
 /// Number of feature groups.
 pub const GROUPS: usize = 8;
@@ -163,22 +163,7 @@ fn distance_level(board: &Board, a: Idx, b: Idx) -> u32 {
 /// Whether some chain of `c`'s opponent next to `i` has exactly two liberties (a play at `i` takes one).
 fn puts_in_atari(board: &Board, c: Color, i: Idx) -> bool {
     board.neighbors(i).into_iter().any(|n| {
-        board.color_at(n) == Some(c.opponent()) && {
-            let mut libs = [0; 3];
-            let mut k = 0;
-            'walk: for s in board.chain_stones(n) {
-                for l in board.neighbors(s) {
-                    if board.is_empty_at(l) && !libs[..k].contains(&l) {
-                        if k == 3 {
-                            break 'walk;
-                        }
-                        libs[k] = l;
-                        k += 1;
-                    }
-                }
-            }
-            k == 2
-        }
+        board.color_at(n) == Some(c.opponent()) && chain_liberties(board, n, &mut [0; 3]) == 2
     })
 }
 
@@ -192,8 +177,8 @@ pub fn features(
     prev: Idx,
     ladder: &mut Ladder,
 ) -> Features {
-    let mut f = [0; GROUPS];
     if m == PASS {
+        let mut f = [0; GROUPS];
         f[Group::Pattern as usize] = if last == PASS {
             PASS_AFTER_PASS_KEY
         } else {
@@ -201,8 +186,21 @@ pub fn features(
         };
         return f;
     }
+    play_features(board, c, m, last, prev, &Reading::of(board, c, m, ladder))
+}
+
+/// [`features`] of a play (not a pass) whose [`Reading`] is known.
+pub fn play_features(
+    board: &Board,
+    c: Color,
+    m: Idx,
+    last: Idx,
+    prev: Idx,
+    reading: &Reading,
+) -> Features {
+    let mut f = [0; GROUPS];
     f[Group::Pattern as usize] = pattern_key(board, c, m);
-    let t = policy::tactics(board, c, m);
+    let t = reading.tactics;
     f[Group::Capture as usize] = if t.captured == 0 {
         0
     } else if last != PASS
@@ -220,7 +218,7 @@ pub fn features(
     };
     f[Group::Escape as usize] = match (t.rescued, t.liberties) {
         (0, _) => 0,
-        (_, 2) if ladder.escape_fails(board, c, m, Ladder::BUDGET) => 1,
+        (_, 2) if reading.escape_fails => 1,
         (_, 2) => 2,
         _ => 3,
     };
@@ -229,12 +227,13 @@ pub fn features(
     } else {
         0
     };
-    f[Group::Atari as usize] = if !puts_in_atari(board, c, m) {
-        0
-    } else if !t.is_self_atari() && ladder.ladder_capture(board, c, m, Ladder::BUDGET) > 0 {
+    // A ladder capture puts a chain in atari, and a self-atari catches nothing (`Reading::caught`).
+    f[Group::Atari as usize] = if reading.caught > 0 {
         2
-    } else {
+    } else if puts_in_atari(board, c, m) {
         1
+    } else {
+        0
     };
     f[Group::Last as usize] = distance_level(board, m, last);
     f[Group::Prev as usize] = distance_level(board, m, prev);

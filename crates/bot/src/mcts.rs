@@ -57,7 +57,7 @@ use crate::estimate::{self, Estimate};
 use crate::features::{self, Gammas};
 use crate::ladder::Ladder;
 use crate::patterns;
-use crate::policy::{self, PASS, Scorer};
+use crate::policy::{self, PASS, Reading, Scorer};
 
 /// How hard the bot thinks.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -1016,14 +1016,7 @@ fn cfg_distances(board: &Board, last: Idx, dist: &mut Vec<u8>, queue: &mut Vec<I
 }
 
 /// Prior visits and wins of a child: an even start, then knowledge.
-fn prior(
-    board: &Board,
-    c: Color,
-    m: Idx,
-    last: Idx,
-    size: Size,
-    ladder: &mut Ladder,
-) -> (f32, f32) {
+fn prior(board: &Board, m: Idx, last: Idx, size: Size, reading: &Reading) -> (f32, f32) {
     const EVEN: f32 = 10.0;
     if m == PASS {
         return (EVEN, 0.3 * EVEN);
@@ -1033,12 +1026,12 @@ fn prior(
         n += visits;
         w += visits * value;
     };
-    let t = policy::tactics(board, c, m);
+    let t = reading.tactics;
     if t.captured > 0 {
         add(10.0 + 5.0 * t.captured.min(6) as f32, 1.0);
     }
     if t.rescued > 0 {
-        if t.liberties == 2 && ladder.escape_fails(board, c, m, Ladder::BUDGET) {
+        if reading.escape_fails {
             // Running in a ladder: the chain dies anyway, bigger.
             add(20.0 + 2.0 * t.rescued.min(10) as f32, 0.0);
         } else {
@@ -1051,7 +1044,7 @@ fn prior(
     if t.is_self_atari() {
         add(if t.stones >= 3 { 30.0 } else { 15.0 }, 0.0);
     } else {
-        let caught = ladder.ladder_capture(board, c, m, Ladder::BUDGET);
+        let caught = reading.caught;
         if caught > 0 {
             add(10.0 + 5.0 * caught.min(6) as f32, 0.9);
         }
@@ -1159,8 +1152,10 @@ struct Worker<'a> {
     /// Per padded index: the common-fate-graph distance from the last move (see [`cfg_distances`]).
     cfg: Vec<u8>,
     cfg_queue: Vec<Idx>,
-    /// Buffers of `expand`: the children's moves, and their strengths in the learned model.
+    /// Buffers of `expand`: the children's moves, their tactical readings, and their strengths in the
+    /// learned model.
     moves: Vec<Idx>,
+    readings: Vec<Reading>,
     strengths: Vec<f32>,
     scorer: Scorer,
     /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
@@ -1201,6 +1196,7 @@ impl<'a> Worker<'a> {
             cfg: Vec::new(),
             cfg_queue: Vec::new(),
             moves: Vec::new(),
+            readings: Vec::new(),
             strengths: Vec::new(),
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
@@ -1391,17 +1387,27 @@ impl<'a> Worker<'a> {
         // The learned model's strengths of the plays, normalized to their mean: `p·n`. Not of the pass: the
         // records' players pass after a pass once the game is over for them, and the model would make passing
         // back look good before the search has judged the count (the pass keeps its own prior).
+        // Both priors share one tactical reading of each play: its ladders are the costly part.
+        let readings = &mut self.readings;
+        readings.clear();
+        readings.extend(moves.iter().map(|&m| {
+            if m == PASS {
+                Reading::default()
+            } else {
+                Reading::of(board, c, m, ladder)
+            }
+        }));
         let config = self.config;
         let strengths = &mut self.strengths;
         strengths.clear();
         let plays = moves.iter().filter(|&&m| m != PASS).count();
         if config.pattern_prior > 0.0 && plays > 1 {
             let gammas = Gammas::builtin();
-            strengths.extend(moves.iter().map(|&m| {
+            strengths.extend(moves.iter().zip(readings.iter()).map(|(&m, r)| {
                 if m == PASS {
                     return 0.0;
                 }
-                gammas.strength(&features::features(board, c, m, st.last, st.prev, ladder))
+                gammas.strength(&features::play_features(board, c, m, st.last, st.prev, r))
             }));
             let mean = strengths.iter().sum::<f32>() / plays as f32;
             if mean > 0.0 && mean.is_finite() {
@@ -1412,7 +1418,7 @@ impl<'a> Worker<'a> {
         }
         let cfg = &self.cfg;
         for (k, &m) in moves.iter().enumerate() {
-            let (mut pn, mut pw) = prior(board, c, m, st.last, size, ladder);
+            let (mut pn, mut pw) = prior(board, m, st.last, size, &readings[k]);
             let (an, aw) = if amaf_prior && m != PASS {
                 (AMAF_PRIOR * pn, AMAF_PRIOR * pw)
             } else {

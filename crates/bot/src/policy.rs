@@ -115,6 +115,38 @@ impl Tactics {
     }
 }
 
+/// What a play does in a fight, read once for both of the tree's priors (the hand-made one and the learned
+/// model's): its [`Tactics`] and the ladders it meets.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    pub tactics: Tactics,
+    /// It takes in own stones in atari and leaves them two liberties, and the opponent captures them by ladder.
+    pub escape_fails: bool,
+    /// The stones of the biggest opponent chain it puts in atari that cannot escape ([`Ladder::ladder_capture`];
+    /// 0 for none, and for a self-atari).
+    pub caught: u32,
+}
+
+impl Reading {
+    /// The reading of `c`'s legal play at the empty on-board point `m`, with the ladder reader's full budget.
+    pub fn of(board: &Board, c: Color, m: Idx, ladder: &mut Ladder) -> Reading {
+        let tactics = tactics(board, c, m);
+        let escape_fails = tactics.rescued > 0
+            && tactics.liberties == 2
+            && ladder.escape_fails(board, c, m, Ladder::BUDGET);
+        let caught = if tactics.is_self_atari() {
+            0
+        } else {
+            ladder.ladder_capture(board, c, m, Ladder::BUDGET)
+        };
+        Reading {
+            tactics,
+            escape_fails,
+            caught,
+        }
+    }
+}
+
 /// Up to three distinct liberties, other than the point played.
 struct Libs {
     at: [Idx; 3],
