@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use tesuji_rules::{Board, Color, Idx};
 
 use crate::ladder::{Ladder, chain_liberties};
+use crate::patterns::{self, CELLS};
 use crate::policy::{PASS, Reading};
 
 /// Number of feature groups.
@@ -86,30 +87,15 @@ pub const PASS_KEY: u32 = 1 << 31;
 /// The pattern key of a pass after a pass.
 pub const PASS_AFTER_PASS_KEY: u32 = (1 << 31) | 1;
 
-/// Offsets (dx, dy) of the eight cells around a point, in key order.
-const CELLS: [(i32, i32); 8] = [
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (-1, 0),
-    (1, 0),
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-];
-
-/// Per symmetry of the square, the key cell each cell goes to.
+/// Per symmetry of the square, the key cell each cell goes to (the cells and symmetries of
+/// [`crate::patterns`]).
 fn symmetries() -> &'static [[usize; 8]; 8] {
     static PERMS: OnceLock<[[usize; 8]; 8]> = OnceLock::new();
     PERMS.get_or_init(|| {
         let mut perms = [[0; 8]; 8];
         for (sym, perm) in perms.iter_mut().enumerate() {
-            for (k, &(dx, dy)) in CELLS.iter().enumerate() {
-                let (a, b) = if sym & 4 != 0 { (dy, dx) } else { (dx, dy) };
-                let to = (
-                    if sym & 1 != 0 { -a } else { a },
-                    if sym & 2 != 0 { -b } else { b },
-                );
+            for (k, &cell) in CELLS.iter().enumerate() {
+                let to = patterns::symmetry(sym, cell);
                 perm[k] = CELLS.iter().position(|&c| c == to).unwrap_or(k);
             }
         }
@@ -122,7 +108,7 @@ fn symmetries() -> &'static [[usize; 8]; 8] {
 /// is in atari (only the four adjacent cells can have it); the least of its eight symmetric images, so that a
 /// shape and its rotations and reflections are one pattern.
 pub fn pattern_key(board: &Board, c: Color, i: Idx) -> u32 {
-    let cells = crate::patterns::around(board, i);
+    let cells = patterns::around(board, i);
     let mut codes = [0u32; 8];
     let mut atari = [false; 8];
     for (k, &x) in cells.iter().enumerate() {

@@ -48,7 +48,7 @@ const PATTERNS: &[[&str; 3]] = &[
 ];
 
 /// The (dx, dy) of the eight cells around the centre, in key order.
-const CELLS: [(i32, i32); 8] = [
+pub(crate) const CELLS: [(i32, i32); 8] = [
     (-1, -1),
     (0, -1),
     (1, -1),
@@ -86,20 +86,12 @@ fn build() -> Vec<u64> {
     let mut bits = vec![0u64; 1 << 10];
     for rows in PATTERNS {
         let cell = |dx: i32, dy: i32| rows[(dy + 1) as usize].as_bytes()[(dx + 1) as usize];
-        // The eight symmetries of the square: optional transpose, then optional reflections of each axis.
         for sym in 0..8 {
-            let transform = |(dx, dy): (i32, i32)| {
-                let (a, b) = if sym & 4 != 0 { (dy, dx) } else { (dx, dy) };
-                (
-                    if sym & 1 != 0 { -a } else { a },
-                    if sym & 2 != 0 { -b } else { b },
-                )
-            };
             for (x, o) in [(BLACK, WHITE), (WHITE, BLACK)] {
                 // Cell k of the key holds what the pattern has at the cell that the symmetry sends to it.
                 let mut choices: [Vec<u32>; 8] = Default::default();
-                for (k, &(dx, dy)) in CELLS.iter().enumerate() {
-                    let (sx, sy) = transform((dx, dy));
+                for (k, &cell_k) in CELLS.iter().enumerate() {
+                    let (sx, sy) = symmetry(sym, cell_k);
                     choices[k] = allowed(cell(sx, sy), x, o);
                 }
                 expand(&choices, 0, 0, &mut bits);
@@ -107,6 +99,16 @@ fn build() -> Vec<u64> {
         }
     }
     bits
+}
+
+/// Symmetry `sym` (0 to 7) of the square applied to the offset `(dx, dy)`: a transpose when bit 2 is set, then
+/// a reflection of x for bit 0 and of y for bit 1.
+pub(crate) fn symmetry(sym: usize, (dx, dy): (i32, i32)) -> (i32, i32) {
+    let (a, b) = if sym & 4 != 0 { (dy, dx) } else { (dx, dy) };
+    (
+        if sym & 1 != 0 { -a } else { a },
+        if sym & 2 != 0 { -b } else { b },
+    )
 }
 
 fn expand(choices: &[Vec<u32>; 8], k: usize, key: u32, bits: &mut [u64]) {
