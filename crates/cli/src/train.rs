@@ -172,14 +172,18 @@ impl Levels {
     }
 }
 
+/// A candidate's strength: the product of its levels' gammas.
+fn strength(levels: &[u32; GROUPS], gamma: &[f64]) -> f64 {
+    levels.iter().map(|&l| gamma[l as usize]).product()
+}
+
 /// Mean log-likelihood of the moves played, and the share of positions where the played move is the strongest.
 fn measure(set: &Set, gamma: &[f64]) -> (f64, f64) {
     let (mut ll, mut top) = (0.0, 0usize);
+    let mut strengths = Vec::new();
     for &(a, b, won) in &set.comps {
-        let strengths: Vec<f64> = set.cands[a..b]
-            .iter()
-            .map(|c| c.iter().map(|&l| gamma[l as usize]).product())
-            .collect();
+        strengths.clear();
+        strengths.extend(set.cands[a..b].iter().map(|c| strength(c, gamma)));
         let sum: f64 = strengths.iter().sum();
         ll += (strengths[won] / sum).ln();
         let best = strengths
@@ -201,11 +205,7 @@ fn mm_step(set: &Set, levels: &Levels, gamma: &mut [f64], g: usize) {
     let mut strengths = Vec::new();
     for &(a, b, won) in &set.comps {
         strengths.clear();
-        strengths.extend(
-            set.cands[a..b]
-                .iter()
-                .map(|c| c.iter().map(|&l| gamma[l as usize]).product::<f64>()),
-        );
+        strengths.extend(set.cands[a..b].iter().map(|c| strength(c, gamma)));
         let sum: f64 = strengths.iter().sum();
         for (c, s) in set.cands[a..b].iter().zip(&strengths) {
             let l = c[g] as usize;
@@ -268,17 +268,17 @@ pub fn patterns(paths: &[PathBuf], settings: &Settings, command: &str) -> Result
         test_set.comps.len(),
         levels.patterns.len()
     );
+    let (mut ll, mut top) = (0.0, 0.0);
     for it in 1..=settings.iterations {
         for g in 0..GROUPS {
             mm_step(&train_set, &levels, &mut gamma, g);
         }
-        let (ll, top) = measure(&train_set, &gamma);
+        (ll, top) = measure(&train_set, &gamma);
         println!(
             "iteration {it}: log-likelihood {ll:.4} a move, played move first {:.1}%",
             100.0 * top
         );
     }
-    let (ll, top) = measure(&train_set, &gamma);
     let mut header = format!(
         "Gammas of the bot's move features (tesuji_bot::features), made by this command with --out FILE:\n  {command}\n\
          from {used} games, {} positions; {} patterns of their own.\n\
