@@ -9,9 +9,9 @@
 //! lines, the first two lines away from contact, and closeness to the last move in the common-fate graph, where a
 //! chain is one node, in place of the smaller boards' bonus for the eight points around the last move), and the
 //! learned move model of [`crate::features`] (more visits, at a value that grows with the log of the move's
-//! probability among the children: [`MctsConfig::pattern_prior`]), so no first-play urgency is needed. On those big boards the prior, except the closeness,
-//! also starts the child's AMAF record, scaled up, since AMAF soon outweighs the prior's visits and in open areas
-//! favours the second line. A child
+//! probability among the children: [`MctsConfig::pattern_prior`]), so no first-play urgency is needed. On those
+//! big boards the prior, except the closeness, also starts the child's AMAF record, scaled up, since AMAF soon
+//! outweighs the prior's visits and in open areas favours the second line. A child
 //! is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule `β = n_amaf / (n_amaf + n + n·n_amaf / K)`
 //! (`n` includes the prior's visits), plus a small UCB term. After each playout every node of the path counts
 //! the result, and each of its children whose point was played first, after that node, by the child's colour
@@ -42,6 +42,7 @@
 //! ## Passing and resigning
 //! See [`MctsBot::choose`].
 
+use std::ops::RangeInclusive;
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -84,6 +85,8 @@ pub struct MctsConfig {
     /// `0.5 + pattern_slope · ln(p·n)` (kept within 0.05 to 0.95). 0: no pattern prior. Default 20 (100
     /// games of self-play on 9×9 at 3000 playouts: 64% against none; 40 no better than 20).
     pub pattern_prior: f32,
+    /// How fast that value grows with the log of the move's relative probability (default 0.1: half or twice
+    /// it lost in self-play).
     pub pattern_slope: f32,
     /// Whether the playouts fight for two liberties at the last move ([`policy::two_liberty_moves`]).
     pub playout_two_libs: bool,
@@ -139,8 +142,8 @@ impl std::str::FromStr for MctsConfig {
     /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns); for
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
-    /// model's prior visits, 0 for none, and value slope), `twolib=1` (the playouts' fights of two liberties). The empty string is the default: one second
-    /// per move on two threads.
+    /// model's prior visits, 0 for none, and value slope), `twolib=1` (the playouts' fights of two
+    /// liberties). The empty string is the default: one second per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
         let (mut playouts, mut time) = (None, None);
@@ -149,15 +152,7 @@ impl std::str::FromStr for MctsConfig {
             let (key, value) = item.split_once('=').ok_or_else(bad)?;
             let value = value.trim();
             match key.trim().to_ascii_lowercase().as_str() {
-                "playouts" => {
-                    playouts = Some(
-                        value
-                            .parse::<u64>()
-                            .ok()
-                            .filter(|&n| n >= 1)
-                            .ok_or_else(bad)?,
-                    )
-                }
+                "playouts" => playouts = Some(number(value, 1..=u64::MAX).ok_or_else(bad)?),
                 "time" => {
                     let t: f64 = value.parse().map_err(|_| bad())?;
                     if !(t.is_finite() && t > 0.0 && t <= 3600.0) {
@@ -165,48 +160,12 @@ impl std::str::FromStr for MctsConfig {
                     }
                     time = Some(Duration::from_secs_f64(t));
                 }
-                "threads" => {
-                    c.threads = value
-                        .parse::<usize>()
-                        .ok()
-                        .filter(|n| (1..=64).contains(n))
-                        .ok_or_else(bad)?
-                }
-                "resign" => {
-                    let r: f64 = value.parse().map_err(|_| bad())?;
-                    if !(0.0..=1.0).contains(&r) {
-                        return Err(bad());
-                    }
-                    c.resign_below = r;
-                }
-                "explore" => {
-                    c.explore = value
-                        .parse::<f32>()
-                        .ok()
-                        .filter(|x| (0.0..=10.0).contains(x))
-                        .ok_or_else(bad)?
-                }
-                "rave" => {
-                    c.rave_equiv = value
-                        .parse::<f32>()
-                        .ok()
-                        .filter(|x| x.is_finite() && (0.0..=1e9).contains(x))
-                        .ok_or_else(bad)?
-                }
-                "patterns" => {
-                    c.pattern_prior = value
-                        .parse::<f32>()
-                        .ok()
-                        .filter(|x| (0.0..=10_000.0).contains(x))
-                        .ok_or_else(bad)?
-                }
-                "slope" => {
-                    c.pattern_slope = value
-                        .parse::<f32>()
-                        .ok()
-                        .filter(|x| (0.0..=1.0).contains(x))
-                        .ok_or_else(bad)?
-                }
+                "threads" => c.threads = number(value, 1..=64).ok_or_else(bad)?,
+                "resign" => c.resign_below = number(value, 0.0..=1.0).ok_or_else(bad)?,
+                "explore" => c.explore = number(value, 0.0..=10.0).ok_or_else(bad)?,
+                "rave" => c.rave_equiv = number(value, 0.0..=1e9).ok_or_else(bad)?,
+                "patterns" => c.pattern_prior = number(value, 0.0..=10_000.0).ok_or_else(bad)?,
+                "slope" => c.pattern_slope = number(value, 0.0..=1.0).ok_or_else(bad)?,
                 "twolib" => {
                     c.playout_two_libs = match value {
                         "0" => false,
@@ -214,13 +173,7 @@ impl std::str::FromStr for MctsConfig {
                         _ => return Err(bad()),
                     }
                 }
-                "expand" => {
-                    c.expand_after = value
-                        .parse::<u32>()
-                        .ok()
-                        .filter(|n| (1..=10_000).contains(n))
-                        .ok_or_else(bad)?
-                }
+                "expand" => c.expand_after = number(value, 1..=10_000).ok_or_else(bad)?,
                 _ => return Err(bad()),
             }
         }
@@ -233,6 +186,11 @@ impl std::str::FromStr for MctsConfig {
         }
         Ok(c)
     }
+}
+
+/// A setting's number when it parses and lies in `range` (never NaN, which no range contains).
+fn number<T: std::str::FromStr + PartialOrd>(value: &str, range: RangeInclusive<T>) -> Option<T> {
+    value.parse::<T>().ok().filter(|x| range.contains(x))
 }
 
 /// What the bot does on its turn.
