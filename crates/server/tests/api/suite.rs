@@ -1584,8 +1584,7 @@ async fn the_computer_answers_moves_and_accepts_the_count() {
     // move, so none of them thinks yet.
     for bot in ["mcts-2", "mcts-3", "mcts-4"] {
         let (status, table) = ann
-            .post(
-                "/api/games",
+            .create_game(
                 json!({"rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": bot}),
             )
             .await
