@@ -93,6 +93,9 @@ pub struct MctsConfig {
     /// Whether each root move's own ownership is kept ([`MoveStat::ownership`]): a board of sums per root
     /// move, for analysis tools (KataGo's `movesOwnership`).
     pub moves_ownership: bool,
+    /// Whether [`MctsBot::choose_keeping`] starts a search from the subtree that the previous search of the same
+    /// game grew under the moves played since (default on).
+    pub reuse: bool,
 }
 
 impl Default for MctsConfig {
@@ -112,6 +115,7 @@ impl Default for MctsConfig {
             pattern_slope: 0.1,
             playout_two_libs: false,
             moves_ownership: false,
+            reuse: true,
         }
     }
 }
@@ -131,7 +135,7 @@ impl MctsConfig {
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S or twolib=0|1"
+    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S, twolib=0|1 or reuse=0|1"
 )]
 pub struct BadSetting(pub String);
 
@@ -143,7 +147,7 @@ impl std::str::FromStr for MctsConfig {
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
     /// model's prior visits, 0 for none, and value slope), `twolib=1` (the playouts' fights of two
-    /// liberties). The empty string is the default: one second per move on two threads.
+    /// liberties), `reuse=0` (every search from an empty tree). The empty string is the default: one second per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
         let (mut playouts, mut time) = (None, None);
@@ -166,13 +170,8 @@ impl std::str::FromStr for MctsConfig {
                 "rave" => c.rave_equiv = number(value, 0.0..=1e9).ok_or_else(bad)?,
                 "patterns" => c.pattern_prior = number(value, 0.0..=10_000.0).ok_or_else(bad)?,
                 "slope" => c.pattern_slope = number(value, 0.0..=1.0).ok_or_else(bad)?,
-                "twolib" => {
-                    c.playout_two_libs = match value {
-                        "0" => false,
-                        "1" => true,
-                        _ => return Err(bad()),
-                    }
-                }
+                "twolib" => c.playout_two_libs = switch(value).ok_or_else(bad)?,
+                "reuse" => c.reuse = switch(value).ok_or_else(bad)?,
                 "expand" => c.expand_after = number(value, 1..=10_000).ok_or_else(bad)?,
                 _ => return Err(bad()),
             }
@@ -185,6 +184,15 @@ impl std::str::FromStr for MctsConfig {
             }
         }
         Ok(c)
+    }
+}
+
+/// A setting that is on (`1`) or off (`0`).
+fn switch(value: &str) -> Option<bool> {
+    match value {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
     }
 }
 
@@ -316,6 +324,19 @@ impl MctsBot {
     ///   most visited other move at a point that nobody surely owns instead ([`pass_loses`]).
     /// - In cleanup mode, before passing, capture opponent stones that are dead in our area.
     pub fn choose(&self, game: &Game, rules: &Rules, cleanup: bool) -> Decision {
+        self.choose_keeping(game, rules, cleanup, &mut KeptTrees::default())
+    }
+
+    /// [`MctsBot::choose`], starting the search from the trees in `kept` when they are of an earlier position
+    /// of the same game (see [`KeptTrees`]), and leaving this search's trees there. With
+    /// [`MctsConfig::reuse`] off, every search starts empty.
+    pub fn choose_keeping(
+        &self,
+        game: &Game,
+        rules: &Rules,
+        cleanup: bool,
+        kept: &mut KeptTrees,
+    ) -> Decision {
         if game.phase() != Phase::Playing {
             return Decision::Play(Move::Pass);
         }
@@ -352,7 +373,7 @@ impl MctsBot {
                 return Decision::Play(Move::Pass);
             }
         }
-        let analysis = self.analyze(game, rules, cleanup);
+        let analysis = self.search(game, rules, cleanup, Some(kept));
         let Some(best) = analysis.best().cloned() else {
             return Decision::Play(Move::Pass);
         };
@@ -398,38 +419,86 @@ impl MctsBot {
     }
 
     /// The seed of a search: the bot's seed mixed with the position and the move number, so that the same
-    /// position in the same game gets the same search whatever was asked before.
+    /// position in the same game gets the same search whatever was asked before (from an empty tree).
     fn search_seed(&self, game: &Game) -> u64 {
         splitmix(self.seed ^ splitmix(game.board().hash() ^ (game.turns() as u64) << 1))
     }
 
     /// Searches the position of `game` for the player to move (see [`MctsBot::choose`] for the arguments).
     pub fn analyze(&self, game: &Game, rules: &Rules, cleanup: bool) -> Analysis {
+        self.search(game, rules, cleanup, None)
+    }
+
+    /// [`MctsBot::analyze`] from the trees in `kept` when they fit (see [`KeptTrees`]; the moves' visits and
+    /// values then count the kept playouts too, [`Analysis::playouts`] only this search's), leaving this
+    /// search's trees there. With [`MctsConfig::reuse`] off, the same as `analyze`.
+    pub fn analyze_keeping(
+        &self,
+        game: &Game,
+        rules: &Rules,
+        cleanup: bool,
+        kept: &mut KeptTrees,
+    ) -> Analysis {
+        self.search(game, rules, cleanup, Some(kept))
+    }
+
+    /// [`MctsBot::analyze`], from the kept trees when they fit and keeping this search's, when given.
+    fn search(
+        &self,
+        game: &Game,
+        rules: &Rules,
+        cleanup: bool,
+        kept: Option<&mut KeptTrees>,
+    ) -> Analysis {
         let start = Instant::now();
-        let ctx = Context::new(game, rules, cleanup || rules.end == EndRule::Score, None);
+        let score_at_end = cleanup || rules.end == EndRule::Score;
+        let ctx = Context::new(game, rules, score_at_end, None);
         let threads = self.config.threads.max(1);
+        let kept = kept.filter(|_| self.config.reuse);
+        let key = kept
+            .as_ref()
+            .map(|_| TreeKey::of(game, rules, score_at_end));
+        let mut kept = kept;
+        let mut grafts = match (kept.as_deref_mut(), &key) {
+            (Some(k), Some(key)) => k.subtrees(key, &ctx, threads),
+            _ => Vec::new(),
+        };
         let total = match (self.config.playouts, self.config.time) {
             (None, None) => Some(10_000),
             (p, _) => p,
         };
         let deadline = self.config.time.map(|t| start + t);
         let seed = self.search_seed(game);
-        let run = |k: usize| {
+        let run = |k: usize, graft: Option<(Vec<Node>, usize)>| {
             let quota =
                 total.map(|n| n / threads as u64 + u64::from((k as u64) < n % threads as u64));
             let mut w = Worker::new(&ctx, &self.config, splitmix(seed.wrapping_add(k as u64)));
+            if let Some((nodes, at)) = graft {
+                w.graft(&nodes, at);
+            }
             w.search(quota, deadline, None);
             w
         };
+        let mut graft = |k: usize| grafts.get_mut(k).and_then(Option::take);
         let workers: Vec<Worker> = if threads == 1 {
-            vec![run(0)]
+            vec![run(0, graft(0))]
         } else {
             std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads).map(|k| s.spawn(move || run(k))).collect();
+                let handles: Vec<_> = (0..threads)
+                    .map(|k| {
+                        let g = graft(k);
+                        s.spawn(move || run(k, g))
+                    })
+                    .collect();
                 handles.into_iter().filter_map(|h| h.join().ok()).collect()
             })
         };
-        ctx.merge(&workers, start.elapsed())
+        let analysis = ctx.merge(&workers, start.elapsed());
+        if let (Some(kept), Some(key)) = (kept, key) {
+            kept.key = Some(key);
+            kept.trees = workers.into_iter().map(|w| w.nodes).collect();
+        }
+        analysis
     }
 
     /// Searches the position of `game` as [`MctsBot::analyze`] does, and calls `report` with what the search has
@@ -483,6 +552,96 @@ impl MctsBot {
             report(&ctx.merge(&workers, start.elapsed()));
         }
         ctx.merge(&workers, start.elapsed())
+    }
+}
+
+/// Search trees kept from one move to the next ([`MctsBot::choose_keeping`]): when the next search's game is
+/// this one with more turns played (the bot's move and the answer, typically), each thread's subtree under
+/// those turns starts the next search with its visits, as if its playouts had been made again. Anything
+/// else (another game, other rules, an undo) starts empty.
+#[derive(Debug, Default)]
+pub struct KeptTrees {
+    key: Option<TreeKey>,
+    /// Per thread, its tree (the root at 0).
+    trees: Vec<Vec<Node>>,
+}
+
+impl KeptTrees {
+    /// Forgets the trees.
+    pub fn clear(&mut self) {
+        *self = KeptTrees::default();
+    }
+
+    /// Per thread: the kept tree and the index of the node of `key`'s position in it, when the kept trees are
+    /// of an earlier position of `key`'s game and that node has been reached. Empty when nothing fits.
+    /// The trees are taken out: the search that uses them leaves its own.
+    fn subtrees(
+        &mut self,
+        key: &TreeKey,
+        ctx: &Context,
+        threads: usize,
+    ) -> Vec<Option<(Vec<Node>, usize)>> {
+        let (Some(old), trees) = (self.key.take(), std::mem::take(&mut self.trees)) else {
+            return Vec::new();
+        };
+        let follows = old.start == key.start
+            && old.rules == key.rules
+            && old.komi_half == key.komi_half
+            && old.score_at_end == key.score_at_end
+            && key.log.starts_with(&old.log);
+        if !follows || trees.len() != threads {
+            return Vec::new();
+        }
+        let turns: Option<Vec<Idx>> = key.log[old.log.len()..]
+            .iter()
+            .map(|a| match a {
+                Action::Turn(_, Move::Pass) => Some(PASS),
+                Action::Turn(_, Move::Play(p)) => Some(ctx.board.idx(*p)),
+                _ => None,
+            })
+            .collect();
+        let Some(turns) = turns else {
+            return Vec::new();
+        };
+        trees
+            .into_iter()
+            .map(|nodes| {
+                let mut at = 0usize;
+                for &m in &turns {
+                    let nd = nodes.get(at)?;
+                    let first = nd.first_child as usize;
+                    if first == 0 {
+                        return None;
+                    }
+                    at = first
+                        + (0..nd.nchildren as usize)
+                            .find(|&j| nodes.get(first + j).is_some_and(|c| c.mv as Idx == m))?;
+                }
+                Some((nodes, at))
+            })
+            .collect()
+    }
+}
+
+/// What a kept tree is of: the game (its start, rules and turns) and the count searched.
+#[derive(Clone, Debug, PartialEq)]
+struct TreeKey {
+    start: Grid,
+    rules: Rules,
+    komi_half: i32,
+    score_at_end: bool,
+    log: Vec<Action>,
+}
+
+impl TreeKey {
+    fn of(game: &Game, rules: &Rules, score_at_end: bool) -> TreeKey {
+        TreeKey {
+            start: game.start_grid(),
+            rules: *game.rules(),
+            komi_half: rules.komi.net() + rules.handicap_bonus_half_points(),
+            score_at_end,
+            log: game.log().to_vec(),
+        }
     }
 }
 
@@ -764,6 +923,8 @@ impl Context {
         let size = self.board.size();
         let n = self.root_moves.len();
         let mut visits = vec![0u64; n];
+        // This search's own playouts through each root move: the count of its scores and owners.
+        let mut fresh = vec![0u64; n];
         let mut wins = vec![0f64; n];
         let mut priors = vec![0f64; n];
         let mut sums = vec![(0f64, 0f64); n];
@@ -785,6 +946,7 @@ impl Context {
                 for k in 0..(root.nchildren as usize).min(n) {
                     let ch = w.nodes[root.first_child as usize + k];
                     visits[k] += ch.visits as u64;
+                    fresh[k] += w.root_playouts.get(k).copied().unwrap_or(0);
                     wins[k] += ch.wins as f64;
                     priors[k] = ch.prior_wins as f64;
                     sums[k].0 += w.root_scores[k].0;
@@ -827,7 +989,7 @@ impl Context {
             .iter()
             .enumerate()
             .map(|(k, &m)| {
-                let (score_mean, score_stdev) = stats(sums[k], visits[k]);
+                let (score_mean, score_stdev) = stats(sums[k], fresh[k]);
                 let (pv, pv_visits) = match workers.get(deepest[k].1) {
                     Some(w) if visits[k] > 0 => w.principal_variation(k),
                     _ => (vec![self.move_of(m)], vec![0]),
@@ -852,7 +1014,7 @@ impl Context {
                     ownership: moves_own
                         .get(k * ncells..(k + 1) * ncells)
                         .map(|row| {
-                            let count = visits[k].max(1) as f32;
+                            let count = fresh[k].max(1) as f32;
                             row.iter().map(|&s| s as f32 / count).collect()
                         })
                         .unwrap_or_default(),
@@ -1127,6 +1289,8 @@ struct Worker<'a> {
     /// Black's final margins (points, komi included), summed and summed squared: per root child, in the
     /// order of its children, and over all playouts.
     root_scores: Vec<(f64, f64)>,
+    /// Per root child: the playouts of this search through it (its visits less those of a kept tree).
+    root_playouts: Vec<u64>,
     scores: (f64, f64),
     playouts: u64,
 }
@@ -1166,8 +1330,48 @@ impl<'a> Worker<'a> {
                 Vec::new()
             },
             root_scores: vec![(0.0, 0.0); ctx.root_moves.len().max(1)],
+            root_playouts: vec![0; ctx.root_moves.len().max(1)],
             scores: (0.0, 0.0),
             playouts: 0,
+        }
+    }
+
+    /// Starts the tree from node `at` of an `old` tree of an earlier position: the root's children are made
+    /// as always, and each takes the record and the subtree of the old node's child of the same move (as much
+    /// as fits in [`MctsConfig::max_nodes`]).
+    fn graft(&mut self, old: &[Node], at: usize) {
+        let st = self.ctx.root;
+        let Some(&from) = old.get(at) else { return };
+        if from.first_child == 0 || !self.expand(0, &st) {
+            return;
+        }
+        let old_first = from.first_child as usize;
+        let old_children = old_first..(old_first + from.nchildren as usize).min(old.len());
+        let first = self.nodes[0].first_child as usize;
+        // (old index, new index) of the copied nodes whose children are still to copy.
+        let mut todo = Vec::new();
+        let mut visits = 0u32;
+        for k in first..first + self.nodes[0].nchildren as usize {
+            let mv = self.nodes[k].mv;
+            if let Some(j) = old_children.clone().find(|&j| old[j].mv == mv) {
+                self.nodes[k] = old[j];
+                visits = visits.saturating_add(old[j].visits);
+                todo.push((j, k));
+            }
+        }
+        self.nodes[0].visits = visits;
+        while let Some((from, to)) = todo.pop() {
+            let nd = old[from];
+            let (f, n) = (nd.first_child as usize, nd.nchildren as usize);
+            if f == 0 || f + n > old.len() || self.nodes.len() + n > self.config.max_nodes {
+                self.nodes[to].first_child = 0;
+                self.nodes[to].nchildren = 0;
+                continue;
+            }
+            let at = self.nodes.len();
+            self.nodes[to].first_child = at as u32;
+            self.nodes.extend_from_slice(&old[f..f + n]);
+            todo.extend((0..n).map(|j| (f + j, at + j)));
         }
     }
 
@@ -1286,6 +1490,9 @@ impl<'a> Worker<'a> {
         let points = f64::from(2 * margin - ctx.komi_half) / 2.0;
         self.scores.0 += points;
         self.scores.1 += points * points;
+        if let Some(n) = root_child.and_then(|k| self.root_playouts.get_mut(k)) {
+            *n += 1;
+        }
         if let Some(sums) = root_child.and_then(|k| self.root_scores.get_mut(k)) {
             sums.0 += points;
             sums.1 += points * points;

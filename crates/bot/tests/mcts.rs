@@ -4,7 +4,7 @@
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg32;
 use tesuji_bot::estimate::{self, Status};
-use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig, game_from_diagram};
+use tesuji_bot::mcts::{Analysis, Decision, KeptTrees, MctsBot, MctsConfig, game_from_diagram};
 use tesuji_rules::{Color, Game, KoRule, Move, Phase, Point, Rules, SuicideRule};
 
 fn rules(spec: &str) -> Rules {
@@ -540,12 +540,16 @@ fn settings_parse() {
     assert!(!c.playout_two_libs);
     let c: MctsConfig = "twolib=1".parse().unwrap();
     assert!(c.playout_two_libs);
+    assert!(c.reuse);
+    let c: MctsConfig = "reuse=0".parse().unwrap();
+    assert!(!c.reuse);
     for bad in [
         "patterns=-1",
         "patterns=nan",
         "slope=2",
         "twolib=2",
         "twolib=yes",
+        "reuse=2",
         "explore=-1",
         "explore=11",
         "rave=nan",
@@ -612,6 +616,105 @@ fn opens_on_the_third_or_fourth_line() {
         };
         let edge = p.x.min(p.y).min(18 - p.x).min(18 - p.y);
         assert!((2..=3).contains(&edge), "{p:?} {:?}", &a.moves[..5]);
+    }
+}
+
+/// The visits of the root's moves, summed.
+fn root_visits(a: &Analysis) -> u64 {
+    a.moves.iter().map(|m| m.visits).sum()
+}
+
+#[test]
+fn a_kept_tree_starts_the_next_search_under_the_moves_played() {
+    let r = rules("chinese:size=9,komi=7");
+    for threads in [1, 2] {
+        let config = MctsConfig {
+            threads,
+            ..MctsConfig::playouts(2000)
+        };
+        let bot = MctsBot::new(config, 7);
+        let mut g = Game::new(r).unwrap();
+        let mut kept = KeptTrees::default();
+        let first = bot.analyze_keeping(&g, &r, false, &mut kept);
+        assert_eq!(root_visits(&first), 2000, "an empty tree at first");
+        // The best move and its most visited answer: a line that the tree has grown.
+        let best = first.best().unwrap().clone();
+        let (mine, answer) = (best.pv[0], best.pv[1]);
+        g.play(Color::Black, mine).unwrap();
+        g.play(Color::White, answer).unwrap();
+        let replay = |kept: &mut KeptTrees| {
+            let mut k = KeptTrees::default();
+            let mut g0 = Game::new(r).unwrap();
+            bot.analyze_keeping(&g0, &r, false, &mut k);
+            g0.play(Color::Black, mine).unwrap();
+            g0.play(Color::White, answer).unwrap();
+            let a = bot.analyze_keeping(&g0, &r, false, &mut k);
+            *kept = k;
+            a
+        };
+        let next = bot.analyze_keeping(&g, &r, false, &mut kept);
+        assert_eq!(next.playouts, 2000);
+        let carried = root_visits(&next) - 2000;
+        assert!(carried > 0, "threads {threads}: nothing carried");
+        if threads == 1 {
+            // The answer's node had `pv_visits[1]` playouts; all but those that ended there before it grew
+            // children (at most the expansion threshold) went on to its children, the new root's moves.
+            let had = best.pv_visits[1];
+            let expand = u64::from(config.expand_after);
+            assert!(
+                carried <= had && carried + expand + 1 >= had,
+                "{carried} of {had}"
+            );
+        }
+        // The same calls from a fresh start give the same searches.
+        let mut again = KeptTrees::default();
+        assert_eq!(replay(&mut again).moves, next.moves);
+        // Without reuse, or when the game is not a continuation, the search starts empty.
+        let off = MctsBot::new(
+            MctsConfig {
+                reuse: false,
+                ..config
+            },
+            7,
+        );
+        let mut k = KeptTrees::default();
+        replay(&mut k);
+        let mut g1 = Game::new(r).unwrap();
+        g1.play(Color::Black, mine).unwrap();
+        g1.play(Color::White, answer).unwrap();
+        g1.play(Color::Black, Move::Pass).unwrap();
+        assert_eq!(
+            root_visits(&off.analyze_keeping(&g1, &r, false, &mut k)),
+            2000
+        );
+        for other in [
+            // A turn taken back.
+            {
+                let mut g2 = Game::new(r).unwrap();
+                g2.play(Color::Black, mine).unwrap();
+                g2
+            },
+            // Another komi.
+            {
+                let mut g3 = Game::new(rules("chinese:size=9,komi=5")).unwrap();
+                g3.play(Color::Black, mine).unwrap();
+                g3.play(Color::White, answer).unwrap();
+                g3
+            },
+            // The same turns from another start: a white stone in a corner.
+            {
+                let diagram = ". . . . . . . . .\n".repeat(8) + "O . . . . . . . .";
+                let mut g4 = game(&diagram, Color::Black, "chinese:size=9,komi=7");
+                g4.play(Color::Black, mine).unwrap();
+                g4.play(Color::White, answer).unwrap();
+                g4
+            },
+        ] {
+            let mut k = KeptTrees::default();
+            replay(&mut k);
+            let a = bot.analyze_keeping(&other, other.rules(), false, &mut k);
+            assert_eq!(root_visits(&a), 2000, "threads {threads}");
+        }
     }
 }
 

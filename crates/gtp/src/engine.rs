@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use std::str::FromStr;
 
 use tesuji_bot::estimate;
-use tesuji_bot::mcts::{Analysis, Decision, MctsBot, MctsConfig};
+use tesuji_bot::mcts::{Analysis, Decision, KeptTrees, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_clock::{GtpTimeLeft, Remaining, SECOND_MS, TimeControl};
 use tesuji_rules::handicap::fixed_handicap_points;
@@ -196,6 +196,8 @@ pub struct Engine {
     /// starts with it, as the placement says. A handicap set up by `fixed_handicap` and the like is the
     /// board's, cleared with it.
     handicap: u8,
+    /// The search bot's trees from its last move, to start the next one from (see [`KeptTrees`]).
+    kept: KeptTrees,
 }
 
 type Reply = Result<String, GtpError>;
@@ -355,6 +357,7 @@ impl Engine {
             quit: false,
             placement: config.rules.placement,
             handicap,
+            kept: KeptTrees::default(),
         }
     }
 
@@ -839,7 +842,8 @@ impl Engine {
                 if let Some(budget) = self.think_time(c) {
                     config.time = Some(budget);
                 }
-                match MctsBot::new(config, self.seed).choose(&game, self.pos.rules(), cleanup) {
+                let bot = MctsBot::new(config, self.seed);
+                match bot.choose_keeping(&game, self.pos.rules(), cleanup, &mut self.kept) {
                     Decision::Play(mv) => mv,
                     // Nothing is played: the controller ends the game.
                     Decision::Resign => return Ok("resign".to_string()),
