@@ -3,7 +3,7 @@
 //! Every candidate move of a position has one *level* in each of the [`GROUPS`] feature groups of [`Group`]:
 //! its 3×3 neighbourhood (with which of the four adjacent chains are in atari), what it captures, rescues or puts
 //! in atari (with the ladders read), whether it is a self-atari, its distances to the last two moves, and its
-//! line. A move's *strength* is the product of its levels' gammas (a generalized Bradley–Terry model over
+//! line, and its wider shape (the twelve points within two steps). A move's *strength* is the product of its levels' gammas (a generalized Bradley–Terry model over
 //! teams of features, after Rémi Coulom, "Computing Elo Ratings of Move Patterns in the Game of Go", 2007), and
 //! the model's chance that a player picks move `m` is `strength(m) / Σ strength` over the position's candidates.
 //!
@@ -21,7 +21,7 @@ use crate::patterns::{self, CELLS};
 use crate::policy::{PASS, Reading};
 
 /// Number of feature groups.
-pub const GROUPS: usize = 8;
+pub const GROUPS: usize = 9;
 
 /// The feature groups, in the order of a [`Features`] array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +46,9 @@ pub enum Group {
     Prev,
     /// The line, 1 on the edge: level `min(line, 5)`.
     Edge,
+    /// The twelve points within two steps (the 3×3 square and the four points two lines away), from the
+    /// mover's side, the same in all eight symmetries (see [`shape_key`]); a pass has [`PASS_KEY`].
+    Shape,
 }
 
 impl Group {
@@ -58,7 +61,17 @@ impl Group {
         Group::Last,
         Group::Prev,
         Group::Edge,
+        Group::Shape,
     ];
+
+    /// The groups whose levels are keys of shapes (a gamma for each key seen often enough, one for the rest)
+    /// rather than small numbers.
+    pub const KEYED: [Group; 2] = [Group::Pattern, Group::Shape];
+
+    /// This group's place in [`Group::KEYED`], if it is keyed.
+    pub fn keyed(self) -> Option<usize> {
+        Group::KEYED.iter().position(|&g| g == self)
+    }
 
     /// The name in a gammas file.
     pub fn name(self) -> &'static str {
@@ -71,6 +84,7 @@ impl Group {
             Group::Last => "last",
             Group::Prev => "prev",
             Group::Edge => "edge",
+            Group::Shape => "shape",
         }
     }
 
@@ -135,6 +149,69 @@ pub fn pattern_key(board: &Board, c: Color, i: Idx) -> u32 {
         .unwrap_or(0)
 }
 
+/// The (dx, dy) of the twelve cells of a [`Group::Shape`] key, in key order: the 3×3 square's eight, then the
+/// four two steps away.
+const SHAPE_CELLS: [(i32, i32); 12] = [
+    CELLS[0],
+    CELLS[1],
+    CELLS[2],
+    CELLS[3],
+    CELLS[4],
+    CELLS[5],
+    CELLS[6],
+    CELLS[7],
+    (0, -2),
+    (-2, 0),
+    (2, 0),
+    (0, 2),
+];
+
+/// Per symmetry of the square, the key cell each shape cell goes to.
+fn shape_symmetries() -> &'static [[usize; 12]; 8] {
+    static PERMS: OnceLock<[[usize; 12]; 8]> = OnceLock::new();
+    PERMS.get_or_init(|| {
+        let mut perms = [[0; 12]; 8];
+        for (sym, perm) in perms.iter_mut().enumerate() {
+            for (k, &cell) in SHAPE_CELLS.iter().enumerate() {
+                let to = patterns::symmetry(sym, cell);
+                perm[k] = SHAPE_CELLS.iter().position(|&c| c == to).unwrap_or(k);
+            }
+        }
+        perms
+    })
+}
+
+/// The shape key of a play by `c` at the empty on-board point `i`: two bits a cell of [`SHAPE_CELLS`] (0 empty,
+/// 1 the mover's stone, 2 the opponent's, 3 off the board), the least of its eight symmetric images.
+pub fn shape_key(board: &Board, c: Color, i: Idx) -> u32 {
+    let p = board.point(i);
+    let size = board.size();
+    let mut codes = [0u32; 12];
+    for (k, &(dx, dy)) in SHAPE_CELLS.iter().enumerate() {
+        let (x, y) = (i32::from(p.x) + dx, i32::from(p.y) + dy);
+        let on =
+            (0..i32::from(size.width())).contains(&x) && (0..i32::from(size.height())).contains(&y);
+        codes[k] = if !on {
+            3
+        } else {
+            match board.color_at(board.idx(tesuji_rules::Point::new(x as u8, y as u8))) {
+                Some(col) if col == c => 1,
+                Some(_) => 2,
+                None => 0,
+            }
+        };
+    }
+    shape_symmetries()
+        .iter()
+        .map(|perm| {
+            (0..12)
+                .map(|k| codes[k] << (2 * perm[k]))
+                .fold(0, |a, b| a | b)
+        })
+        .min()
+        .unwrap_or(0)
+}
+
 /// Coulom's distance between two points of the padded array: `dx + dy + max(dx, dy)`, as a level.
 fn distance_level(board: &Board, a: Idx, b: Idx) -> u32 {
     if b == PASS {
@@ -170,6 +247,7 @@ pub fn features(
         } else {
             PASS_KEY
         };
+        f[Group::Shape as usize] = PASS_KEY;
         return f;
     }
     play_features(board, c, m, last, prev, &Reading::of(board, c, m, ladder))
@@ -230,6 +308,7 @@ pub fn play_features(
             .min(size.width() - 1 - p.x)
             .min(size.height() - 1 - p.y);
     f[Group::Edge as usize] = u32::from(line).min(4) + 1;
+    f[Group::Shape as usize] = shape_key(board, c, m);
     f
 }
 
@@ -244,11 +323,12 @@ pub struct BadGammas {
 /// The learned strength of every level; 1 for a level not named.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Gammas {
-    /// Per group but the patterns: gamma by level.
+    /// Per group but the keyed ones: gamma by level.
     levels: [Vec<f32>; GROUPS],
-    patterns: HashMap<u32, f32>,
-    /// The gamma of a pattern not in `patterns` (those seen too rarely to learn their own).
-    rare: f32,
+    /// Per keyed group ([`Group::KEYED`]): gamma by key.
+    keys: [HashMap<u32, f32>; 2],
+    /// Per keyed group: the gamma of a key not in `keys` (those seen too rarely to learn their own).
+    rare: [f32; 2],
 }
 
 impl Gammas {
@@ -263,7 +343,7 @@ impl Gammas {
     /// patterns not listed.
     pub fn from_levels(levels: impl IntoIterator<Item = (Group, u32, f32)>) -> Gammas {
         let mut g = Gammas {
-            rare: 1.0,
+            rare: [1.0; 2],
             ..Gammas::default()
         };
         for (group, level, gamma) in levels {
@@ -272,16 +352,16 @@ impl Gammas {
         g
     }
 
-    /// The pattern level that stands for every pattern without a gamma of its own.
+    /// The level of a keyed group that stands for every key without a gamma of its own.
     pub const RARE: u32 = u32::MAX;
 
     fn set(&mut self, group: Group, level: u32, gamma: f32) {
-        match group {
-            Group::Pattern if level == Gammas::RARE => self.rare = gamma,
-            Group::Pattern => {
-                self.patterns.insert(level, gamma);
+        match group.keyed() {
+            Some(k) if level == Gammas::RARE => self.rare[k] = gamma,
+            Some(k) => {
+                self.keys[k].insert(level, gamma);
             }
-            _ => {
+            None => {
                 let v = &mut self.levels[group as usize];
                 let k = level as usize;
                 if v.len() <= k {
@@ -294,9 +374,9 @@ impl Gammas {
 
     /// The gamma of a level.
     pub fn gamma(&self, group: Group, level: u32) -> f32 {
-        match group {
-            Group::Pattern => self.patterns.get(&level).copied().unwrap_or(self.rare),
-            _ => self.levels[group as usize]
+        match group.keyed() {
+            Some(k) => self.keys[k].get(&level).copied().unwrap_or(self.rare[k]),
+            None => self.levels[group as usize]
                 .get(level as usize)
                 .copied()
                 .unwrap_or(1.0),
@@ -331,13 +411,13 @@ impl Gammas {
             };
             let group =
                 Group::from_name(group).ok_or_else(|| bad(format!("unknown group {group:?}")))?;
-            let level = match (group, level) {
-                (Group::Pattern, "rare") => Gammas::RARE,
-                (Group::Pattern, hex) => hex
+            let level = match (group.keyed(), level) {
+                (Some(_), "rare") => Gammas::RARE,
+                (Some(_), hex) => hex
                     .strip_prefix("0x")
                     .and_then(|h| u32::from_str_radix(h, 16).ok())
-                    .ok_or_else(|| bad(format!("bad pattern key {hex:?}")))?,
-                (_, n) => n
+                    .ok_or_else(|| bad(format!("bad {} key {hex:?}", group.name())))?,
+                (None, n) => n
                     .parse::<u32>()
                     .ok()
                     .filter(|&n| n < 64)
@@ -360,18 +440,20 @@ impl Gammas {
             out.push_str(&format!("# {line}\n").replace("# \n", "#\n"));
         }
         for g in Group::ALL {
-            if g == Group::Pattern {
+            if g.keyed().is_some() {
                 continue;
             }
             for (level, gamma) in self.levels[g as usize].iter().enumerate() {
                 out.push_str(&format!("{} {level} {gamma:.6}\n", g.name()));
             }
         }
-        out.push_str(&format!("pattern rare {:.6}\n", self.rare));
-        let mut keys: Vec<_> = self.patterns.iter().collect();
-        keys.sort_by_key(|&(k, _)| *k);
-        for (key, gamma) in keys {
-            out.push_str(&format!("pattern 0x{key:06x} {gamma:.6}\n"));
+        for (k, g) in Group::KEYED.into_iter().enumerate() {
+            out.push_str(&format!("{} rare {:.6}\n", g.name(), self.rare[k]));
+            let mut keys: Vec<_> = self.keys[k].iter().collect();
+            keys.sort_by_key(|&(key, _)| *key);
+            for (key, gamma) in keys {
+                out.push_str(&format!("{} 0x{key:06x} {gamma:.6}\n", g.name()));
+            }
         }
         out
     }
@@ -456,6 +538,46 @@ mod tests {
     }
 
     #[test]
+    fn a_wide_shape_and_its_images_have_one_key() {
+        // A stone two lines above the point, then the same shape rotated a quarter turn and with the colours
+        // swapped for the other mover.
+        let row = |k: Option<(usize, char)>| {
+            let mut r = vec!['.'; 9];
+            if let Some((x, ch)) = k {
+                r[x] = ch;
+            }
+            r.into_iter()
+                .map(String::from)
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let diagram = |stone: (usize, usize, char)| {
+            (0..9)
+                .map(|y| row((y == stone.1).then_some((stone.0, stone.2))))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let a = board(&diagram((4, 2, 'X')));
+        let b = board(&diagram((6, 4, 'O')));
+        let at = |b: &Board, x, y, col| shape_key(b, col, b.idx(Point::new(x, y)));
+        let k = at(&a, 4, 4, Color::Black);
+        assert_eq!(at(&b, 4, 4, Color::White), k);
+        assert_ne!(
+            at(&b, 4, 4, Color::Black),
+            k,
+            "the other mover sees an opponent's stone"
+        );
+        // Two steps away is in the shape; a knight's move or three steps is not.
+        let open = at(&a, 2, 6, Color::Black);
+        assert_ne!(k, open);
+        assert_eq!(at(&a, 5, 4, Color::Black), open, "a knight's move away");
+        assert_eq!(at(&a, 4, 5, Color::Black), open, "three steps away");
+        // The edge is part of it, two lines in too.
+        assert_ne!(at(&a, 1, 6, Color::Black), open);
+        assert_ne!(at(&a, 0, 6, Color::Black), at(&a, 1, 6, Color::Black));
+    }
+
+    #[test]
     fn atari_bits_mark_adjacent_chains_in_atari() {
         // The white stone in the middle is in atari (three black neighbours); its liberty is left of it.
         let b = board(".....\n..X..\n..OX.\n..X..\n.....");
@@ -499,15 +621,19 @@ mod tests {
             (Group::Last, 1, 7.25),
             (Group::Pattern, 0x12345, 3.0),
             (Group::Pattern, Gammas::RARE, 0.5),
+            (Group::Shape, 0xabcdef, 4.0),
+            (Group::Shape, Gammas::RARE, 0.25),
         ]);
         let text = g.to_text("made by a test\n\nsecond line");
         assert!(text.starts_with("# made by a test\n#\n# second line\n"));
         let back = Gammas::parse(&text).unwrap();
         assert_eq!(back, g);
         assert_eq!(back.gamma(Group::Pattern, 0x999), 0.5);
+        assert_eq!(back.gamma(Group::Shape, 0xabcdef), 4.0);
+        assert_eq!(back.gamma(Group::Shape, 0x12345), 0.25);
         assert_eq!(back.gamma(Group::Edge, 3), 1.0);
-        let f = [0x12345, 1, 0, 0, 0, 1, 0, 0];
-        assert!((back.strength(&f) - 3.0 * 12.5 * 7.25).abs() < 1e-3);
+        let f = [0x12345, 1, 0, 0, 0, 1, 0, 0, 0xabcdef];
+        assert!((back.strength(&f) - 3.0 * 12.5 * 7.25 * 4.0).abs() < 1e-3);
     }
 
     #[test]
@@ -526,8 +652,9 @@ mod tests {
 
     #[test]
     fn the_builtin_gammas_parse() {
-        let text = include_str!("../data/gammas.txt");
-        assert!(Gammas::parse(text).is_ok());
+        let g = Gammas::parse(include_str!("../data/gammas.txt")).unwrap();
+        assert!(g.keys[0].len() > 100, "{} patterns", g.keys[0].len());
+        assert!(g.keys[1].len() > 100, "{} shapes", g.keys[1].len());
     }
 
     #[test]

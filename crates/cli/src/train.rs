@@ -22,7 +22,7 @@ use tesuji_sgf::record::{record_rules, replay};
 pub struct Settings {
     pub out: PathBuf,
     pub iterations: usize,
-    /// Patterns played fewer times than this share one gamma ("rare").
+    /// Patterns and shapes played fewer times than this share one gamma ("rare").
     pub min_played: u32,
     /// Every this-many-th game is held out of training to measure prediction on (0: none).
     pub hold_out: usize,
@@ -97,46 +97,58 @@ struct Set {
 struct Levels {
     /// Per group, the first place; a group's levels are `offset[g]..offset[g + 1]`.
     offset: [usize; GROUPS + 1],
-    /// The pattern keys with their own gamma, sorted; the place after them is "rare".
-    patterns: Vec<u32>,
+    /// Per group: for a keyed one ([`Group::KEYED`]) the keys with their own gamma, sorted, the place after
+    /// them standing for the rest ("rare"); empty for the others.
+    keys: [Vec<u32>; GROUPS],
 }
 
 impl Levels {
     fn new(train: &[Example], min_played: u32) -> Levels {
-        let mut played: std::collections::BTreeMap<u32, u32> = Default::default();
+        let mut played: [std::collections::BTreeMap<u32, u32>; GROUPS] = Default::default();
         let mut top = [0u32; GROUPS];
         for ex in train {
-            *played.entry(ex.candidates[ex.played][0]).or_default() += 1;
-            for f in &ex.candidates {
-                for g in 1..GROUPS {
-                    top[g] = top[g].max(f[g]);
+            for (g, group) in Group::ALL.into_iter().enumerate() {
+                if group.keyed().is_some() {
+                    *played[g].entry(ex.candidates[ex.played][g]).or_default() += 1;
+                } else {
+                    top[g] = ex.candidates.iter().fold(top[g], |t, f| t.max(f[g]));
                 }
             }
         }
-        let patterns: Vec<u32> = played
-            .into_iter()
-            .filter(|&(_, n)| n >= min_played)
-            .map(|(k, _)| k)
-            .collect();
+        let keys: [Vec<u32>; GROUPS] = std::array::from_fn(|g| {
+            played[g]
+                .iter()
+                .filter(|&(_, &n)| n >= min_played)
+                .map(|(&k, _)| k)
+                .collect()
+        });
         let mut offset = [0; GROUPS + 1];
-        offset[1] = patterns.len() + 1;
-        for g in 1..GROUPS {
-            offset[g + 1] = offset[g] + top[g] as usize + 1;
+        for (g, group) in Group::ALL.into_iter().enumerate() {
+            let n = match group.keyed() {
+                Some(_) => keys[g].len() + 1,
+                None => top[g] as usize + 1,
+            };
+            offset[g + 1] = offset[g] + n;
         }
-        Levels { offset, patterns }
+        Levels { offset, keys }
+    }
+
+    /// How many keys of `group` have their own gamma.
+    fn own(&self, group: Group) -> usize {
+        self.keys[group as usize].len()
     }
 
     fn place(&self, f: &features::Features) -> [u32; GROUPS] {
-        let mut out = [0; GROUPS];
-        out[0] = match self.patterns.binary_search(&f[0]) {
-            Ok(k) => k as u32,
-            Err(_) => self.patterns.len() as u32,
-        };
-        for g in 1..GROUPS {
-            // A level above the training set's top is unknown: its gamma stays 1 in the file.
-            out[g] = (self.offset[g] + f[g] as usize).min(self.offset[g + 1] - 1) as u32;
-        }
-        out
+        std::array::from_fn(|g| {
+            let within = match Group::ALL[g].keyed() {
+                Some(_) => self.keys[g]
+                    .binary_search(&f[g])
+                    .unwrap_or(self.keys[g].len()),
+                // A level above the training set's top is unknown: its gamma stays 1 in the file.
+                None => f[g] as usize,
+            };
+            (self.offset[g] + within).min(self.offset[g + 1] - 1) as u32
+        })
     }
 
     fn set(&self, examples: &[Example]) -> Set {
@@ -155,17 +167,17 @@ impl Levels {
 
     fn gammas(&self, gamma: &[f64]) -> Gammas {
         let mut levels = Vec::new();
-        for (k, &key) in self.patterns.iter().enumerate() {
-            levels.push((Group::Pattern, key, gamma[k] as f32));
-        }
-        levels.push((
-            Group::Pattern,
-            Gammas::RARE,
-            gamma[self.patterns.len()] as f32,
-        ));
-        for (g, &group) in Group::ALL.iter().enumerate().skip(1) {
-            for (level, place) in (self.offset[g]..self.offset[g + 1]).enumerate() {
-                levels.push((group, level as u32, gamma[place] as f32));
+        for (g, group) in Group::ALL.into_iter().enumerate() {
+            let places = self.offset[g]..self.offset[g + 1];
+            if group.keyed().is_some() {
+                for (&key, place) in self.keys[g].iter().zip(places.clone()) {
+                    levels.push((group, key, gamma[place] as f32));
+                }
+                levels.push((group, Gammas::RARE, gamma[places.end - 1] as f32));
+            } else {
+                for (level, place) in places.enumerate() {
+                    levels.push((group, level as u32, gamma[place] as f32));
+                }
             }
         }
         Gammas::from_levels(levels)
@@ -262,11 +274,12 @@ pub fn patterns(paths: &[PathBuf], settings: &Settings, command: &str) -> Result
     let test_set = levels.set(&test);
     drop((train, test));
     let mut gamma = vec![1f64; levels.offset[GROUPS]];
+    let (patterns, shapes) = (levels.own(Group::Pattern), levels.own(Group::Shape));
     println!(
-        "{used} games ({skipped} skipped), {} positions to train on, {} held out; {} patterns of their own",
+        "{used} games ({skipped} skipped), {} positions to train on, {} held out; {patterns} patterns and \
+         {shapes} shapes of their own",
         train_set.comps.len(),
         test_set.comps.len(),
-        levels.patterns.len()
     );
     let (mut ll, mut top) = (0.0, 0.0);
     for it in 1..=settings.iterations {
@@ -281,10 +294,9 @@ pub fn patterns(paths: &[PathBuf], settings: &Settings, command: &str) -> Result
     }
     let mut header = format!(
         "Gammas of the bot's move features (tesuji_bot::features), made by this command with --out FILE:\n  {command}\n\
-         from {used} games, {} positions; {} patterns of their own.\n\
+         from {used} games, {} positions; {patterns} patterns and {shapes} shapes of their own.\n\
          Training set: log-likelihood {ll:.4} a move, the played move the strongest in {:.1}%.",
         train_set.comps.len(),
-        levels.patterns.len(),
         100.0 * top
     );
     if !test_set.comps.is_empty() {
