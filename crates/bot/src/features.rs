@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tesuji_rules::{Board, Color, Idx};
+use tesuji_rules::{Board, Color, Idx, Size};
 
 use crate::ladder::{Ladder, chain_liberties};
 use crate::patterns::{self, CELLS};
@@ -320,6 +320,11 @@ pub struct BadGammas {
     pub message: String,
 }
 
+/// Whether a board takes the model learned on big boards: 13 lines or more a side.
+pub fn is_big(size: Size) -> bool {
+    size.width().min(size.height()) >= 13
+}
+
 /// The learned strength of every level; 1 for a level not named.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Gammas {
@@ -332,11 +337,18 @@ pub struct Gammas {
 }
 
 impl Gammas {
-    /// The gammas of the repository's file.
-    pub fn builtin() -> &'static Gammas {
-        static BUILTIN: OnceLock<Gammas> = OnceLock::new();
-        BUILTIN
-            .get_or_init(|| Gammas::parse(include_str!("../data/gammas.txt")).unwrap_or_default())
+    /// The gammas of the repository's files for a board of `size`: learned from 19×19 records on a board of
+    /// 13 lines or more a side, from 9×9 records on a smaller one (the lines and the distances between moves
+    /// mean different things on the two).
+    pub fn builtin(size: Size) -> &'static Gammas {
+        static SMALL: OnceLock<Gammas> = OnceLock::new();
+        static BIG: OnceLock<Gammas> = OnceLock::new();
+        let parse = |text: &str| Gammas::parse(text).unwrap_or_default();
+        if is_big(size) {
+            BIG.get_or_init(|| parse(include_str!("../data/gammas-19x19.txt")))
+        } else {
+            SMALL.get_or_init(|| parse(include_str!("../data/gammas.txt")))
+        }
     }
 
     /// A model from its levels: `(group, level, gamma)`, with [`Gammas::RARE`] as the pattern level of
@@ -652,9 +664,20 @@ mod tests {
 
     #[test]
     fn the_builtin_gammas_parse() {
-        let g = Gammas::parse(include_str!("../data/gammas.txt")).unwrap();
-        assert!(g.keys[0].len() > 100, "{} patterns", g.keys[0].len());
-        assert!(g.keys[1].len() > 100, "{} shapes", g.keys[1].len());
+        for text in [
+            include_str!("../data/gammas.txt"),
+            include_str!("../data/gammas-19x19.txt"),
+        ] {
+            let g = Gammas::parse(text).unwrap();
+            assert!(g.keys[0].len() > 100, "{} patterns", g.keys[0].len());
+            assert!(g.keys[1].len() > 100, "{} shapes", g.keys[1].len());
+        }
+        // Each board size takes its own file.
+        let small = Gammas::builtin(Size::square(9).unwrap());
+        let big = Gammas::builtin(Size::square(19).unwrap());
+        assert_ne!(small, big);
+        assert_eq!(Gammas::builtin(Size::square(13).unwrap()), big);
+        assert_eq!(Gammas::builtin(Size::new(19, 11).unwrap()), small);
     }
 
     #[test]

@@ -1515,7 +1515,7 @@ impl<'a> Worker<'a> {
         let ladder = &mut self.ladder;
         // On big boards AMAF misleads in open areas (random playouts reward the second line), and it soon
         // outweighs the prior's visits: there the prior, scaled up, starts the AMAF record too.
-        let amaf_prior = size.width().min(size.height()) >= 13;
+        let amaf_prior = features::is_big(size);
         // The closeness prior is for big boards only: small ones skip the search of distances.
         if amaf_prior {
             cfg_distances(board, st.last, &mut self.cfg, &mut self.cfg_queue);
@@ -1567,7 +1567,7 @@ impl<'a> Worker<'a> {
         strengths.clear();
         let plays = moves.iter().filter(|&&m| m != PASS).count();
         if config.pattern_prior > 0.0 && plays > 1 {
-            let gammas = Gammas::builtin();
+            let gammas = Gammas::builtin(size);
             strengths.extend(moves.iter().zip(readings.iter()).map(|(&m, r)| {
                 if m == PASS {
                     return 0.0;

@@ -898,10 +898,16 @@ fn analyze_reviews_every_position_and_writes_the_record_and_the_graph() {
 
 #[test]
 fn train_patterns_remakes_the_bots_gammas_from_its_records() {
-    // The bot's gammas file names the command that made it, run from the repository's root; running it again
-    // must give the same file, byte for byte.
+    // Each of the bot's gammas files (9×9 and 19×19) names the command that made it, run from the repository's
+    // root; running it again must give the same file, byte for byte.
+    for file in ["gammas.txt", "gammas-19x19.txt"] {
+        remake_gammas(file);
+    }
+}
+
+fn remake_gammas(file: &str) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let kept = std::fs::read_to_string(root.join("crates/bot/data/gammas.txt")).unwrap();
+    let kept = std::fs::read_to_string(root.join("crates/bot/data").join(file)).unwrap();
     let command = kept.lines().nth(1).unwrap().trim_start_matches('#').trim();
     let args: Vec<&str> = command.split_whitespace().collect();
     assert_eq!(args[..3], ["tesuji", "train", "patterns"], "{command}");
@@ -916,15 +922,16 @@ fn train_patterns_remakes_the_bots_gammas_from_its_records() {
         .unwrap();
     assert!(o.status.success(), "{}", stderr(&o));
     let made = std::fs::read_to_string(&out).unwrap();
-    assert!(made == kept, "the file differs from what its command makes");
-    // The model predicts moves of games it did not see far better than chance (1 in 40 or so on 9×9).
+    assert!(made == kept, "{file} differs from what its command makes");
+    // The model predicts moves of games it did not see far better than chance (1 in 40 or so on 9×9, 1 in
+    // 200 or so on 19×19).
     let held: f64 = stdout(&o)
         .lines()
         .find_map(|l| l.strip_prefix("held out: "))
         .and_then(|l| l.split("played move first ").nth(1))
         .and_then(|l| l.trim_end_matches('%').parse().ok())
         .expect("a held-out figure");
-    assert!(held >= 30.0, "held-out prediction {held}%");
+    assert!(held >= 25.0, "{file}: held-out prediction {held}%");
 }
 
 #[test]
