@@ -101,20 +101,20 @@ pub const PASS_KEY: u32 = 1 << 31;
 /// The pattern key of a pass after a pass.
 pub const PASS_AFTER_PASS_KEY: u32 = (1 << 31) | 1;
 
-/// Per symmetry of the square, the key cell each cell goes to (the cells and symmetries of
-/// [`crate::patterns`]).
+/// Per symmetry of the square (those of [`crate::patterns`]), the place in `cells` each cell goes to.
+fn permutations<const N: usize>(cells: &[(i32, i32); N]) -> [[usize; N]; 8] {
+    std::array::from_fn(|sym| {
+        std::array::from_fn(|k| {
+            let to = patterns::symmetry(sym, cells[k]);
+            cells.iter().position(|&c| c == to).unwrap_or(k)
+        })
+    })
+}
+
+/// [`permutations`] of the 3×3 cells.
 fn symmetries() -> &'static [[usize; 8]; 8] {
     static PERMS: OnceLock<[[usize; 8]; 8]> = OnceLock::new();
-    PERMS.get_or_init(|| {
-        let mut perms = [[0; 8]; 8];
-        for (sym, perm) in perms.iter_mut().enumerate() {
-            for (k, &cell) in CELLS.iter().enumerate() {
-                let to = patterns::symmetry(sym, cell);
-                perm[k] = CELLS.iter().position(|&c| c == to).unwrap_or(k);
-            }
-        }
-        perms
-    })
+    PERMS.get_or_init(|| permutations(&CELLS))
 }
 
 /// The 3×3 key of a play by `c` at the empty on-board point `i`: two bits a cell (0 empty, 1 the mover's stone,
@@ -166,19 +166,10 @@ const SHAPE_CELLS: [(i32, i32); 12] = [
     (0, 2),
 ];
 
-/// Per symmetry of the square, the key cell each shape cell goes to.
+/// [`permutations`] of the shape's cells.
 fn shape_symmetries() -> &'static [[usize; 12]; 8] {
     static PERMS: OnceLock<[[usize; 12]; 8]> = OnceLock::new();
-    PERMS.get_or_init(|| {
-        let mut perms = [[0; 12]; 8];
-        for (sym, perm) in perms.iter_mut().enumerate() {
-            for (k, &cell) in SHAPE_CELLS.iter().enumerate() {
-                let to = patterns::symmetry(sym, cell);
-                perm[k] = SHAPE_CELLS.iter().position(|&c| c == to).unwrap_or(k);
-            }
-        }
-        perms
-    })
+    PERMS.get_or_init(|| permutations(&SHAPE_CELLS))
 }
 
 /// The shape key of a play by `c` at the empty on-board point `i`: two bits a cell of [`SHAPE_CELLS`] (0 empty,
