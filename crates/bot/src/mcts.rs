@@ -147,7 +147,8 @@ impl std::str::FromStr for MctsConfig {
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
     /// model's prior visits, 0 for none, and value slope), `twolib=1` (the playouts' fights of two
-    /// liberties), `reuse=0` (every search from an empty tree). The empty string is the default: one second per move on two threads.
+    /// liberties), `reuse=0` (every search from an empty tree). The empty string is the default: one second
+    /// per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
         let (mut playouts, mut time) = (None, None);
@@ -454,11 +455,10 @@ impl MctsBot {
         let score_at_end = cleanup || rules.end == EndRule::Score;
         let ctx = Context::new(game, rules, score_at_end, None);
         let threads = self.config.threads.max(1);
-        let kept = kept.filter(|_| self.config.reuse);
+        let mut kept = kept.filter(|_| self.config.reuse);
         let key = kept
             .as_ref()
             .map(|_| TreeKey::of(game, rules, score_at_end));
-        let mut kept = kept;
         let mut grafts = match (kept.as_deref_mut(), &key) {
             (Some(k), Some(key)) => k.subtrees(key, &ctx, threads),
             _ => Vec::new(),
