@@ -567,11 +567,6 @@ pub struct KeptTrees {
 }
 
 impl KeptTrees {
-    /// Forgets the trees.
-    pub fn clear(&mut self) {
-        *self = KeptTrees::default();
-    }
-
     /// Per thread: the kept tree and the index of the node of `key`'s position in it, when the kept trees are
     /// of an earlier position of `key`'s game and that node has been reached. Empty when nothing fits.
     /// The trees are taken out: the search that uses them leaves its own.
