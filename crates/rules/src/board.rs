@@ -325,6 +325,13 @@ impl Board {
         self.color.get(i).copied().and_then(color_of)
     }
 
+    /// What the cell `i` holds, in two bits: 0 an empty point, 1 a black stone, 2 a white stone, 3 off the
+    /// board (as is an index outside the array). One load, for shape keys.
+    #[inline]
+    pub fn cell_code(&self, i: Idx) -> u8 {
+        self.color.get(i).copied().unwrap_or(BORDER)
+    }
+
     #[inline]
     pub fn is_empty_at(&self, i: Idx) -> bool {
         self.color.get(i) == Some(&EMPTY)
@@ -475,6 +482,21 @@ impl Board {
         } else {
             0
         }
+    }
+
+    /// A name of the chain through the stone at `i`: the same index for all its stones, and different for
+    /// different chains (until the next play). 0 for a cell without a stone.
+    #[inline]
+    pub fn chain_id(&self, i: Idx) -> Idx {
+        if self.holds_stone(i) { self.root(i) } else { 0 }
+    }
+
+    /// How many of the four neighbours of the cell `i` are empty points (0 for an index outside the array).
+    #[inline]
+    pub fn empty_neighbor_count(&self, i: Idx) -> u32 {
+        self.nbr
+            .get(i)
+            .map_or(0, |&counts| (counts >> NBR_EMPTY) & 15)
     }
 
     /// Whether `i` is a cell of the array holding a stone.

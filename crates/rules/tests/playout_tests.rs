@@ -1,5 +1,6 @@
 //! The board's playout primitives against literal definitions, on positions from random games: libEGO's eye
-//! test, light legality, the combined candidate test and the scan that picks the light playout's move.
+//! test, light legality, the combined candidate test, the scan that picks the light playout's move, the count
+//! of empty neighbours, the cells' codes and the chains' names.
 
 use proptest::prelude::*;
 use tesuji_rules::{Board, Color, Grid, Point, Size};
@@ -73,6 +74,14 @@ proptest! {
             for p in size.points() {
                 let i = board.idx(p);
                 prop_assert_eq!(board.is_eyelike(c, i), literal_eye(&grid, c, p), "{:?} {:?}", c, p);
+                let empty_around = board.neighbors(i).iter().filter(|&&n| board.is_empty_at(n)).count();
+                prop_assert_eq!(board.empty_neighbor_count(i), empty_around as u32);
+                let code = match grid.get(p) {
+                    None => 0,
+                    Some(Color::Black) => 1,
+                    Some(Color::White) => 2,
+                };
+                prop_assert_eq!(board.cell_code(i), code);
                 if grid.get(p).is_some() {
                     prop_assert!(!board.is_light_candidate(c, i));
                     continue;
@@ -93,6 +102,25 @@ proptest! {
                     board.is_uniform_candidate(c, i),
                     board.check(c, i, true, false, false).is_ok() && !board.is_eyelike(c, i)
                 );
+            }
+        }
+        // Off the board: the frame around it and beyond the array.
+        for i in 0..board.stride() {
+            prop_assert_eq!(board.cell_code(i), 3);
+        }
+        prop_assert_eq!(board.cell_code(usize::MAX), 3);
+        // Chain names: two stones share one exactly when one's chain holds the other; empty points have none.
+        for p in size.points() {
+            let i = board.idx(p);
+            if grid.get(p).is_none() {
+                prop_assert_eq!(board.chain_id(i), 0);
+                continue;
+            }
+            prop_assert!(board.chain_id(i) != 0);
+            for q in size.points().filter(|&q| grid.get(q).is_some()) {
+                let j = board.idx(q);
+                let joined = board.chain_stones(i).any(|s| s == j);
+                prop_assert_eq!(board.chain_id(i) == board.chain_id(j), joined, "{:?} {:?}", p, q);
             }
         }
         // The scan: the first candidate from `start` in the empty list, wrapping around.
