@@ -99,7 +99,8 @@ const LADDER_PLIES: usize = 24;
 pub struct Tactics {
     /// Opponent stones the play captures.
     pub captured: u32,
-    /// Distinct liberties of the mover's chain after the play, counted up to 3.
+    /// Distinct liberties of the mover's chain after the play, counted up to 3. When the play captures, a lower
+    /// bound: of the points it empties, only the captured stones beside the played point count.
     pub liberties: u8,
     /// Stones of the mover's chain after the play: exact when `liberties <= 1`, a lower bound otherwise.
     pub stones: u32,
@@ -164,11 +165,6 @@ impl Libs {
     }
 }
 
-/// Whether the stones at `a` and `b` are in one chain (walks `a`'s chain).
-fn same_chain(board: &Board, a: Idx, b: Idx) -> bool {
-    a == b || board.chain_stones(a).any(|s| s == b)
-}
-
 /// The [`Tactics`] of a play by `c` at the empty on-board point `i`.
 pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
     let mut libs = Libs {
@@ -176,6 +172,7 @@ pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
         n: 0,
         played: i,
     };
+    // The distinct own chains beside `i`, by name, and the opponent chains it captures.
     let mut own = [0; 4];
     let mut nown = 0;
     let mut caught = [0; 4];
@@ -191,14 +188,18 @@ pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
         }
         match board.color_at(n) {
             Some(x) if x == c => {
-                own[nown] = n;
-                nown += 1;
+                let id = board.chain_id(n);
+                if !own[..nown].contains(&id) {
+                    own[nown] = id;
+                    nown += 1;
+                }
             }
             Some(_) if board.in_atari(n) => {
                 // Its only liberty is `i`: the play takes it, and its point becomes a liberty.
                 libs.add(n);
-                if !caught[..ncaught].iter().any(|&s| same_chain(board, s, n)) {
-                    caught[ncaught] = n;
+                let id = board.chain_id(n);
+                if !caught[..ncaught].contains(&id) {
+                    caught[ncaught] = id;
                     ncaught += 1;
                     t.captured += board.chain_len(n);
                 }
@@ -207,32 +208,15 @@ pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
         }
     }
     // Own chains in atari that join the new stone.
-    let mut rescued_at = [0; 4];
-    let mut nrescued = 0;
-    for &n in &own[..nown] {
-        if board.in_atari(n)
-            && !rescued_at[..nrescued]
-                .iter()
-                .any(|&s| same_chain(board, s, n))
-        {
-            rescued_at[nrescued] = n;
-            nrescued += 1;
-            t.rescued += board.chain_len(n);
+    for &id in &own[..nown] {
+        if board.in_atari(id) {
+            t.rescued += board.chain_len(id);
         }
     }
-    // The liberties of the own chains that join, stopping at three; a chain met again is skipped.
-    let mut done = [false; 4];
-    'chains: for a in 0..nown {
-        if done[a] {
-            continue;
-        }
-        t.stones += board.chain_len(own[a]);
-        for s in board.chain_stones(own[a]) {
-            for b in a + 1..nown {
-                if own[b] == s {
-                    done[b] = true;
-                }
-            }
+    // The liberties of the own chains that join, stopping at three.
+    'chains: for &id in &own[..nown] {
+        t.stones += board.chain_len(id);
+        for s in board.chain_stones(id) {
             for l in board.neighbors(s) {
                 if board.is_empty_at(l) {
                     libs.add(l);
@@ -248,6 +232,63 @@ pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
         t.rescued = 0;
     }
     t
+}
+
+/// A play that captures nothing and leaves its chain one liberty or none: what [`self_atari`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SelfAtari {
+    /// The chain's liberties after the play: 0 or 1.
+    pub liberties: u8,
+    /// The chain's stones after the play.
+    pub stones: u32,
+}
+
+/// [`tactics`]'s verdict on a self-atari alone, for the playouts: whether `c`'s play at the empty on-board
+/// point `i` captures nothing and leaves its chain at most one liberty. It stops at the first capture or the
+/// second liberty, which most plays show among their four neighbours.
+pub fn self_atari(board: &Board, c: Color, i: Idx) -> Option<SelfAtari> {
+    if board.empty_neighbor_count(i) >= 2 {
+        return None;
+    }
+    // The one liberty found so far; `PASS`, a border cell, for none yet.
+    let mut lib = PASS;
+    let mut own = [0; 4];
+    let mut nown = 0;
+    for n in board.neighbors(i) {
+        if board.is_empty_at(n) {
+            lib = n;
+            continue;
+        }
+        match board.color_at(n) {
+            Some(x) if x == c => {
+                let id = board.chain_id(n);
+                if !own[..nown].contains(&id) {
+                    own[nown] = id;
+                    nown += 1;
+                }
+            }
+            Some(_) if board.in_atari(n) => return None,
+            _ => {}
+        }
+    }
+    let mut stones = 1;
+    for &id in &own[..nown] {
+        stones += board.chain_len(id);
+        for s in board.chain_stones(id) {
+            for l in board.neighbors(s) {
+                if l != i && l != lib && board.is_empty_at(l) {
+                    if lib != PASS {
+                        return None;
+                    }
+                    lib = l;
+                }
+            }
+        }
+    }
+    Some(SelfAtari {
+        liberties: u8::from(lib != PASS),
+        stones,
+    })
 }
 
 /// A random element of `list`, if any.
@@ -319,7 +360,7 @@ pub fn two_liberty_moves(
     {
         for &l in &libs[..2] {
             if board.is_light_legal(c, l)
-                && !tactics(board, c, l).is_self_atari()
+                && self_atari(board, c, l).is_none()
                 && ladder.ladder_capture(board, c, l, PLAYOUT_LADDER_BUDGET) > 0
             {
                 out.push(l);
@@ -350,7 +391,7 @@ pub fn pattern_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
     {
         if board.is_light_candidate(c, n)
             && patterns::matches(board, n)
-            && !tactics(board, c, n).is_self_atari()
+            && self_atari(board, c, n).is_none()
         {
             out.push(n);
         }
@@ -360,16 +401,7 @@ pub fn pattern_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
 /// Whether the random step accepts a light candidate: no suicide, and no self-atari of three stones or more.
 #[inline]
 fn acceptable(board: &Board, c: Color, i: Idx) -> bool {
-    let empty = board
-        .neighbors(i)
-        .into_iter()
-        .filter(|&n| board.is_empty_at(n))
-        .count();
-    if empty >= 2 {
-        return true;
-    }
-    let t = tactics(board, c, i);
-    t.captured > 0 || t.liberties >= 2 || (t.liberties == 1 && t.stones < 3)
+    self_atari(board, c, i).is_none_or(|s| s.liberties == 1 && s.stones < 3)
 }
 
 /// Random points the fill-board step tries on a big board.
@@ -592,6 +624,74 @@ mod tests {
         let t = tactics(&b, Color::Black, b.idx(Point::new(1, 2)));
         assert_eq!(t.captured, 1);
         assert!(!t.is_self_atari());
+    }
+
+    /// [`tactics`] against playing the move on a copy and counting, and [`self_atari`] against [`tactics`], at
+    /// every legal point of positions from random playouts on several sizes.
+    #[test]
+    fn tactics_and_the_self_atari_test_match_playing_the_move() {
+        let mut rng = Pcg32::seed_from_u64(7);
+        let mut checked = [0usize; 2];
+        for n in [5u8, 7, 9, 13, 19] {
+            let size = Size::square(n).unwrap();
+            for game in 0..12 {
+                let mut b = Board::new(size);
+                let plies = 10 + game * n as usize * n as usize / 10;
+                let mut moves = Vec::new();
+                run(
+                    &mut b,
+                    Color::Black,
+                    PASS,
+                    &mut rng,
+                    &mut Scratch::new(),
+                    &mut moves,
+                    plies,
+                );
+                for c in Color::BOTH {
+                    for p in size.points() {
+                        let i = b.idx(p);
+                        if !b.is_empty_at(i) || b.check(c, i, true, true, false).is_err() {
+                            continue;
+                        }
+                        let t = tactics(&b, c, i);
+                        let mut after = b.clone();
+                        let effect = after.play(c, i);
+                        assert_eq!(t.captured, effect.captured, "{n} {p:?}");
+                        let libs = after.liberties(p).min(3);
+                        if t.captured == 0 {
+                            assert_eq!(usize::from(t.liberties), libs, "{n} {p:?}");
+                        } else {
+                            assert!(usize::from(t.liberties) <= libs, "{n} {p:?}");
+                        }
+                        // A suicide (of more than one stone: the only kind the check lets through) leaves no chain.
+                        let stones = after.chain_len(i).max(effect.suicided);
+                        if libs <= 1 {
+                            assert_eq!(t.stones, stones);
+                        } else {
+                            assert!(t.stones <= stones);
+                        }
+                        let mut in_atari: Vec<Idx> = b
+                            .neighbors(i)
+                            .into_iter()
+                            .filter(|&x| b.color_at(x) == Some(c) && b.in_atari(x))
+                            .map(|x| b.chain_id(x))
+                            .collect();
+                        in_atari.sort_unstable();
+                        in_atari.dedup();
+                        let rescued: u32 = in_atari.iter().map(|&x| b.chain_len(x)).sum();
+                        assert_eq!(t.rescued, if libs >= 2 { rescued } else { 0 });
+                        let quick = self_atari(&b, c, i);
+                        assert_eq!(quick.is_some(), t.is_self_atari(), "{n} {p:?}");
+                        if let Some(q) = quick {
+                            assert_eq!((q.liberties, q.stones), (t.liberties, t.stones));
+                        }
+                        checked[usize::from(quick.is_some())] += 1;
+                    }
+                }
+            }
+        }
+        // Both verdicts occur often enough to mean something.
+        assert!(checked[0] > 5_000 && checked[1] > 200, "{checked:?}");
     }
 
     #[test]
