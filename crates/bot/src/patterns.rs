@@ -15,7 +15,7 @@
 
 use std::sync::OnceLock;
 
-use tesuji_rules::{Board, Color, Idx};
+use tesuji_rules::{Board, Idx};
 
 /// The patterns, each three rows of three cells.
 const PATTERNS: &[[&str; 3]] = &[
@@ -121,17 +121,10 @@ fn expand(choices: &[Vec<u32>; 8], k: usize, key: u32, bits: &mut [u64]) {
     }
 }
 
-/// The code of a cell of the padded array.
+/// The code of a cell of the padded array (the board's own: 0 empty, 1 black, 2 white, 3 off the board).
 #[inline]
 fn code(board: &Board, i: Idx) -> u32 {
-    if board.is_empty_at(i) {
-        return EMPTY;
-    }
-    match board.color_at(i) {
-        Some(Color::Black) => BLACK,
-        Some(Color::White) => WHITE,
-        None => EDGE,
-    }
+    u32::from(board.cell_code(i))
 }
 
 /// The eight cells around the on-board point `i`, in key order (NW, N, NE, W, E, SW, S, SE).
