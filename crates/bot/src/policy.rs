@@ -165,6 +165,32 @@ impl Libs {
     }
 }
 
+/// The distinct chains beside one point, by [`Board::chain_id`]: four at most.
+#[derive(Default)]
+struct Chains {
+    ids: [Idx; 4],
+    n: usize,
+}
+
+impl Chains {
+    /// Adds the chain of the stone at `stone`; false when it is in already.
+    #[inline]
+    fn insert(&mut self, board: &Board, stone: Idx) -> bool {
+        let id = board.chain_id(stone);
+        if self.ids[..self.n].contains(&id) {
+            return false;
+        }
+        self.ids[self.n] = id;
+        self.n += 1;
+        true
+    }
+
+    #[inline]
+    fn ids(&self) -> &[Idx] {
+        &self.ids[..self.n]
+    }
+}
+
 /// The [`Tactics`] of a play by `c` at the empty on-board point `i`.
 pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
     let mut libs = Libs {
@@ -172,11 +198,9 @@ pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
         n: 0,
         played: i,
     };
-    // The distinct own chains beside `i`, by name, and the opponent chains it captures.
-    let mut own = [0; 4];
-    let mut nown = 0;
-    let mut caught = [0; 4];
-    let mut ncaught = 0;
+    // The own chains beside `i`, and the opponent chains it captures.
+    let mut own = Chains::default();
+    let mut caught = Chains::default();
     let mut t = Tactics {
         stones: 1,
         ..Tactics::default()
@@ -188,19 +212,12 @@ pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
         }
         match board.color_at(n) {
             Some(x) if x == c => {
-                let id = board.chain_id(n);
-                if !own[..nown].contains(&id) {
-                    own[nown] = id;
-                    nown += 1;
-                }
+                own.insert(board, n);
             }
             Some(_) if board.in_atari(n) => {
                 // Its only liberty is `i`: the play takes it, and its point becomes a liberty.
                 libs.add(n);
-                let id = board.chain_id(n);
-                if !caught[..ncaught].contains(&id) {
-                    caught[ncaught] = id;
-                    ncaught += 1;
+                if caught.insert(board, n) {
                     t.captured += board.chain_len(n);
                 }
             }
@@ -208,13 +225,13 @@ pub fn tactics(board: &Board, c: Color, i: Idx) -> Tactics {
         }
     }
     // Own chains in atari that join the new stone.
-    for &id in &own[..nown] {
+    for &id in own.ids() {
         if board.in_atari(id) {
             t.rescued += board.chain_len(id);
         }
     }
     // The liberties of the own chains that join, stopping at three.
-    'chains: for &id in &own[..nown] {
+    'chains: for &id in own.ids() {
         t.stones += board.chain_len(id);
         for s in board.chain_stones(id) {
             for l in board.neighbors(s) {
@@ -252,8 +269,7 @@ pub fn self_atari(board: &Board, c: Color, i: Idx) -> Option<SelfAtari> {
     }
     // The one liberty found so far; `PASS`, a border cell, for none yet.
     let mut lib = PASS;
-    let mut own = [0; 4];
-    let mut nown = 0;
+    let mut own = Chains::default();
     for n in board.neighbors(i) {
         if board.is_empty_at(n) {
             lib = n;
@@ -261,18 +277,14 @@ pub fn self_atari(board: &Board, c: Color, i: Idx) -> Option<SelfAtari> {
         }
         match board.color_at(n) {
             Some(x) if x == c => {
-                let id = board.chain_id(n);
-                if !own[..nown].contains(&id) {
-                    own[nown] = id;
-                    nown += 1;
-                }
+                own.insert(board, n);
             }
             Some(_) if board.in_atari(n) => return None,
             _ => {}
         }
     }
     let mut stones = 1;
-    for &id in &own[..nown] {
+    for &id in own.ids() {
         stones += board.chain_len(id);
         for s in board.chain_stones(id) {
             for l in board.neighbors(s) {
