@@ -618,6 +618,22 @@ mod tests {
         Board::from_grid(&Grid::from_diagram(diagram).unwrap()).unwrap()
     }
 
+    /// The board after a playout of at most `plies` turns from the empty board, Black first.
+    fn played(size: Size, rng: &mut Pcg32, plies: usize) -> Board {
+        let mut b = Board::new(size);
+        let mut moves = Vec::new();
+        run(
+            &mut b,
+            Color::Black,
+            PASS,
+            rng,
+            &mut Scratch::new(),
+            &mut moves,
+            plies,
+        );
+        b
+    }
+
     #[test]
     fn tactics_count_liberties_captures_and_rescues() {
         // Black at C3 joins B3 (in atari) and has two more liberties.
@@ -647,18 +663,7 @@ mod tests {
         for n in [5u8, 7, 9, 13, 19] {
             let size = Size::square(n).unwrap();
             for game in 0..12 {
-                let mut b = Board::new(size);
-                let plies = 10 + game * n as usize * n as usize / 10;
-                let mut moves = Vec::new();
-                run(
-                    &mut b,
-                    Color::Black,
-                    PASS,
-                    &mut rng,
-                    &mut Scratch::new(),
-                    &mut moves,
-                    plies,
-                );
+                let b = played(size, &mut rng, 10 + game * n as usize * n as usize / 10);
                 for c in Color::BOTH {
                     for p in size.points() {
                         let i = b.idx(p);
@@ -784,17 +789,7 @@ mod tests {
         let mut rng = Pcg32::seed_from_u64(1);
         let mut scorer = Scorer::new(&Board::new(size));
         for _ in 0..50 {
-            let mut b = Board::new(size);
-            let mut moves = Vec::new();
-            run(
-                &mut b,
-                Color::Black,
-                PASS,
-                &mut rng,
-                &mut Scratch::new(),
-                &mut moves,
-                3 * 81,
-            );
+            let b = played(size, &mut rng, 3 * 81);
             assert!(b.is_consistent());
             let margin = scorer.area(&b);
             assert!(margin.abs() <= 81);
