@@ -1168,7 +1168,7 @@ fn prior(board: &Board, m: Idx, last: Idx, size: Size, reading: &Reading) -> (f3
             add(5.0, 0.2);
         }
     }
-    let big = size.width().min(size.height()) >= 13;
+    let big = features::is_big(size);
     if last != PASS && board.color_at(last).is_some() {
         let near = board.neighbors(last).contains(&m) || board.diagonals(last).contains(&m);
         if near && !big {

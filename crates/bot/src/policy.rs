@@ -67,7 +67,7 @@ impl Scratch {
     pub fn for_board(board: &Board) -> Scratch {
         let size = board.size();
         Scratch {
-            fill_board: size.width().min(size.height()) >= 13,
+            fill_board: crate::features::is_big(size),
             ..Scratch::new()
         }
     }
