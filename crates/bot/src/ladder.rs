@@ -116,13 +116,11 @@ impl Ladder {
                 continue;
             }
             // Skip a chain met again through another neighbour.
-            if seen[..nseen]
-                .iter()
-                .any(|&s| board.chain_stones(s).any(|x| x == n))
-            {
+            let id = board.chain_id(n);
+            if seen[..nseen].contains(&id) {
                 continue;
             }
-            seen[nseen] = n;
+            seen[nseen] = id;
             nseen += 1;
             let stones = board.chain_len(n);
             if stones <= best {
