@@ -931,7 +931,7 @@ fn remake_gammas(file: &str) {
         .and_then(|l| l.split("played move first ").nth(1))
         .and_then(|l| l.trim_end_matches('%').parse().ok())
         .expect("a held-out figure");
-    assert!(held >= 25.0, "{file}: held-out prediction {held}%");
+    assert!(held >= 30.0, "{file}: held-out prediction {held}%");
 }
 
 #[test]
