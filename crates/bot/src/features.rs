@@ -2,10 +2,11 @@
 //!
 //! Every candidate move of a position has one *level* in each of the [`GROUPS`] feature groups of [`Group`]:
 //! its 3×3 neighbourhood (with which of the four adjacent chains are in atari), what it captures, rescues or puts
-//! in atari (with the ladders read), whether it is a self-atari, its distances to the last two moves, and its
-//! line, and its wider shape (the twelve points within two steps). A move's *strength* is the product of its levels' gammas (a generalized Bradley–Terry model over
-//! teams of features, after Rémi Coulom, "Computing Elo Ratings of Move Patterns in the Game of Go", 2007), and
-//! the model's chance that a player picks move `m` is `strength(m) / Σ strength` over the position's candidates.
+//! in atari (with the ladders read), whether it is a self-atari, its distances to the last two moves, its line,
+//! and its wider shape (the twelve points within two steps). A move's *strength* is the product of its levels'
+//! gammas (a generalized Bradley–Terry model over teams of features, after Rémi Coulom, "Computing Elo Ratings
+//! of Move Patterns in the Game of Go", 2007), and the model's chance that a player picks move `m` is
+//! `strength(m) / Σ strength` over the position's candidates.
 //!
 //! The gammas are trained by `tesuji train patterns` (minorization-maximization over records of games) and kept
 //! in `data/gammas.txt` beside this crate's sources; the file says how it was made. Levels the file does not
