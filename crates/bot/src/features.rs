@@ -3,7 +3,7 @@
 //! Every candidate move of a position has one *level* in each of the [`GROUPS`] feature groups of [`Group`]:
 //! its 3×3 neighbourhood (with which of the four adjacent chains are in atari), what it captures, rescues or puts
 //! in atari (with the ladders read), whether it is a self-atari, its distances to the last two moves, its line,
-//! and its wider shape (the twelve points within two steps). A move's *strength* is the product of its levels'
+//! its wider shape (the twelve points within two steps), and the liberties of a contact fight. A move's *strength* is the product of its levels'
 //! gammas (a generalized Bradley–Terry model over teams of features, after Rémi Coulom, "Computing Elo Ratings
 //! of Move Patterns in the Game of Go", 2007), and the model's chance that a player picks move `m` is
 //! `strength(m) / Σ strength` over the position's candidates.
@@ -22,7 +22,7 @@ use crate::patterns::{self, CELLS};
 use crate::policy::{PASS, Reading};
 
 /// Number of feature groups.
-pub const GROUPS: usize = 9;
+pub const GROUPS: usize = 10;
 
 /// The feature groups, in the order of a [`Features`] array.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,6 +50,12 @@ pub enum Group {
     /// The twelve points within two steps (the 3×3 square and the four points two lines away), from the
     /// mover's side, the same in all eight symmetries (see [`shape_key`]); a pass has [`PASS_KEY`].
     Shape,
+    /// A contact fight's liberties: 0 when no stone is beside the play; otherwise `1 + 5·own + opp`, with
+    /// `own` the mover's chain after the play (0: one liberty or none, 1: two, 2: three or more; as
+    /// [`Tactics::liberties`](crate::policy::Tactics::liberties) counts them) and `opp` the fewest liberties
+    /// the play leaves an adjacent opponent chain (0: no opponent beside it, 1: none, it is captured, 2: one,
+    /// 3: two, 4: three or more).
+    Contact,
 }
 
 impl Group {
@@ -63,6 +69,7 @@ impl Group {
         Group::Prev,
         Group::Edge,
         Group::Shape,
+        Group::Contact,
     ];
 
     /// The groups whose levels are keys of shapes (a gamma for each key seen often enough, one for the rest)
@@ -86,6 +93,7 @@ impl Group {
             Group::Prev => "prev",
             Group::Edge => "edge",
             Group::Shape => "shape",
+            Group::Contact => "contact",
         }
     }
 
@@ -222,6 +230,30 @@ fn puts_in_atari(board: &Board, c: Color, i: Idx) -> bool {
     })
 }
 
+/// The [`Group::Contact`] level of `c`'s play at `i`, whose chain is left `own_libs` liberties.
+fn contact_level(board: &Board, c: Color, i: Idx, own_libs: u8) -> u32 {
+    let mut touches = false;
+    // Fewest liberties of an adjacent opponent chain before the play, counted up to four (5: none beside).
+    let mut fewest = 5;
+    for n in board.neighbors(i) {
+        match board.color_at(n) {
+            Some(x) if x == c => touches = true,
+            Some(_) => {
+                touches = true;
+                fewest = fewest.min(chain_liberties(board, n, &mut [0; 4]));
+            }
+            None => {}
+        }
+    }
+    if !touches {
+        return 0;
+    }
+    let own = u32::from(own_libs.clamp(1, 3)) - 1;
+    // The play takes one liberty of each adjacent opponent chain: before 1..=4 is after 0..=3 (or more).
+    let opp = if fewest == 5 { 0 } else { fewest as u32 };
+    1 + 5 * own + opp
+}
+
 /// The features of `c`'s legal play (or [`PASS`]) at `m`, with `last` the last move and `prev` the one before
 /// it ([`PASS`] for a pass or none).
 pub fn features(
@@ -301,6 +333,7 @@ pub fn play_features(
             .min(size.height() - 1 - p.y);
     f[Group::Edge as usize] = u32::from(line).min(4) + 1;
     f[Group::Shape as usize] = shape_key(board, c, m);
+    f[Group::Contact as usize] = contact_level(board, c, m, t.liberties);
     f
 }
 
@@ -619,6 +652,39 @@ mod tests {
     }
 
     #[test]
+    fn contact_levels_count_both_sides_liberties() {
+        // White's stone has three liberties, the black stone above it two.
+        let b = board("..X..\n..O..\n.....\n.....\n.....");
+        let mut ladder = Ladder::new();
+        let contact = |c, x, y, ladder: &mut Ladder| {
+            features(&b, c, b.idx(Point::new(x, y)), PASS, PASS, ladder)[Group::Contact as usize]
+        };
+        assert_eq!(
+            contact(Color::Black, 0, 4, &mut ladder),
+            0,
+            "nothing beside it"
+        );
+        // Black beside the white stone leaves it two liberties and keeps three of its own.
+        assert_eq!(contact(Color::Black, 1, 1, &mut ladder), 1 + 5 * 2 + 3);
+        // White beside the black stone (two liberties: the white stone takes its third) puts it in atari,
+        // and has two liberties itself.
+        assert_eq!(contact(Color::White, 1, 0, &mut ladder), 1 + 5 + 2);
+        // Under its own stone, White's chain has three or more liberties and no opponent beside it.
+        assert_eq!(contact(Color::White, 2, 2, &mut ladder), 1 + 5 * 2);
+        // Black beside a white stone of one liberty captures it, and counts the emptied point.
+        let b = board("O....\nX....\n.....\n.....\n.....");
+        let f = features(
+            &b,
+            Color::Black,
+            b.idx(Point::new(1, 0)),
+            PASS,
+            PASS,
+            &mut ladder,
+        );
+        assert_eq!(f[Group::Contact as usize], 1 + 5 * 2 + 1);
+    }
+
+    #[test]
     fn gammas_survive_their_text() {
         let g = Gammas::from_levels([
             (Group::Capture, 1, 12.5),
@@ -636,7 +702,7 @@ mod tests {
         assert_eq!(back.gamma(Group::Shape, 0xabcdef), 4.0);
         assert_eq!(back.gamma(Group::Shape, 0x12345), 0.25);
         assert_eq!(back.gamma(Group::Edge, 3), 1.0);
-        let f = [0x12345, 1, 0, 0, 0, 1, 0, 0, 0xabcdef];
+        let f = [0x12345, 1, 0, 0, 0, 1, 0, 0, 0xabcdef, 2];
         assert!((back.strength(&f) - 3.0 * 12.5 * 7.25 * 4.0).abs() < 1e-3);
     }
 
