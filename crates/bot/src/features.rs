@@ -3,10 +3,10 @@
 //! Every candidate move of a position has one *level* in each of the [`GROUPS`] feature groups of [`Group`]:
 //! its 3×3 neighbourhood (with which of the four adjacent chains are in atari), what it captures, rescues or puts
 //! in atari (with the ladders read), whether it is a self-atari, its distances to the last two moves, its line,
-//! its wider shape (the twelve points within two steps), and the liberties of a contact fight. A move's *strength* is the product of its levels'
-//! gammas (a generalized Bradley–Terry model over teams of features, after Rémi Coulom, "Computing Elo Ratings
-//! of Move Patterns in the Game of Go", 2007), and the model's chance that a player picks move `m` is
-//! `strength(m) / Σ strength` over the position's candidates.
+//! its wider shape (the twelve points within two steps), and the liberties of a contact fight. A move's
+//! *strength* is the product of its levels' gammas (a generalized Bradley–Terry model over teams of features,
+//! after Rémi Coulom, "Computing Elo Ratings of Move Patterns in the Game of Go", 2007), and the model's chance
+//! that a player picks move `m` is `strength(m) / Σ strength` over the position's candidates.
 //!
 //! The gammas are trained by `tesuji train patterns` (minorization-maximization over records of games) and kept
 //! in `data/gammas.txt` beside this crate's sources; the file says how it was made. Levels the file does not
@@ -223,34 +223,37 @@ fn distance_level(board: &Board, a: Idx, b: Idx) -> u32 {
     (dx + dy + dx.max(dy)).min(17) + 1
 }
 
-/// Whether some chain of `c`'s opponent next to `i` has exactly two liberties (a play at `i` takes one).
-fn puts_in_atari(board: &Board, c: Color, i: Idx) -> bool {
-    board.neighbors(i).into_iter().any(|n| {
-        board.color_at(n) == Some(c.opponent()) && chain_liberties(board, n, &mut [0; 3]) == 2
-    })
-}
-
-/// The [`Group::Contact`] level of `c`'s play at `i`, whose chain is left `own_libs` liberties.
-fn contact_level(board: &Board, c: Color, i: Idx, own_libs: u8) -> u32 {
+/// What is beside `c`'s play at `i`: whether any stone is, and a mask with bit `k` set when an adjacent
+/// opponent chain has `k` liberties before the play (counted up to four). Read once for both the
+/// [`Group::Atari`] level (bit 2) and the [`Group::Contact`] level (the lowest bit).
+fn beside(board: &Board, c: Color, i: Idx) -> (bool, u32) {
     let mut touches = false;
-    // Fewest liberties of an adjacent opponent chain before the play, counted up to four (5: none beside).
-    let mut fewest = 5;
+    let mut opponent_libs = 0;
     for n in board.neighbors(i) {
         match board.color_at(n) {
             Some(x) if x == c => touches = true,
             Some(_) => {
                 touches = true;
-                fewest = fewest.min(chain_liberties(board, n, &mut [0; 4]));
+                opponent_libs |= 1 << chain_liberties(board, n, &mut [0; 4]);
             }
             None => {}
         }
     }
+    (touches, opponent_libs)
+}
+
+/// The [`Group::Contact`] level of a play whose chain is left `own_libs` liberties, from what is [`beside`] it.
+fn contact_level(touches: bool, opponent_libs: u32, own_libs: u8) -> u32 {
     if !touches {
         return 0;
     }
     let own = u32::from(own_libs.clamp(1, 3)) - 1;
     // The play takes one liberty of each adjacent opponent chain: before 1..=4 is after 0..=3 (or more).
-    let opp = if fewest == 5 { 0 } else { fewest as u32 };
+    let opp = if opponent_libs == 0 {
+        0
+    } else {
+        opponent_libs.trailing_zeros()
+    };
     1 + 5 * own + opp
 }
 
@@ -289,6 +292,7 @@ pub fn play_features(
     let mut f = [0; GROUPS];
     f[Group::Pattern as usize] = pattern_key(board, c, m);
     let t = reading.tactics;
+    let (touches, opponent_libs) = beside(board, c, m);
     f[Group::Capture as usize] = if t.captured == 0 {
         0
     } else if last != PASS
@@ -318,7 +322,7 @@ pub fn play_features(
     // A ladder capture puts a chain in atari, and a self-atari catches nothing (`Reading::caught`).
     f[Group::Atari as usize] = if reading.caught > 0 {
         2
-    } else if puts_in_atari(board, c, m) {
+    } else if opponent_libs & (1 << 2) != 0 {
         1
     } else {
         0
@@ -333,7 +337,7 @@ pub fn play_features(
             .min(size.height() - 1 - p.y);
     f[Group::Edge as usize] = u32::from(line).min(4) + 1;
     f[Group::Shape as usize] = shape_key(board, c, m);
-    f[Group::Contact as usize] = contact_level(board, c, m, t.liberties);
+    f[Group::Contact as usize] = contact_level(touches, opponent_libs, t.liberties);
     f
 }
 
