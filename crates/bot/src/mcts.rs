@@ -37,12 +37,17 @@
 //! ## Budget and threads
 //! A fixed number of playouts, a time per move, or both (the first reached stops). With several threads each
 //! runs its own tree from its own seed (root parallelism) and the roots are merged; the split of a fixed
-//! playout count is fixed, so the same seed and count give the same move on any machine.
+//! playout count is fixed, so the same seed and count give the same move on any machine. With
+//! [`MctsConfig::shared_tree`] the threads grow one tree instead (tree parallelism): a thread holds the tree's
+//! lock while it chooses a line and again while it counts the result, not during the playout, and it counts
+//! the line's visits as it chooses it (a virtual loss), so that the other threads turn to other lines until
+//! the result is in. Then the threads' order decides the search: a fixed count is no longer reproducible.
 //!
 //! ## Passing and resigning
 //! See [`MctsBot::choose`].
 
 use std::ops::RangeInclusive;
+use std::sync::{Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 use rand::SeedableRng;
@@ -67,7 +72,7 @@ pub struct MctsConfig {
     pub playouts: Option<u64>,
     /// Time per move; `None`: only the playout limit. With neither, 10 000 playouts.
     pub time: Option<Duration>,
-    /// Threads, each with its own tree (root parallelism). At least one.
+    /// Threads, each with its own tree (root parallelism) unless [`MctsConfig::shared_tree`]. At least one.
     pub threads: usize,
     /// Resign when the best move wins less often than this after [`MctsConfig::resign_after`] playouts; 0 never.
     pub resign_below: f64,
@@ -96,6 +101,9 @@ pub struct MctsConfig {
     /// Whether [`MctsBot::choose_keeping`] starts a search from the subtree that the previous search of the same
     /// game grew under the moves played since (default on).
     pub reuse: bool,
+    /// Whether the threads share one tree (tree parallelism with a virtual loss) instead of growing one each
+    /// (default off: a shared tree is not reproducible with more than one thread).
+    pub shared_tree: bool,
 }
 
 impl Default for MctsConfig {
@@ -116,6 +124,7 @@ impl Default for MctsConfig {
             playout_two_libs: false,
             moves_ownership: false,
             reuse: true,
+            shared_tree: false,
         }
     }
 }
@@ -135,7 +144,7 @@ impl MctsConfig {
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S, twolib=0|1 or reuse=0|1"
+    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S, twolib=0|1, reuse=0|1 or shared=0|1"
 )]
 pub struct BadSetting(pub String);
 
@@ -147,7 +156,8 @@ impl std::str::FromStr for MctsConfig {
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
     /// model's prior visits, 0 for none, and value slope), `twolib=1` (the playouts' fights of two
-    /// liberties), `reuse=0` (every search from an empty tree). The empty string is the default: one second
+    /// liberties), `reuse=0` (every search from an empty tree), `shared=1` (the threads share one tree). The
+    /// empty string is the default: one second
     /// per move on two threads.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
@@ -173,6 +183,7 @@ impl std::str::FromStr for MctsConfig {
                 "slope" => c.pattern_slope = number(value, 0.0..=1.0).ok_or_else(bad)?,
                 "twolib" => c.playout_two_libs = switch(value).ok_or_else(bad)?,
                 "reuse" => c.reuse = switch(value).ok_or_else(bad)?,
+                "shared" => c.shared_tree = switch(value).ok_or_else(bad)?,
                 "expand" => c.expand_after = number(value, 1..=10_000).ok_or_else(bad)?,
                 _ => return Err(bad()),
             }
@@ -459,8 +470,9 @@ impl MctsBot {
         let key = kept
             .as_ref()
             .map(|_| TreeKey::of(game, rules, score_at_end));
-        let mut grafts = match (kept.as_deref_mut(), &key) {
-            (Some(k), Some(key)) => k.subtrees(key, &ctx, threads),
+        let trees = new_trees(threads, self.config.shared_tree);
+        let grafts = match (kept.as_deref_mut(), &key) {
+            (Some(k), Some(key)) => k.subtrees(key, &ctx, trees.len()),
             _ => Vec::new(),
         };
         let total = match (self.config.playouts, self.config.time) {
@@ -468,37 +480,47 @@ impl MctsBot {
             (p, _) => p,
         };
         let deadline = self.config.time.map(|t| start + t);
-        let seed = self.search_seed(game);
-        let run = |k: usize, graft: Option<(Vec<Node>, usize)>| {
-            let quota =
-                total.map(|n| n / threads as u64 + u64::from((k as u64) < n % threads as u64));
-            let mut w = Worker::new(&ctx, &self.config, splitmix(seed.wrapping_add(k as u64)));
+        let mut workers = self.workers(&ctx, &trees, self.search_seed(game));
+        // Each tree takes its kept subtree before any thread searches it.
+        for (w, graft) in workers.iter_mut().zip(grafts) {
             if let Some((nodes, at)) = graft {
                 w.graft(&nodes, at);
             }
-            w.search(quota, deadline, None);
-            w
+        }
+        let quota = |k: usize| {
+            total.map(|n| n / threads as u64 + u64::from((k as u64) < n % threads as u64))
         };
-        let mut graft = |k: usize| grafts.get_mut(k).and_then(Option::take);
-        let workers: Vec<Worker> = if threads == 1 {
-            vec![run(0, graft(0))]
+        if threads == 1 {
+            workers[0].search(quota(0), deadline, None);
         } else {
             std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads)
-                    .map(|k| {
-                        let g = graft(k);
-                        s.spawn(move || run(k, g))
-                    })
-                    .collect();
-                handles.into_iter().filter_map(|h| h.join().ok()).collect()
-            })
-        };
-        let analysis = ctx.merge(&workers, start.elapsed());
+                for (k, w) in workers.iter_mut().enumerate() {
+                    s.spawn(move || w.search(quota(k), deadline, None));
+                }
+            });
+        }
+        let analysis = ctx.merge(&trees, &workers, start.elapsed());
+        drop(workers);
         if let (Some(kept), Some(key)) = (kept, key) {
             kept.key = Some(key);
-            kept.trees = workers.into_iter().map(|w| w.nodes).collect();
+            kept.trees = trees.into_iter().map(into_nodes).collect();
         }
         analysis
+    }
+
+    /// One worker per thread, each on its tree of `trees` (one for all when they share it).
+    fn workers<'a>(&'a self, ctx: &'a Context, trees: &'a [Tree], seed: u64) -> Vec<Worker<'a>> {
+        (0..self.config.threads.max(1))
+            .map(|k| {
+                let tree = &trees[k % trees.len()];
+                Worker::new(
+                    ctx,
+                    &self.config,
+                    tree,
+                    splitmix(seed.wrapping_add(k as u64)),
+                )
+            })
+            .collect()
     }
 
     /// Searches the position of `game` as [`MctsBot::analyze`] does, and calls `report` with what the search has
@@ -517,11 +539,9 @@ impl MctsBot {
         let start = Instant::now();
         let ctx = Context::new(game, rules, rules.end == EndRule::Score, only);
         let threads = self.config.threads.max(1);
-        let seed = self.search_seed(game);
         let end = self.config.time.map(|t| start + t);
-        let mut workers: Vec<Worker> = (0..threads)
-            .map(|k| Worker::new(&ctx, &self.config, splitmix(seed.wrapping_add(k as u64))))
-            .collect();
+        let trees = new_trees(threads, self.config.shared_tree);
+        let mut workers = self.workers(&ctx, &trees, self.search_seed(game));
         let interval = interval.max(Duration::from_millis(10));
         loop {
             let done = |ws: &[Worker]| {
@@ -549,9 +569,9 @@ impl MctsBot {
                     }
                 });
             }
-            report(&ctx.merge(&workers, start.elapsed()));
+            report(&ctx.merge(&trees, &workers, start.elapsed()));
         }
-        ctx.merge(&workers, start.elapsed())
+        ctx.merge(&trees, &workers, start.elapsed())
     }
 }
 
@@ -562,19 +582,19 @@ impl MctsBot {
 #[derive(Debug, Default)]
 pub struct KeptTrees {
     key: Option<TreeKey>,
-    /// Per thread, its tree (the root at 0).
+    /// Per thread, its tree (the root at 0); one when the threads share it.
     trees: Vec<Vec<Node>>,
 }
 
 impl KeptTrees {
-    /// Per thread: the kept tree and the index of the node of `key`'s position in it, when the kept trees are
-    /// of an earlier position of `key`'s game and that node has been reached. Empty when nothing fits.
-    /// The trees are taken out: the search that uses them leaves its own.
+    /// Per tree of the next search (`count` of them): the kept tree and the index of the node of `key`'s
+    /// position in it, when the kept trees are of an earlier position of `key`'s game and that node has been
+    /// reached. Empty when nothing fits. The trees are taken out: the search that uses them leaves its own.
     fn subtrees(
         &mut self,
         key: &TreeKey,
         ctx: &Context,
-        threads: usize,
+        count: usize,
     ) -> Vec<Option<(Vec<Node>, usize)>> {
         let (Some(old), trees) = (self.key.take(), std::mem::take(&mut self.trees)) else {
             return Vec::new();
@@ -584,7 +604,7 @@ impl KeptTrees {
             && old.komi_half == key.komi_half
             && old.score_at_end == key.score_at_end
             && key.log.starts_with(&old.log);
-        if !follows || trees.len() != threads {
+        if !follows || trees.len() != count {
             return Vec::new();
         }
         let turns: Option<Vec<Idx>> = key.log[old.log.len()..]
@@ -761,6 +781,34 @@ struct Node {
     prior_wins: f32,
 }
 
+/// A search tree: its nodes, the root at 0, under a lock for the threads that share it.
+type Tree = Mutex<Vec<Node>>;
+
+/// The trees of a search on `threads` threads: one each, or one for all when `shared`.
+fn new_trees(threads: usize, shared: bool) -> Vec<Tree> {
+    let count = if shared { 1 } else { threads.max(1) };
+    (0..count)
+        .map(|_| {
+            let mut nodes = Vec::with_capacity(1024);
+            nodes.push(Node {
+                mv: PASS as u16,
+                ..Node::default()
+            });
+            Mutex::new(nodes)
+        })
+        .collect()
+}
+
+/// The nodes of `tree` to read or change. A thread that panicked while holding the lock left the tree whole
+/// (nodes are plain numbers, changed one field at a time), so a poisoned lock is used as it is.
+fn lock(tree: &Tree) -> MutexGuard<'_, Vec<Node>> {
+    tree.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn into_nodes(tree: Tree) -> Vec<Node> {
+    tree.into_inner().unwrap_or_else(PoisonError::into_inner)
+}
+
 /// The turn-order state along a line of the tree.
 #[derive(Clone, Copy, Debug)]
 struct State {
@@ -913,8 +961,35 @@ impl Context {
         }
     }
 
-    /// The roots of the workers' trees, merged.
-    fn merge(&self, workers: &[Worker], elapsed: Duration) -> Analysis {
+    /// The line from root child `k`: its move, then the most visited child of each node while it has been
+    /// visited (at most 40 moves), with each one's visits.
+    fn principal_variation(&self, nodes: &[Node], k: usize) -> (Vec<Move>, Vec<u64>) {
+        let (mut line, mut visits) = (Vec::new(), Vec::new());
+        let root = nodes[0];
+        if root.first_child == 0 || k >= root.nchildren as usize {
+            return (line, visits);
+        }
+        let mut node = root.first_child as usize + k;
+        loop {
+            let nd = nodes[node];
+            line.push(self.move_of(nd.mv as Idx));
+            visits.push(u64::from(nd.visits));
+            if nd.first_child == 0 || line.len() >= 40 {
+                return (line, visits);
+            }
+            let first = nd.first_child as usize;
+            let best = (first..first + nd.nchildren as usize)
+                .max_by_key(|&c| nodes[c].visits)
+                .filter(|&c| nodes[c].visits > 0);
+            match best {
+                Some(c) => node = c,
+                None => return (line, visits),
+            }
+        }
+    }
+
+    /// The roots of the search's trees, merged, with the workers' counts of scores and owners.
+    fn merge(&self, trees: &[Tree], workers: &[Worker], elapsed: Duration) -> Analysis {
         let size = self.board.size();
         let n = self.root_moves.len();
         let mut visits = vec![0u64; n];
@@ -924,7 +999,7 @@ impl Context {
         let mut priors = vec![0f64; n];
         let mut sums = vec![(0f64, 0f64); n];
         let mut total = (0f64, 0f64);
-        // Per root move: the worker where it has the most visits, for its principal variation.
+        // Per root move: the tree where it has the most visits, for its principal variation.
         let mut deepest = vec![(0u32, 0usize); n];
         let mut own = vec![0i64; self.cells.len()];
         let mut own_squares = vec![0u64; self.cells.len()];
@@ -932,32 +1007,39 @@ impl Context {
         // Per root move and cell, when kept: the owners' sums over the workers.
         let mut moves_own = vec![0i64; workers.first().map_or(0, |w| w.root_own.len())];
         let mut playouts = 0;
-        for (wk, w) in workers.iter().enumerate() {
+        let trees: Vec<MutexGuard<Vec<Node>>> = trees.iter().map(lock).collect();
+        for (t, nodes) in trees.iter().enumerate() {
+            let root = nodes[0];
+            if root.first_child != 0 {
+                for k in 0..(root.nchildren as usize).min(n) {
+                    let ch = nodes[root.first_child as usize + k];
+                    visits[k] += ch.visits as u64;
+                    wins[k] += ch.wins as f64;
+                    priors[k] = ch.prior_wins as f64;
+                    if ch.visits > deepest[k].0 {
+                        deepest[k] = (ch.visits, t);
+                    }
+                }
+            }
+        }
+        for w in workers {
             playouts += w.playouts;
             total.0 += w.scores.0;
             total.1 += w.scores.1;
-            let root = w.nodes[0];
-            if root.first_child != 0 {
-                for k in 0..(root.nchildren as usize).min(n) {
-                    let ch = w.nodes[root.first_child as usize + k];
-                    visits[k] += ch.visits as u64;
-                    fresh[k] += w.root_playouts.get(k).copied().unwrap_or(0);
-                    wins[k] += ch.wins as f64;
-                    priors[k] = ch.prior_wins as f64;
-                    sums[k].0 += w.root_scores[k].0;
-                    sums[k].1 += w.root_scores[k].1;
-                    let row = k * ncells..(k + 1) * ncells;
-                    if let (Some(to), Some(from)) =
-                        (moves_own.get_mut(row.clone()), w.root_own.get(row))
-                    {
-                        for (t, &f) in to.iter_mut().zip(from) {
-                            *t += i64::from(f);
-                        }
-                    }
-                    if ch.visits > deepest[k].0 {
-                        deepest[k] = (ch.visits, wk);
-                    }
-                }
+            // (Both are per root move, in the root's order: the same in every tree.)
+            for (k, (&fresh_k, &sums_k)) in w
+                .root_playouts
+                .iter()
+                .zip(&w.root_scores)
+                .enumerate()
+                .take(n)
+            {
+                fresh[k] += fresh_k;
+                sums[k].0 += sums_k.0;
+                sums[k].1 += sums_k.1;
+            }
+            for (to, &from) in moves_own.iter_mut().zip(&w.root_own) {
+                *to += i64::from(from);
             }
             for (k, &i) in self.cells.iter().enumerate() {
                 own[k] += w.own_sum[i] as i64;
@@ -985,8 +1067,8 @@ impl Context {
             .enumerate()
             .map(|(k, &m)| {
                 let (score_mean, score_stdev) = stats(sums[k], fresh[k]);
-                let (pv, pv_visits) = match workers.get(deepest[k].1) {
-                    Some(w) if visits[k] > 0 => w.principal_variation(k),
+                let (pv, pv_visits) = match trees.get(deepest[k].1) {
+                    Some(nodes) if visits[k] > 0 => self.principal_variation(nodes, k),
                     _ => (vec![self.move_of(m)], vec![0]),
                 };
                 MoveStat {
@@ -1249,11 +1331,11 @@ fn stone_around(
     })
 }
 
-/// One thread's tree and buffers.
+/// One thread's buffers and counts, and the tree it grows (its own, or one that all threads share).
 struct Worker<'a> {
     ctx: &'a Context,
     config: &'a MctsConfig,
-    nodes: Vec<Node>,
+    tree: &'a Tree,
     rng: Pcg32,
     board: Board,
     /// The nodes of the current line and the player to move at each.
@@ -1272,6 +1354,8 @@ struct Worker<'a> {
     moves: Vec<Idx>,
     readings: Vec<Reading>,
     strengths: Vec<f32>,
+    /// The children made for a node, until they join the tree.
+    new_children: Vec<Node>,
     scorer: Scorer,
     /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
     first: Vec<u8>,
@@ -1291,17 +1375,12 @@ struct Worker<'a> {
 }
 
 impl<'a> Worker<'a> {
-    fn new(ctx: &'a Context, config: &'a MctsConfig, seed: u64) -> Worker<'a> {
+    fn new(ctx: &'a Context, config: &'a MctsConfig, tree: &'a Tree, seed: u64) -> Worker<'a> {
         let ncells = ctx.blocked[0].len();
-        let mut nodes = Vec::with_capacity(1024);
-        nodes.push(Node {
-            mv: PASS as u16,
-            ..Node::default()
-        });
         Worker {
             ctx,
             config,
-            nodes,
+            tree,
             rng: Pcg32::seed_from_u64(seed),
             board: ctx.board.clone(),
             path: Vec::new(),
@@ -1315,6 +1394,7 @@ impl<'a> Worker<'a> {
             moves: Vec::new(),
             readings: Vec::new(),
             strengths: Vec::new(),
+            new_children: Vec::new(),
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
             own_sum: vec![0; ncells],
@@ -1337,35 +1417,36 @@ impl<'a> Worker<'a> {
     fn graft(&mut self, old: &[Node], at: usize) {
         let st = self.ctx.root;
         let Some(&from) = old.get(at) else { return };
-        if from.first_child == 0 || !self.expand(0, &st) {
+        let mut nodes = lock(self.tree);
+        if from.first_child == 0 || !self.expand(&mut nodes, 0, &st) {
             return;
         }
         let old_first = from.first_child as usize;
         let old_children = old_first..(old_first + from.nchildren as usize).min(old.len());
-        let first = self.nodes[0].first_child as usize;
+        let first = nodes[0].first_child as usize;
         // (old index, new index) of the copied nodes whose children are still to copy.
         let mut todo = Vec::new();
         let mut visits = 0u32;
-        for k in first..first + self.nodes[0].nchildren as usize {
-            let mv = self.nodes[k].mv;
+        for k in first..first + nodes[0].nchildren as usize {
+            let mv = nodes[k].mv;
             if let Some(j) = old_children.clone().find(|&j| old[j].mv == mv) {
-                self.nodes[k] = old[j];
+                nodes[k] = old[j];
                 visits = visits.saturating_add(old[j].visits);
                 todo.push((j, k));
             }
         }
-        self.nodes[0].visits = visits;
+        nodes[0].visits = visits;
         while let Some((from, to)) = todo.pop() {
             let nd = old[from];
             let (f, n) = (nd.first_child as usize, nd.nchildren as usize);
-            if f == 0 || f + n > old.len() || self.nodes.len() + n > self.config.max_nodes {
-                self.nodes[to].first_child = 0;
-                self.nodes[to].nchildren = 0;
+            if f == 0 || f + n > old.len() || nodes.len() + n > self.config.max_nodes {
+                nodes[to].first_child = 0;
+                nodes[to].nchildren = 0;
                 continue;
             }
-            let at = self.nodes.len();
-            self.nodes[to].first_child = at as u32;
-            self.nodes.extend_from_slice(&old[f..f + n]);
+            let at = nodes.len();
+            nodes[to].first_child = at as u32;
+            nodes.extend_from_slice(&old[f..f + n]);
             todo.extend((0..n).map(|j| (f + j, at + j)));
         }
     }
@@ -1392,33 +1473,6 @@ impl<'a> Worker<'a> {
         }
     }
 
-    /// The line from root child `k`: its move, then the most visited child of each node while it has been
-    /// visited (at most 40 moves), with each one's visits.
-    fn principal_variation(&self, k: usize) -> (Vec<Move>, Vec<u64>) {
-        let (mut line, mut visits) = (Vec::new(), Vec::new());
-        let root = self.nodes[0];
-        if root.first_child == 0 || k >= root.nchildren as usize {
-            return (line, visits);
-        }
-        let mut node = root.first_child as usize + k;
-        loop {
-            let nd = self.nodes[node];
-            line.push(self.ctx.move_of(nd.mv as Idx));
-            visits.push(u64::from(nd.visits));
-            if nd.first_child == 0 || line.len() >= 40 {
-                return (line, visits);
-            }
-            let first = nd.first_child as usize;
-            let best = (first..first + nd.nchildren as usize)
-                .max_by_key(|&c| self.nodes[c].visits)
-                .filter(|&c| self.nodes[c].visits > 0);
-            match best {
-                Some(c) => node = c,
-                None => return (line, visits),
-            }
-        }
-    }
-
     fn iterate(&mut self) {
         let ctx = self.ctx;
         self.board.clone_from(&ctx.board);
@@ -1427,6 +1481,7 @@ impl<'a> Worker<'a> {
         self.tree_moves.clear();
         self.path_hashes.clear();
         self.playout_moves.clear();
+        let mut nodes = lock(self.tree);
         let mut node = 0usize;
         self.path.push((0, st.to_move));
         let mut terminal = false;
@@ -1435,16 +1490,22 @@ impl<'a> Worker<'a> {
                 terminal = true;
                 break;
             }
-            if self.nodes[node].first_child == 0 {
-                if node != 0 && self.nodes[node].visits < self.config.expand_after {
+            if nodes[node].first_child == 0 {
+                if (node != 0 && nodes[node].visits < self.config.expand_after)
+                    || !self.has_room(&nodes)
+                {
                     break;
                 }
-                if !self.expand(node, &st) {
+                // The children's readings are the costly part: made without the lock.
+                drop(nodes);
+                self.children(node == 0, &st);
+                nodes = lock(self.tree);
+                if !self.attach(&mut nodes, node) {
                     break;
                 }
             }
-            let child = self.select(node);
-            let m = self.nodes[child].mv as Idx;
+            let child = self.select(&nodes, node);
+            let m = nodes[child].mv as Idx;
             let mover = st.apply(&mut self.board, m);
             self.tree_moves.push((m, mover));
             if ctx.superko && m != PASS {
@@ -1453,6 +1514,13 @@ impl<'a> Worker<'a> {
             node = child;
             self.path.push((child as u32, st.to_move));
         }
+        // The line counts as visited now and as won only when its result is in (`backup`): a thread that
+        // shares the tree meanwhile sees a loss there (a virtual loss) and turns to other lines.
+        for &(n, _) in &self.path {
+            nodes[n as usize].visits += 1;
+        }
+        let root_first = nodes[0].first_child as usize;
+        drop(nodes);
         if !(terminal && ctx.score_at_end) {
             policy::run(
                 &mut self.board,
@@ -1469,7 +1537,7 @@ impl<'a> Worker<'a> {
         let root_child = self
             .path
             .get(1)
-            .map(|&(child, _)| child as usize - self.nodes[0].first_child as usize);
+            .map(|&(child, _)| child as usize - root_first);
         let ncells = ctx.cells.len();
         let own_row = root_child
             .filter(|&k| (k + 1) * ncells <= self.root_own.len())
@@ -1493,19 +1561,47 @@ impl<'a> Worker<'a> {
             sums.1 += points * points;
         }
         let value = ctx.black_value(margin);
-        self.backup(value);
+        self.backup(&mut lock(self.tree), value);
     }
 
-    /// Makes the children of `node`, whose position is on the board with `st` to move. False when there is no
-    /// room or no child.
-    fn expand(&mut self, node: usize, st: &State) -> bool {
-        let ctx = self.ctx;
-        let size = ctx.board.size();
-        if self.nodes.len() + size.area() + 1 > self.config.max_nodes {
+    /// Whether `nodes` has room for the children of one more node.
+    fn has_room(&self, nodes: &[Node]) -> bool {
+        nodes.len() + self.ctx.board.size().area() < self.config.max_nodes
+    }
+
+    /// Makes the children of `node` in one step, as [`Worker::children`] and [`Worker::attach`] do.
+    fn expand(&mut self, nodes: &mut Vec<Node>, node: usize, st: &State) -> bool {
+        if !self.has_room(nodes) {
             return false;
         }
+        self.children(node == 0, st);
+        self.attach(nodes, node)
+    }
+
+    /// Gives `node` the children in [`Worker::new_children`], unless another thread has given it children
+    /// meanwhile. False when it has none: no room, or no child.
+    fn attach(&mut self, nodes: &mut Vec<Node>, node: usize) -> bool {
+        if nodes[node].first_child != 0 {
+            return true;
+        }
+        let n = self.new_children.len();
+        if n == 0 || !self.has_room(nodes) {
+            return false;
+        }
+        nodes[node].first_child = nodes.len() as u32;
+        nodes[node].nchildren = n as u16;
+        nodes.append(&mut self.new_children);
+        true
+    }
+
+    /// Makes the children of a node (the root's when `root`), whose position is on the board with `st` to
+    /// move, into [`Worker::new_children`]: the tree's nodes are not needed, so a thread that shares the tree
+    /// does this without its lock.
+    fn children(&mut self, root: bool, st: &State) {
+        let ctx = self.ctx;
+        let size = ctx.board.size();
         let c = st.to_move;
-        let first = self.nodes.len();
+        self.new_children.clear();
         let board = &self.board;
         let ladder = &mut self.ladder;
         // On big boards AMAF misleads in open areas (random playouts reward the second line), and it soon
@@ -1520,7 +1616,7 @@ impl<'a> Worker<'a> {
         moves.clear();
         if c == Color::White && st.forced_left > 0 {
             moves.push(PASS);
-        } else if node == 0 {
+        } else if root {
             moves.extend_from_slice(&ctx.root_moves);
         } else {
             let blocked = &ctx.blocked[c.index()];
@@ -1598,7 +1694,7 @@ impl<'a> Worker<'a> {
                 pn += visits;
                 pw += visits * value;
             }
-            self.nodes.push(Node {
+            self.new_children.push(Node {
                 mv: m as u16,
                 prior_visits: pn,
                 prior_wins: pw,
@@ -1608,24 +1704,17 @@ impl<'a> Worker<'a> {
             });
         }
         self.moves = moves;
-        let n = self.nodes.len() - first;
-        if n == 0 {
-            return false;
-        }
-        self.nodes[node].first_child = first as u32;
-        self.nodes[node].nchildren = n as u16;
-        true
     }
 
     /// The child of `node` with the best RAVE value.
-    fn select(&self, node: usize) -> usize {
-        let parent = &self.nodes[node];
+    fn select(&self, nodes: &[Node], node: usize) -> usize {
+        let parent = &nodes[node];
         let first = parent.first_child as usize;
         let k = self.config.rave_equiv;
         let log_n = ((parent.visits + 1) as f32).ln();
         let mut best = first;
         let mut best_score = f32::NEG_INFINITY;
-        for (j, ch) in self.nodes[first..first + parent.nchildren as usize]
+        for (j, ch) in nodes[first..first + parent.nchildren as usize]
             .iter()
             .enumerate()
         {
@@ -1647,8 +1736,9 @@ impl<'a> Worker<'a> {
         best
     }
 
-    /// Counts the result `black` (Black's value, 0 to 1) along the path and in the AMAF records.
-    fn backup(&mut self, black: f32) {
+    /// Counts the result `black` (Black's value, 0 to 1) along the path (whose visits `iterate` counted) and
+    /// in the AMAF records.
+    fn backup(&mut self, nodes: &mut [Node], black: f32) {
         let value_for = |c: Color| {
             if c == Color::Black {
                 black
@@ -1656,12 +1746,8 @@ impl<'a> Worker<'a> {
                 1.0 - black
             }
         };
-        for (k, &(node, _)) in self.path.iter().enumerate() {
-            let nd = &mut self.nodes[node as usize];
-            nd.visits += 1;
-            if k > 0 {
-                nd.wins += value_for(self.tree_moves[k - 1].1);
-            }
+        for (k, &(node, _)) in self.path.iter().enumerate().skip(1) {
+            nodes[node as usize].wins += value_for(self.tree_moves[k - 1].1);
         }
         let code = |c: Color| c as u8 + 1;
         for &(m, c) in self.playout_moves.iter().rev() {
@@ -1676,13 +1762,13 @@ impl<'a> Worker<'a> {
                 self.first[m] = code(c);
             }
             let (node, to_move) = self.path[k];
-            let nd = self.nodes[node as usize];
+            let nd = nodes[node as usize];
             if nd.first_child == 0 {
                 continue;
             }
             let (mine, v) = (code(to_move), value_for(to_move));
             let first = nd.first_child as usize;
-            for ch in &mut self.nodes[first..first + nd.nchildren as usize] {
+            for ch in &mut nodes[first..first + nd.nchildren as usize] {
                 if self.first[ch.mv as usize] == mine && ch.mv as Idx != PASS {
                     ch.amaf_visits += 1.0;
                     ch.amaf_wins += v;

@@ -543,6 +543,9 @@ fn settings_parse() {
     assert!(c.reuse);
     let c: MctsConfig = "reuse=0".parse().unwrap();
     assert!(!c.reuse);
+    assert!(!c.shared_tree);
+    let c: MctsConfig = "threads=2,shared=1".parse().unwrap();
+    assert!(c.shared_tree);
     for bad in [
         "patterns=-1",
         "patterns=nan",
@@ -550,6 +553,7 @@ fn settings_parse() {
         "twolib=2",
         "twolib=yes",
         "reuse=2",
+        "shared=on",
         "explore=-1",
         "explore=11",
         "rave=nan",
@@ -716,6 +720,48 @@ fn a_kept_tree_starts_the_next_search_under_the_moves_played() {
             assert_eq!(root_visits(&a), 2000, "threads {threads}");
         }
     }
+}
+
+#[test]
+fn threads_that_share_a_tree_count_every_playout_in_it() {
+    let g = Game::new(rules("chinese:size=9,komi=7")).unwrap();
+    let r = *g.rules();
+    let config = |shared_tree| MctsConfig {
+        threads: 2,
+        shared_tree,
+        ..MctsConfig::playouts(3000)
+    };
+    let shared = MctsBot::new(config(true), 4).analyze(&g, &r, false);
+    assert_eq!(shared.playouts, 3000);
+    assert_eq!(root_visits(&shared), 3000);
+    // One tree: a move's line starts with all of the move's visits, and each node of the line holds at most
+    // its parent's. Two trees: the line is read in one of them, which holds only part of the visits.
+    for m in shared.moves.iter().filter(|m| m.visits > 0) {
+        assert_eq!(m.pv_visits[0], m.visits, "{m:?}");
+        assert!(m.pv_visits.windows(2).all(|w| w[1] <= w[0]), "{m:?}");
+    }
+    let split = MctsBot::new(config(false), 4).analyze(&g, &r, false);
+    assert_eq!(root_visits(&split), 3000);
+    assert!(
+        split.moves.iter().any(|m| m.pv_visits[0] < m.visits),
+        "no move searched in both trees"
+    );
+    // Kept between moves, it is one tree too, and it carries the answer's visits.
+    let bot = MctsBot::new(config(true), 4);
+    let mut kept = KeptTrees::default();
+    let first = bot.analyze_keeping(&g, &r, false, &mut kept);
+    let best = first.best().unwrap().clone();
+    let mut next = g.clone();
+    next.play(Color::Black, best.pv[0]).unwrap();
+    next.play(Color::White, best.pv[1]).unwrap();
+    let second = bot.analyze_keeping(&next, &r, false, &mut kept);
+    assert_eq!(second.playouts, 3000);
+    let carried = root_visits(&second) - 3000;
+    assert!(
+        carried > 0 && carried <= best.pv_visits[1],
+        "{carried} of {}",
+        best.pv_visits[1]
+    );
 }
 
 #[test]
