@@ -224,6 +224,10 @@ enum TrainCommand {
         /// Hold every N-th game out of training and report how well the model predicts its moves (0: none).
         #[arg(long, default_value_t = 10)]
         hold_out: usize,
+        /// Learn only from the turns of the players whose name (PB or PW) contains this, in any case; a game
+        /// where neither does is skipped. Every turn when absent.
+        #[arg(long)]
+        player: Option<String>,
     },
 }
 
@@ -521,13 +525,17 @@ fn run(cli: Cli) -> Result<()> {
                     iterations,
                     min_played,
                     hold_out,
+                    player,
                 },
         } => {
             let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+            let only = player
+                .as_ref()
+                .map_or(String::new(), |p| format!(" --player {p}"));
             // The command as it could be typed again (the output aside, which the file itself is).
             let command = format!(
                 "tesuji train patterns --iterations {iterations} --min-played {min_played} \
-                 --hold-out {hold_out} {}",
+                 --hold-out {hold_out}{only} {}",
                 shown.join(" ")
             );
             let settings = train::Settings {
@@ -535,6 +543,7 @@ fn run(cli: Cli) -> Result<()> {
                 iterations,
                 min_played,
                 hold_out,
+                player,
             };
             train::patterns(&paths, &settings, &command)
         }

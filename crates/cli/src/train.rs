@@ -17,6 +17,7 @@ use tesuji_bot::features::{self, Example, GROUPS, Gammas, Group};
 use tesuji_bot::policy::PASS;
 use tesuji_rules::{Board, Move, Rules};
 use tesuji_sgf::record::{record_rules, replay};
+use tesuji_sgf::tree::unescape;
 
 /// Settings of a training run.
 pub struct Settings {
@@ -26,6 +27,8 @@ pub struct Settings {
     pub min_played: u32,
     /// Every this-many-th game is held out of training to measure prediction on (0: none).
     pub hold_out: usize,
+    /// Only the turns of the players whose name contains this (in any case); every turn when `None`.
+    pub player: Option<String>,
 }
 
 /// The `.sgf` files of `paths`: files as given, directories searched recursively; sorted, without repeats.
@@ -62,14 +65,31 @@ fn sgf_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 }
 
 /// The examples of the main line of each game in one file (or why that game cannot be read), or why the file
-/// cannot be read.
-fn file_examples(path: &Path) -> Result<Vec<Result<Vec<Example>>>> {
+/// cannot be read. With `player`, only the turns of the players whose name contains it (in any case).
+fn file_examples(path: &Path, player: Option<&str>) -> Result<Vec<Result<Vec<Example>>>> {
     let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     let read = tesuji_sgf::read(&bytes)?;
     if read.collection.trees.is_empty() {
         bail!("no game in the file");
     }
-    let game_examples = |tree| -> Result<Vec<Example>> {
+    let wanted = player.map(str::to_lowercase);
+    let game_examples = |tree: &tesuji_sgf::Tree| -> Result<Vec<Example>> {
+        // Per colour (Black, White): whether its turns are learnt from.
+        let learn = match &wanted {
+            None => [true, true],
+            Some(w) => {
+                let named = |ident| {
+                    tree.root()
+                        .value(ident)
+                        .is_some_and(|raw| unescape(raw).to_lowercase().contains(w.as_str()))
+                };
+                let learn = [named("PB"), named("PW")];
+                if learn == [false, false] {
+                    bail!("neither player's name contains {w:?}");
+                }
+                learn
+            }
+        };
         let rules = record_rules(tree, None, Rules::default())?;
         let game = replay(tree, rules)?.game;
         let start = Board::from_grid(&game.start_grid()).context("bad start position")?;
@@ -81,7 +101,13 @@ fn file_examples(path: &Path) -> Result<Vec<Result<Vec<Example>>>> {
                 Move::Pass => (c, PASS),
             })
             .collect();
-        Ok(features::examples(&start, &turns))
+        let examples = features::examples(&start, &turns);
+        Ok(examples
+            .into_iter()
+            .zip(&turns)
+            .filter(|(_, (c, _))| learn[c.index()])
+            .map(|(ex, _)| ex)
+            .collect())
     };
     Ok(read.collection.trees.iter().map(game_examples).collect())
 }
@@ -242,7 +268,7 @@ pub fn patterns(paths: &[PathBuf], settings: &Settings, command: &str) -> Result
     let (mut train, mut test) = (Vec::new(), Vec::new());
     let (mut used, mut skipped) = (0usize, 0usize);
     for file in &files {
-        let per_game = match file_examples(file) {
+        let per_game = match file_examples(file, settings.player.as_deref()) {
             Ok(per_game) => per_game,
             Err(e) => {
                 eprintln!("skipped {}: {e:#}", file.display());

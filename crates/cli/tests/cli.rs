@@ -935,6 +935,60 @@ fn remake_gammas(file: &str) {
 }
 
 #[test]
+fn train_patterns_learns_from_the_named_players_turns_only() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two games: Alpha has Black in the first (five turns, to Beta's four) and White in the second (three
+    // turns, to Beta's three).
+    let records = dir.path().join("games.sgf");
+    std::fs::write(
+        &records,
+        "(;GM[1]SZ[9]KM[7]PB[Alpha 1.0]PW[Beta]\
+         ;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd];B[ff];W[ec];B[fc])\
+         (;GM[1]SZ[9]KM[7]PB[beta]PW[ALPHA]\
+         ;B[ee];W[cc];B[gg];W[cg];B[gc];W[dd])",
+    )
+    .unwrap();
+    let out = dir.path().join("g.txt");
+    let train = |player: Option<&str>| {
+        let mut args = vec!["train", "patterns", "--iterations", "1", "--hold-out", "0"];
+        if let Some(p) = player {
+            args.extend(["--player", p]);
+        }
+        args.extend(["--out", out.to_str().unwrap(), records.to_str().unwrap()]);
+        tesuji(&args)
+    };
+    let positions = |o: &std::process::Output| -> usize {
+        assert!(o.status.success(), "{}", stderr(o));
+        let line = stdout(o).lines().next().unwrap_or_default().to_string();
+        line.split(", ")
+            .nth(1)
+            .and_then(|part| part.strip_suffix(" positions to train on"))
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no count of positions in {line:?}"))
+    };
+    assert_eq!(positions(&train(None)), 15);
+    // Names match in any case and in part.
+    assert_eq!(positions(&train(Some("alpha"))), 8);
+    assert_eq!(positions(&train(Some("BETA"))), 7);
+    // The command in the file's header names the player, so that it makes the same file again.
+    let made = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        made.lines().nth(1).unwrap().contains("--player BETA"),
+        "{made}"
+    );
+    // A name that no game has: every game is skipped, with the reason, and nothing is written.
+    std::fs::remove_file(&out).unwrap();
+    let o = train(Some("gamma"));
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("neither player's name contains \"gamma\""),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}
+
+#[test]
 fn train_patterns_refuses_what_it_cannot_read() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("g.txt");
