@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use tesuji_rules::{Board, Color, Idx, Size};
+use tesuji_rules::{Board, ByColor, Color, Idx, Size};
 
 use crate::ladder::{Ladder, chain_liberties};
 use crate::patterns::{self, CELLS};
@@ -524,8 +524,9 @@ pub fn candidates(board: &Board, c: Color) -> Vec<Idx> {
 
 /// The examples of a game's moves from its start: `turns` are (colour, point or [`PASS`]) in order. A move
 /// that is not among its position's candidates (the filling of an own eye, an illegal move) ends the game's
-/// examples, since the board would no longer follow the record.
-pub fn examples(start: &Board, turns: &[(Color, Idx)]) -> Vec<Example> {
+/// examples, since the board would no longer follow the record. Only the turns of the colours in `learn` give
+/// examples (the others are played, not read).
+pub fn examples(start: &Board, turns: &[(Color, Idx)], learn: ByColor<bool>) -> Vec<Example> {
     let mut board = start.clone();
     let mut ladder = Ladder::new();
     let (mut last, mut prev) = (PASS, PASS);
@@ -535,11 +536,13 @@ pub fn examples(start: &Board, turns: &[(Color, Idx)]) -> Vec<Example> {
         let Some(played) = cands.iter().position(|&x| x == m) else {
             break;
         };
-        let candidates = cands
-            .iter()
-            .map(|&x| features(&board, c, x, last, prev, &mut ladder))
-            .collect();
-        out.push(Example { candidates, played });
+        if learn[c] {
+            let candidates = cands
+                .iter()
+                .map(|&x| features(&board, c, x, last, prev, &mut ladder))
+                .collect();
+            out.push(Example { candidates, played });
+        }
         if m == PASS {
             board.pass();
         } else {
@@ -752,8 +755,19 @@ mod tests {
             (Color::Black, PASS),
             (Color::White, at(3, 2)),
         ];
-        let ex = examples(&start, &turns);
+        let ex = examples(&start, &turns, ByColor::from_fn(|_| true));
         assert_eq!(ex.len(), 4);
+        // Only White's turns: the same examples as White's above.
+        let white = examples(
+            &start,
+            &turns,
+            ByColor {
+                black: false,
+                white: true,
+            },
+        );
+        assert_eq!(white.len(), 2);
+        assert_eq!(white[1].candidates, ex[3].candidates);
         // 25 points and the pass, then one fewer point each play.
         assert_eq!(ex[0].candidates.len(), 26);
         assert_eq!(ex[1].candidates.len(), 25);

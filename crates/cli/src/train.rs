@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use tesuji_bot::features::{self, Example, GROUPS, Gammas, Group};
 use tesuji_bot::policy::PASS;
-use tesuji_rules::{Board, Move, Rules};
+use tesuji_rules::{Board, ByColor, Move, Rules};
 use tesuji_sgf::record::{record_rules, replay};
 use tesuji_sgf::tree::unescape;
 
@@ -74,17 +74,20 @@ fn file_examples(path: &Path, player: Option<&str>) -> Result<Vec<Result<Vec<Exa
     }
     let wanted = player.map(str::to_lowercase);
     let game_examples = |tree: &tesuji_sgf::Tree| -> Result<Vec<Example>> {
-        // Per colour (Black, White): whether its turns are learnt from.
+        // Per colour: whether its turns are learnt from.
         let learn = match &wanted {
-            None => [true, true],
+            None => ByColor::from_fn(|_| true),
             Some(w) => {
                 let named = |ident| {
                     tree.root()
                         .value(ident)
                         .is_some_and(|raw| unescape(raw).to_lowercase().contains(w.as_str()))
                 };
-                let learn = [named("PB"), named("PW")];
-                if learn == [false, false] {
+                let learn = ByColor {
+                    black: named("PB"),
+                    white: named("PW"),
+                };
+                if !learn.black && !learn.white {
                     bail!("neither player's name contains {w:?}");
                 }
                 learn
@@ -101,13 +104,7 @@ fn file_examples(path: &Path, player: Option<&str>) -> Result<Vec<Result<Vec<Exa
                 Move::Pass => (c, PASS),
             })
             .collect();
-        let examples = features::examples(&start, &turns);
-        Ok(examples
-            .into_iter()
-            .zip(&turns)
-            .filter(|(_, (c, _))| learn[c.index()])
-            .map(|(ex, _)| ex)
-            .collect())
+        Ok(features::examples(&start, &turns, learn))
     };
     Ok(read.collection.trees.iter().map(game_examples).collect())
 }
