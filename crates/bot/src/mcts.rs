@@ -774,7 +774,7 @@ struct Node {
     visits: u32,
     /// Results for the player who made `mv`.
     wins: f32,
-    /// AMAF plays counted (on big boards starting from the prior's visits, see `expand`).
+    /// AMAF plays counted (on big boards starting from the prior's visits, see `children`).
     amaf_visits: f32,
     amaf_wins: f32,
     prior_visits: f32,
@@ -1349,7 +1349,7 @@ struct Worker<'a> {
     /// Per padded index: the common-fate-graph distance from the last move (see [`cfg_distances`]).
     cfg: Vec<u8>,
     cfg_queue: Vec<Idx>,
-    /// Buffers of `expand`: the children's moves, their tactical readings, and their strengths in the
+    /// Buffers of `children`: the children's moves, their tactical readings, and their strengths in the
     /// learned model.
     moves: Vec<Idx>,
     readings: Vec<Reading>,
@@ -1417,8 +1417,12 @@ impl<'a> Worker<'a> {
     fn graft(&mut self, old: &[Node], at: usize) {
         let st = self.ctx.root;
         let Some(&from) = old.get(at) else { return };
+        if from.first_child == 0 {
+            return;
+        }
+        self.children(true, &st);
         let mut nodes = lock(self.tree);
-        if from.first_child == 0 || !self.expand(&mut nodes, 0, &st) {
+        if !self.attach(&mut nodes, 0) {
             return;
         }
         let old_first = from.first_child as usize;
@@ -1567,15 +1571,6 @@ impl<'a> Worker<'a> {
     /// Whether `nodes` has room for the children of one more node.
     fn has_room(&self, nodes: &[Node]) -> bool {
         nodes.len() + self.ctx.board.size().area() < self.config.max_nodes
-    }
-
-    /// Makes the children of `node` in one step, as [`Worker::children`] and [`Worker::attach`] do.
-    fn expand(&mut self, nodes: &mut Vec<Node>, node: usize, st: &State) -> bool {
-        if !self.has_room(nodes) {
-            return false;
-        }
-        self.children(node == 0, st);
-        self.attach(nodes, node)
     }
 
     /// Gives `node` the children in [`Worker::new_children`], unless another thread has given it children
