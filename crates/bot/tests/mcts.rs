@@ -52,9 +52,10 @@ fn same_seed_and_playouts_give_the_same_move() {
         bot(400, 11).choose(&g, &r, false),
         bot(400, 11).choose(&g, &r, false)
     );
-    // Two threads with a fixed count split it the same way every time: still reproducible.
+    // Two threads with a tree each split a fixed count the same way every time: still reproducible.
     let two = MctsConfig {
         threads: 2,
+        shared_tree: false,
         ..MctsConfig::playouts(400)
     };
     let c = MctsBot::new(two, 11).analyze(&g, &r, false);
@@ -73,7 +74,7 @@ fn same_seed_and_playouts_give_the_same_search_on_every_size() {
         let r = *g.rules();
         for config in [
             "playouts=150,threads=1",
-            "playouts=150,threads=2,patterns=30",
+            "playouts=150,threads=2,shared=0,patterns=30",
             "playouts=150,threads=1,patterns=0,twolib=1",
         ] {
             let config: MctsConfig = config.parse().unwrap();
@@ -543,9 +544,9 @@ fn settings_parse() {
     assert!(c.reuse);
     let c: MctsConfig = "reuse=0".parse().unwrap();
     assert!(!c.reuse);
-    assert!(!c.shared_tree);
-    let c: MctsConfig = "threads=2,shared=1".parse().unwrap();
     assert!(c.shared_tree);
+    let c: MctsConfig = "threads=2,shared=0".parse().unwrap();
+    assert!(!c.shared_tree);
     for bad in [
         "patterns=-1",
         "patterns=nan",
@@ -632,8 +633,11 @@ fn root_visits(a: &Analysis) -> u64 {
 fn a_kept_tree_starts_the_next_search_under_the_moves_played() {
     let r = rules("chinese:size=9,komi=7");
     for threads in [1, 2] {
+        // A tree per thread, so that the same calls give the same searches (a shared kept tree: see
+        // threads_that_share_a_tree_count_every_playout_in_it).
         let config = MctsConfig {
             threads,
+            shared_tree: false,
             ..MctsConfig::playouts(2000)
         };
         let bot = MctsBot::new(config, 7);

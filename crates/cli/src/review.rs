@@ -125,9 +125,11 @@ pub fn analyze(
     let rules = record_rules(tree, rules, Rules::default())
         .with_context(|| format!("{}", path.display()))?;
     let replayed = replay(tree, rules).with_context(|| format!("{}", path.display()))?;
+    // A tree per thread: with a fixed count and seed the same record gives the same report on any machine.
     let bot = MctsBot::new(
         MctsConfig {
             threads: threads.max(1),
+            shared_tree: false,
             ..MctsConfig::playouts(playouts)
         },
         0,

@@ -33,7 +33,8 @@ fn bot_names_and_settings() {
 
 #[test]
 fn genmove_plays_legal_moves_and_is_reproducible() {
-    let bot = "mcts:playouts=200";
+    // Two threads with a tree each: a fixed count is split the same way every time.
+    let bot = "mcts:playouts=200,shared=0";
     let (mut a, mut b) = (
         mcts("chinese:size=9", bot, 4),
         mcts("chinese:size=9", bot, 4),
