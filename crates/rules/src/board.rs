@@ -77,6 +77,14 @@ fn own_or_empty_mask(me: u8) -> u32 {
     (15 << (4 * (me as u32 - 1))) | (15 << NBR_EMPTY)
 }
 
+/// The top bit of every byte of `codes` that equals `code` (bytes of at most 3), without a branch or a carry
+/// from one byte into the next.
+#[inline(always)]
+fn byte_mask(codes: u32, code: u8) -> u32 {
+    let x = codes ^ (code as u32 * 0x0101_0101);
+    !(((x & 0x7f7f_7f7f) + 0x7f7f_7f7f) | x) & 0x8080_8080
+}
+
 /// Words of the largest packed position: two bits for every cell of the largest array.
 const SNAPSHOT_WORDS: usize = (2 * MAX_CELLS).div_ceil(64);
 
@@ -960,8 +968,9 @@ impl Board {
         let s = self.stride;
         let around = [i - s, i - 1, i + 1, i + s];
         let mut libs = 0u64;
-        let (mut own, mut opp) = (0u32, 0u32);
         let mut roots = [0usize; 4];
+        // The four neighbours' colour codes, one byte each, for the masks below.
+        let mut codes = 0u32;
         for (k, &n) in around.iter().enumerate() {
             self.nbr_add(n, delta);
             let x = self.col(n);
@@ -969,19 +978,40 @@ impl Board {
             let r = self.root(n);
             roots[k] = r;
             self.info_mut(r).libs = self.info_mut(r).libs.wrapping_sub(key);
-            own |= ((x == me) as u32) << k;
-            opp |= ((x == 3 - me) as u32) << k;
+            codes |= (x as u32) << (8 * k);
         }
-        // SAFETY: `i` is a cell.
-        unsafe { *self.chain.get_unchecked_mut(i) = i as u16 };
-        *self.info_mut(i) = ChainInfo { libs, stones: 1 };
-        let mut root = i;
-        while own != 0 {
-            let n = around[own.trailing_zeros() as usize];
+        let (mut own, mut opp) = (byte_mask(codes, me), byte_mask(codes, 3 - me));
+        if own == 0 {
+            // SAFETY: `i` is a cell.
+            unsafe { *self.chain.get_unchecked_mut(i) = i as u16 };
+            *self.info_mut(i) = ChainInfo { libs, stones: 1 };
+        } else {
+            // The stone joins its first own neighbour's chain without a record of its own to merge. The chain
+            // keeps its root, except a lone stone's, whose root becomes `i`: the root a merge of two equal
+            // chains keeps, so that the roots and the order of the stones are as a merge leaves them. Then that
+            // chain merges with the other own neighbours' chains.
+            let first = roots[own.trailing_zeros() as usize / 8];
             own &= own - 1;
-            let r = self.root(n);
-            if r != root {
-                root = self.merge(root, r);
+            let mut chain = *self.info_mut(first);
+            let lone = ((chain.stones == 1) as usize).wrapping_neg();
+            let mut root = first ^ ((first ^ i) & lone);
+            chain.libs += libs;
+            chain.stones += 1;
+            *self.info_mut(root) = chain;
+            // SAFETY: `i` and `first` are cells.
+            unsafe {
+                *self.chain.get_unchecked_mut(first) = root as u16;
+                *self.chain.get_unchecked_mut(i) = root as u16;
+                *self.next.get_unchecked_mut(i) = self.nxt(first) as u16;
+                *self.next.get_unchecked_mut(first) = i as u16;
+            }
+            while own != 0 {
+                let n = around[own.trailing_zeros() as usize / 8];
+                own &= own - 1;
+                let r = self.root(n);
+                if r != root {
+                    root = self.merge(root, r);
+                }
             }
         }
         let (mut captured, mut last_captured) = (0, 0);
@@ -990,11 +1020,11 @@ impl Board {
             // merges above relabel own chains only, so the opponent's roots are still those of the first pass).
             let mut dead = 0;
             for (k, &r) in roots.iter().enumerate() {
-                dead |= ((self.info_mut(r).libs == 0) as u32) << k;
+                dead |= ((self.info_mut(r).libs == 0) as u32) << (8 * k + 7);
             }
             opp &= dead;
             while opp != 0 {
-                let n = around[opp.trailing_zeros() as usize];
+                let n = around[opp.trailing_zeros() as usize / 8];
                 opp &= opp - 1;
                 // A chain met twice is removed at the first meeting: the second finds the point empty.
                 if self.col(n) != EMPTY {
@@ -1021,7 +1051,13 @@ impl Board {
                 break;
             }
         }
-        self.next.swap(big, small);
+        // Splicing the two circular lists: swapping the successors of one stone of each.
+        // SAFETY: both are chain roots, which are cells.
+        unsafe {
+            let (a, b) = (self.nxt(big), self.nxt(small));
+            *self.next.get_unchecked_mut(big) = b as u16;
+            *self.next.get_unchecked_mut(small) = a as u16;
+        }
         let sm = *self.info_mut(small);
         let bg = self.info_mut(big);
         bg.libs += sm.libs;
