@@ -993,8 +993,7 @@ impl Board {
             let first = roots[own.trailing_zeros() as usize / 8];
             own &= own - 1;
             let mut chain = *self.info_mut(first);
-            let lone = ((chain.stones == 1) as usize).wrapping_neg();
-            let mut root = first ^ ((first ^ i) & lone);
+            let mut root = if chain.stones == 1 { i } else { first };
             chain.libs += libs;
             chain.stones += 1;
             *self.info_mut(root) = chain;
