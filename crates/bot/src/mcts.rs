@@ -94,6 +94,10 @@ pub struct MctsConfig {
     /// How fast that value grows with the log of the move's relative probability (default 0.1: half or twice
     /// it lost in self-play).
     pub pattern_slope: f32,
+    /// When above 0, the learned model's prior takes Pachi's form instead: a child whose model probability
+    /// among the plays is `p` (at least 0.001) starts with `pattern_wins · √p` more visits, all won, and
+    /// [`MctsConfig::pattern_prior`] and [`MctsConfig::pattern_slope`] are not used. Default 0.
+    pub pattern_wins: f32,
     /// Whether the playouts fight for two liberties at the last move ([`policy::two_liberty_moves`]).
     pub playout_two_libs: bool,
     /// Whether each root move's own ownership is kept ([`MoveStat::ownership`]): a board of sums per root
@@ -123,6 +127,7 @@ impl Default for MctsConfig {
             explore: 0.05,
             pattern_prior: 20.0,
             pattern_slope: 0.1,
+            pattern_wins: 0.0,
             playout_two_libs: false,
             moves_ownership: false,
             reuse: true,
@@ -146,7 +151,7 @@ impl MctsConfig {
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S, twolib=0|1, reuse=0|1 or shared=0|1"
+    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S, pwins=W, twolib=0|1, reuse=0|1 or shared=0|1"
 )]
 pub struct BadSetting(pub String);
 
@@ -157,7 +162,8 @@ impl std::str::FromStr for MctsConfig {
     /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns); for
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
-    /// model's prior visits, 0 for none, and value slope), `twolib=1` (the playouts' fights of two
+    /// model's prior visits, 0 for none, and value slope), `pwins=W` (the model's prior as `W·√p` won visits
+    /// instead), `twolib=1` (the playouts' fights of two
     /// liberties), `reuse=0` (every search from an empty tree), `shared=0` (a tree per thread). The empty string
     /// is the default: one second per move on two threads, sharing one tree.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
@@ -182,6 +188,7 @@ impl std::str::FromStr for MctsConfig {
                 "rave" => c.rave_equiv = number(value, 0.0..=1e9).ok_or_else(bad)?,
                 "patterns" => c.pattern_prior = number(value, 0.0..=10_000.0).ok_or_else(bad)?,
                 "slope" => c.pattern_slope = number(value, 0.0..=1.0).ok_or_else(bad)?,
+                "pwins" => c.pattern_wins = number(value, 0.0..=10_000.0).ok_or_else(bad)?,
                 "twolib" => c.playout_two_libs = switch(value).ok_or_else(bad)?,
                 "reuse" => c.reuse = switch(value).ok_or_else(bad)?,
                 "shared" => c.shared_tree = switch(value).ok_or_else(bad)?,
@@ -1653,7 +1660,7 @@ impl<'a> Worker<'a> {
         let strengths = &mut self.strengths;
         strengths.clear();
         let plays = moves.iter().filter(|&&m| m != PASS).count();
-        if config.pattern_prior > 0.0 && plays > 1 {
+        if (config.pattern_prior > 0.0 || config.pattern_wins > 0.0) && plays > 1 {
             let gammas = Gammas::builtin(size);
             strengths.extend(moves.iter().zip(readings.iter()).map(|(&m, r)| {
                 if m == PASS {
@@ -1676,7 +1683,18 @@ impl<'a> Worker<'a> {
             } else {
                 (0.0, 0.0)
             };
-            if let Some(&rel) = strengths.get(k).filter(|_| m != PASS) {
+            if let Some(&rel) = strengths
+                .get(k)
+                .filter(|_| m != PASS && config.pattern_wins > 0.0)
+            {
+                // Pachi's form: won visits by the square root of the move's probability among the plays.
+                let p = rel / plays as f32;
+                if p >= 0.001 {
+                    let won = config.pattern_wins * p.sqrt();
+                    pn += won;
+                    pw += won;
+                }
+            } else if let Some(&rel) = strengths.get(k).filter(|_| m != PASS) {
                 let value = (0.5 + config.pattern_slope * rel.max(1e-9).ln()).clamp(0.05, 0.95);
                 pn += config.pattern_prior;
                 pw += config.pattern_prior * value;

@@ -104,9 +104,10 @@ fn the_learned_model_raises_the_prior_of_a_capture() {
     );
     let r = *g.rules();
     let capture = Move::Play(Point::new(4, 3));
-    let share = |patterns: f32| {
+    let share = |patterns: f32, wins: f32| {
         let config = MctsConfig {
             pattern_prior: patterns,
+            pattern_wins: wins,
             ..MctsConfig::playouts(50)
         };
         MctsBot::new(config, 1)
@@ -115,10 +116,16 @@ fn the_learned_model_raises_the_prior_of_a_capture() {
             .expect("the capture is a root move")
             .prior
     };
-    let (without, with) = (share(0.0), share(40.0));
+    let (without, with) = (share(0.0, 0.0), share(40.0, 0.0));
     assert!(
         with > without,
         "prior share {with} with the model, {without} without"
+    );
+    // Pachi's form, won visits by the square root of the probability, raises it too, and more with more.
+    let (low, high) = (share(0.0, 30.0), share(0.0, 300.0));
+    assert!(
+        without < low && low < high,
+        "prior share {low} at pwins=30, {high} at 300, {without} without"
     );
 }
 
@@ -538,6 +545,9 @@ fn settings_parse() {
     assert_eq!(c.playouts, MctsConfig::default().playouts);
     let c: MctsConfig = "patterns=25,slope=0.2".parse().unwrap();
     assert_eq!((c.pattern_prior, c.pattern_slope), (25.0, 0.2));
+    assert_eq!(c.pattern_wins, 0.0);
+    let c: MctsConfig = "pwins=300".parse().unwrap();
+    assert_eq!(c.pattern_wins, 300.0);
     assert!(!c.playout_two_libs);
     let c: MctsConfig = "twolib=1".parse().unwrap();
     assert!(c.playout_two_libs);
@@ -551,6 +561,9 @@ fn settings_parse() {
         "patterns=-1",
         "patterns=nan",
         "slope=2",
+        "pwins=-1",
+        "pwins=nan",
+        "pwins=20000",
         "twolib=2",
         "twolib=yes",
         "reuse=2",
