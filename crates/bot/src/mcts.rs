@@ -163,9 +163,9 @@ impl std::str::FromStr for MctsConfig {
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
     /// model's prior visits, 0 for none, and value slope), `pwins=W` (the model's prior as `W·√p` won visits
-    /// instead), `twolib=1` (the playouts' fights of two
-    /// liberties), `reuse=0` (every search from an empty tree), `shared=0` (a tree per thread). The empty string
-    /// is the default: one second per move on two threads, sharing one tree.
+    /// instead), `twolib=1` (the playouts' fights of two liberties), `reuse=0` (every search from an empty
+    /// tree), `shared=0` (a tree per thread). The empty string is the default: one second per move on two
+    /// threads, sharing one tree.
     fn from_str(s: &str) -> Result<MctsConfig, BadSetting> {
         let mut c = MctsConfig::default();
         let (mut playouts, mut time) = (None, None);
