@@ -146,6 +146,23 @@ impl MctsConfig {
             ..MctsConfig::default()
         }
     }
+
+    /// The learned model's prior (visits, wins) for a play whose strength is `rel` times the mean of the
+    /// `plays` plays: Pachi's form with [`MctsConfig::pattern_wins`], else the log-value form.
+    fn model_prior(&self, rel: f32, plays: usize) -> (f32, f32) {
+        if self.pattern_wins > 0.0 {
+            // Won visits by the square root of the move's probability among the plays.
+            let p = rel / plays as f32;
+            if p < 0.001 {
+                return (0.0, 0.0);
+            }
+            let won = self.pattern_wins * p.sqrt();
+            (won, won)
+        } else {
+            let value = (0.5 + self.pattern_slope * rel.max(1e-9).ln()).clamp(0.05, 0.95);
+            (self.pattern_prior, self.pattern_prior * value)
+        }
+    }
 }
 
 /// Why a bot setting string is refused.
@@ -1683,21 +1700,10 @@ impl<'a> Worker<'a> {
             } else {
                 (0.0, 0.0)
             };
-            if let Some(&rel) = strengths
-                .get(k)
-                .filter(|_| m != PASS && config.pattern_wins > 0.0)
-            {
-                // Pachi's form: won visits by the square root of the move's probability among the plays.
-                let p = rel / plays as f32;
-                if p >= 0.001 {
-                    let won = config.pattern_wins * p.sqrt();
-                    pn += won;
-                    pw += won;
-                }
-            } else if let Some(&rel) = strengths.get(k).filter(|_| m != PASS) {
-                let value = (0.5 + config.pattern_slope * rel.max(1e-9).ln()).clamp(0.05, 0.95);
-                pn += config.pattern_prior;
-                pw += config.pattern_prior * value;
+            if let Some(&rel) = strengths.get(k).filter(|_| m != PASS) {
+                let (visits, wins) = config.model_prior(rel, plays);
+                pn += visits;
+                pw += wins;
             }
             // Locality on a big board: answers next to the last move's chain, and a little further out, are
             // where the play is (distance in the common-fate graph, where a chain is one node). In the node's
