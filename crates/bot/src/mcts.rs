@@ -8,12 +8,13 @@
 //! that starts one good), shape, self-atari, the first line, and on boards of 13×13 and more the opening's
 //! lines, the first two lines away from contact, and closeness to the last move in the common-fate graph, where a
 //! chain is one node, in place of the smaller boards' bonus for the eight points around the last move), and the
-//! learned move model of [`crate::features`] (more visits, at a value that grows with the log of the move's
-//! probability among the children: [`MctsConfig::pattern_prior`]), so no first-play urgency is needed. On those
-//! big boards the prior, except the closeness, also starts the child's AMAF record, scaled up, since AMAF soon
-//! outweighs the prior's visits and in open areas favours the second line. A child
-//! is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule `β = n_amaf / (n_amaf + n + n·n_amaf / K)`
-//! (`n` includes the prior's visits), plus a small UCB term. After each playout every node of the path counts
+//! learned move model of [`crate::features`] (on boards below 13×13 more visits, at a value that grows with the
+//! log of the move's probability among the children: [`MctsConfig::pattern_prior`]; on bigger ones, as in
+//! Pachi, won visits by the square root of that probability: [`MctsConfig::pattern_wins`]), so no first-play
+//! urgency is needed. On those big boards the prior, except the closeness, also starts the child's AMAF
+//! record, scaled up, since AMAF soon outweighs the prior's visits and in open areas favours the second line.
+//! A child is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule
+//! `β = n_amaf / (n_amaf + n + n·n_amaf / K)` (`n` includes the prior's visits), plus a small UCB term. After each playout every node of the path counts
 //! the result, and each of its children whose point was played first, after that node, by the child's colour
 //! counts it in its AMAF record.
 //!
@@ -96,8 +97,9 @@ pub struct MctsConfig {
     pub pattern_slope: f32,
     /// When above 0, the learned model's prior takes Pachi's form instead: a child whose model probability
     /// among the plays is `p` (at least 0.001) starts with `pattern_wins · √p` more visits, all won, and
-    /// [`MctsConfig::pattern_prior`] and [`MctsConfig::pattern_slope`] are not used. Default 0.
-    pub pattern_wins: f32,
+    /// [`MctsConfig::pattern_prior`] and [`MctsConfig::pattern_slope`] are not used. `None` (the default):
+    /// [`PATTERN_WINS_BIG`] on boards of 13×13 and more, the log-value form on smaller ones.
+    pub pattern_wins: Option<f32>,
     /// Whether the playouts fight for two liberties at the last move ([`policy::two_liberty_moves`]).
     pub playout_two_libs: bool,
     /// Whether each root move's own ownership is kept ([`MoveStat::ownership`]): a board of sums per root
@@ -127,7 +129,7 @@ impl Default for MctsConfig {
             explore: 0.05,
             pattern_prior: 20.0,
             pattern_slope: 0.1,
-            pattern_wins: 0.0,
+            pattern_wins: None,
             playout_two_libs: false,
             moves_ownership: false,
             reuse: true,
@@ -147,16 +149,32 @@ impl MctsConfig {
         }
     }
 
+    /// [`MctsConfig::pattern_wins`] on a board of `size`: 0 for the log-value form.
+    fn pattern_wins_on(&self, size: Size) -> f32 {
+        let by_size = if features::is_big(size) {
+            PATTERN_WINS_BIG
+        } else {
+            0.0
+        };
+        self.pattern_wins.unwrap_or(by_size)
+    }
+
+    /// Whether the search uses the learned move model's prior on a board of `size`.
+    fn uses_model(&self, size: Size) -> bool {
+        self.pattern_prior > 0.0 || self.pattern_wins_on(size) > 0.0
+    }
+
     /// The learned model's prior (visits, wins) for a play whose strength is `rel` times the mean of the
-    /// `plays` plays: Pachi's form with [`MctsConfig::pattern_wins`], else the log-value form.
-    fn model_prior(&self, rel: f32, plays: usize) -> (f32, f32) {
-        if self.pattern_wins > 0.0 {
+    /// `plays` plays: Pachi's form when `pattern_wins` (from [`MctsConfig::pattern_wins_on`]) is above 0, else
+    /// the log-value form.
+    fn model_prior(&self, rel: f32, plays: usize, pattern_wins: f32) -> (f32, f32) {
+        if pattern_wins > 0.0 {
             // Won visits by the square root of the move's probability among the plays.
             let p = rel / plays as f32;
             if p < 0.001 {
                 return (0.0, 0.0);
             }
-            let won = self.pattern_wins * p.sqrt();
+            let won = pattern_wins * p.sqrt();
             (won, won)
         } else {
             let value = (0.5 + self.pattern_slope * rel.max(1e-9).ln()).clamp(0.05, 0.95);
@@ -164,6 +182,12 @@ impl MctsConfig {
         }
     }
 }
+
+/// The default of [`MctsConfig::pattern_wins`] on boards of 13×13 and more: Pachi's own weight on 19×19.
+/// Against Pachi on 19×19 at equal time it won 19 of 60 games (31.7%) where the log-value form won 10.5 of
+/// 49 (21.4%), on the same days (docs/STRENGTH.md): 1.2 standard errors, a lean, not a proof. Not measured
+/// on 13×13; small boards keep the log-value form that self-play chose there.
+pub const PATTERN_WINS_BIG: f32 = 300.0;
 
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -205,7 +229,7 @@ impl std::str::FromStr for MctsConfig {
                 "rave" => c.rave_equiv = number(value, 0.0..=1e9).ok_or_else(bad)?,
                 "patterns" => c.pattern_prior = number(value, 0.0..=10_000.0).ok_or_else(bad)?,
                 "slope" => c.pattern_slope = number(value, 0.0..=1.0).ok_or_else(bad)?,
-                "pwins" => c.pattern_wins = number(value, 0.0..=10_000.0).ok_or_else(bad)?,
+                "pwins" => c.pattern_wins = Some(number(value, 0.0..=10_000.0).ok_or_else(bad)?),
                 "twolib" => c.playout_two_libs = switch(value).ok_or_else(bad)?,
                 "reuse" => c.reuse = switch(value).ok_or_else(bad)?,
                 "shared" => c.shared_tree = switch(value).ok_or_else(bad)?,
@@ -1677,7 +1701,7 @@ impl<'a> Worker<'a> {
         let strengths = &mut self.strengths;
         strengths.clear();
         let plays = moves.iter().filter(|&&m| m != PASS).count();
-        if (config.pattern_prior > 0.0 || config.pattern_wins > 0.0) && plays > 1 {
+        if config.uses_model(size) && plays > 1 {
             let gammas = Gammas::builtin(size);
             strengths.extend(moves.iter().zip(readings.iter()).map(|(&m, r)| {
                 if m == PASS {
@@ -1693,6 +1717,7 @@ impl<'a> Worker<'a> {
             }
         }
         let cfg = &self.cfg;
+        let pattern_wins = config.pattern_wins_on(size);
         for (k, &m) in moves.iter().enumerate() {
             let (mut pn, mut pw) = prior(board, m, st.last, size, &readings[k]);
             let (an, aw) = if amaf_prior && m != PASS {
@@ -1701,7 +1726,7 @@ impl<'a> Worker<'a> {
                 (0.0, 0.0)
             };
             if let Some(&rel) = strengths.get(k).filter(|_| m != PASS) {
-                let (visits, wins) = config.model_prior(rel, plays);
+                let (visits, wins) = config.model_prior(rel, plays, pattern_wins);
                 pn += visits;
                 pw += wins;
             }

@@ -107,7 +107,7 @@ fn the_learned_model_raises_the_prior_of_a_capture() {
     let share = |patterns: f32, wins: f32| {
         let config = MctsConfig {
             pattern_prior: patterns,
-            pattern_wins: wins,
+            pattern_wins: Some(wins),
             ..MctsConfig::playouts(50)
         };
         MctsBot::new(config, 1)
@@ -127,6 +127,48 @@ fn the_learned_model_raises_the_prior_of_a_capture() {
         without < low && low < high,
         "prior share {low} at pwins=30, {high} at 300, {without} without"
     );
+}
+
+/// By default the model's prior takes Pachi's form on boards of 13×13 and more and the log-value form on
+/// smaller ones: the root's priors with no `pwins` equal those with the form named, and differ from the
+/// other form's.
+#[test]
+fn the_model_prior_form_follows_the_board_size_by_default() {
+    use tesuji_bot::mcts::PATTERN_WINS_BIG;
+    for (side, big) in [(7, false), (9, false), (13, true), (19, true)] {
+        let mut g = Game::new(rules(&format!("chinese:size={side}"))).unwrap();
+        // A few stones, so that the model's strengths differ between plays.
+        for (x, y) in [(2, 2), (side - 3, side - 3), (2, side - 3), (3, 3)] {
+            let to_move = g.to_move();
+            g.play(to_move, Move::Play(Point::new(x, y))).unwrap();
+        }
+        let r = *g.rules();
+        let priors = |wins: Option<f32>| {
+            let config = MctsConfig {
+                pattern_wins: wins,
+                ..MctsConfig::playouts(30)
+            };
+            let mut moves: Vec<(Move, f64)> = MctsBot::new(config, 3)
+                .analyze(&g, &r, false)
+                .moves
+                .iter()
+                .map(|m| (m.mv, m.prior))
+                .collect();
+            moves.sort_by_key(|&(mv, _)| format!("{mv:?}"));
+            moves
+        };
+        let (default, pachi, log) = (
+            priors(None),
+            priors(Some(PATTERN_WINS_BIG)),
+            priors(Some(0.0)),
+        );
+        let (same, other) = if big { (&pachi, &log) } else { (&log, &pachi) };
+        assert_eq!(
+            &default, same,
+            "{side}×{side}: the default is the form of its size"
+        );
+        assert_ne!(&default, other, "{side}×{side}: the two forms differ");
+    }
 }
 
 /// Random games on small boards under every ko rule and suicide knob: at sampled positions, and at every
@@ -545,9 +587,11 @@ fn settings_parse() {
     assert_eq!(c.playouts, MctsConfig::default().playouts);
     let c: MctsConfig = "patterns=25,slope=0.2".parse().unwrap();
     assert_eq!((c.pattern_prior, c.pattern_slope), (25.0, 0.2));
-    assert_eq!(c.pattern_wins, 0.0);
+    assert_eq!(c.pattern_wins, None);
     let c: MctsConfig = "pwins=300".parse().unwrap();
-    assert_eq!(c.pattern_wins, 300.0);
+    assert_eq!(c.pattern_wins, Some(300.0));
+    let c: MctsConfig = "pwins=0".parse().unwrap();
+    assert_eq!(c.pattern_wins, Some(0.0));
     assert!(!c.playout_two_libs);
     let c: MctsConfig = "twolib=1".parse().unwrap();
     assert!(c.playout_two_libs);
