@@ -864,7 +864,7 @@ impl Board {
 
     /// Plays `c` at the empty point `i` with captures, then removes the own chain if it has no liberty. The
     /// caller has checked legality ([`Board::check`]); on an occupied point or off the board this does nothing.
-    #[inline]
+    #[inline(always)]
     pub fn play(&mut self, c: Color, i: Idx) -> PlayEffect {
         if self.color.get(i) != Some(&EMPTY) {
             return PlayEffect::default();
