@@ -14,9 +14,9 @@
 //! urgency is needed. On those big boards the prior, except the closeness, also starts the child's AMAF
 //! record, scaled up, since AMAF soon outweighs the prior's visits and in open areas favours the second line.
 //! A child is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule
-//! `β = n_amaf / (n_amaf + n + n·n_amaf / K)` (`n` includes the prior's visits), plus a small UCB term. After each playout every node of the path counts
-//! the result, and each of its children whose point was played first, after that node, by the child's colour
-//! counts it in its AMAF record.
+//! `β = n_amaf / (n_amaf + n + n·n_amaf / K)` (`n` includes the prior's visits), plus a small UCB term. After
+//! each playout every node of the path counts the result, and each of its children whose point was played
+//! first, after that node, by the child's colour counts it in its AMAF record.
 //!
 //! ## The rules in the tree
 //! The root's children are exactly the game's legal moves ([`Game::legal_moves`]: superko of every kind, the
@@ -90,15 +90,17 @@ pub struct MctsConfig {
     /// Prior visits of the learned move model ([`crate::features`]): a child whose model probability is `p`
     /// among `n` children starts with this many more visits at the value
     /// `0.5 + pattern_slope · ln(p·n)` (kept within 0.05 to 0.95). 0: no pattern prior. Default 20 (100
-    /// games of self-play on 9×9 at 3000 playouts: 64% against none; 40 no better than 20).
+    /// games of self-play on 9×9 at 3000 playouts: 64% against none; 40 no better than 20). Not used where
+    /// [`MctsConfig::pattern_wins`] is above 0, which by default it is on boards of 13×13 and more.
     pub pattern_prior: f32,
     /// How fast that value grows with the log of the move's relative probability (default 0.1: half or twice
     /// it lost in self-play).
     pub pattern_slope: f32,
-    /// When above 0, the learned model's prior takes Pachi's form instead: a child whose model probability
-    /// among the plays is `p` (at least 0.001) starts with `pattern_wins · √p` more visits, all won, and
-    /// [`MctsConfig::pattern_prior`] and [`MctsConfig::pattern_slope`] are not used. `None` (the default):
-    /// [`PATTERN_WINS_BIG`] on boards of 13×13 and more, the log-value form on smaller ones.
+    /// When above 0 (set, or by default on big boards), the learned model's prior takes Pachi's form instead:
+    /// a child whose model probability among the plays is `p` (at least 0.001) starts with
+    /// `pattern_wins · √p` more visits, all won, and [`MctsConfig::pattern_prior`] and
+    /// [`MctsConfig::pattern_slope`] are not used. `None` (the default): [`PATTERN_WINS_BIG`] on boards of
+    /// 13×13 and more, the log-value form on smaller ones.
     pub pattern_wins: Option<f32>,
     /// Whether the playouts fight for two liberties at the last move ([`policy::two_liberty_moves`]).
     pub playout_two_libs: bool,
