@@ -324,16 +324,18 @@ pub fn atari_moves(
     mut ladder: Option<&mut Ladder>,
 ) {
     let opp = Some(c.opponent());
-    if board.color_at(last) == opp && board.in_atari(last) {
+    let (last_in_atari, mut own) = board.ataris_around(c, last);
+    if last_in_atari && board.color_at(last) == opp {
         let lib = board.atari_liberty(last);
         if board.is_light_legal(c, lib) {
             out.push(lib);
         }
     }
-    for n in board.neighbors(last) {
-        if board.color_at(n) != Some(c) || !board.in_atari(n) {
-            continue;
-        }
+    // The own neighbours in atari, in the order of `neighbors`.
+    let around = board.neighbors(last);
+    while own != 0 {
+        let n = around[own.trailing_zeros() as usize];
+        own &= own - 1;
         let lib = board.atari_liberty(n);
         if board.is_light_legal(c, lib) {
             let libs = tactics(board, c, lib).liberties;

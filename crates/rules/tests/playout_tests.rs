@@ -76,6 +76,18 @@ proptest! {
                 prop_assert_eq!(board.is_eyelike(c, i), literal_eye(&grid, c, p), "{:?} {:?}", c, p);
                 let empty_around = board.neighbors(i).iter().filter(|&&n| board.is_empty_at(n)).count();
                 prop_assert_eq!(board.empty_neighbor_count(i), empty_around as u32);
+                // The playouts' branch-free neighbour summaries, against the one-by-one tests.
+                let around = board.neighbors(i);
+                let mask = |f: &dyn Fn(usize) -> bool| {
+                    (0..4).filter(|&k| f(around[k])).map(|k| 1u8 << k).sum::<u8>()
+                };
+                let own_in_atari = mask(&|n| board.color_at(n) == Some(c) && board.in_atari(n));
+                let ataris = if grid.get(p).is_some() {
+                    (board.in_atari(i), own_in_atari)
+                } else {
+                    (false, 0)
+                };
+                prop_assert_eq!(board.ataris_around(c, i), ataris, "{:?} {:?}", c, p);
                 let code = match grid.get(p) {
                     None => 0,
                     Some(Color::Black) => 1,
