@@ -121,12 +121,6 @@ fn expand(choices: &[Vec<u32>; 8], k: usize, key: u32, bits: &mut [u64]) {
     }
 }
 
-/// The code of a cell of the padded array (the board's own: 0 empty, 1 black, 2 white, 3 off the board).
-#[inline]
-fn code(board: &Board, i: Idx) -> u32 {
-    u32::from(board.cell_code(i))
-}
-
 /// The eight cells around the on-board point `i`, in key order (NW, N, NE, W, E, SW, S, SE).
 #[inline]
 pub fn around(board: &Board, i: Idx) -> [Idx; 8] {
@@ -143,18 +137,15 @@ pub fn around(board: &Board, i: Idx) -> [Idx; 8] {
     ]
 }
 
-/// The neighbourhood key of an on-board point.
+/// The neighbourhood key of an on-board point: the codes of [`around`]'s cells, two bits each.
 #[inline]
 pub fn key(board: &Board, i: Idx) -> u32 {
-    let mut key = 0;
-    for (k, &c) in around(board, i).iter().enumerate() {
-        key |= code(board, c) << (2 * k);
-    }
-    key
+    board.codes_around(i)
 }
 
-/// Whether the 3×3 neighbourhood of the on-board point `i` is one of the patterns.
-#[inline]
+/// Whether the 3×3 neighbourhood of the on-board point `i` is one of the patterns. Any other cell of the
+/// padded array gives some answer without a panic, so that callers may test before they know the cell empty.
+#[inline(always)]
 pub fn matches(board: &Board, i: Idx) -> bool {
     let key = key(board, i);
     table()[(key >> 6) as usize] >> (key & 63) & 1 != 0

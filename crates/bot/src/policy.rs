@@ -398,15 +398,20 @@ pub fn two_liberty_moves(
 
 /// Step 2: pattern moves around the last move that are not self-atari.
 pub fn pattern_moves(board: &Board, c: Color, last: Idx, out: &mut Vec<Idx>) {
-    for n in board
-        .neighbors(last)
-        .into_iter()
-        .chain(board.diagonals(last))
-    {
-        if board.is_light_candidate(c, n)
-            && patterns::matches(board, n)
-            && self_atari(board, c, n).is_none()
-        {
+    let (sides, corners) = (board.neighbors(last), board.diagonals(last));
+    let cells = [
+        sides[0], sides[1], sides[2], sides[3], corners[0], corners[1], corners[2], corners[3],
+    ];
+    // The shape test first, for all eight without a branch: few cells match, so the tests of emptiness and
+    // legality, whose branches mispredict, run on few.
+    let mut shaped = 0u32;
+    for (k, &n) in cells.iter().enumerate() {
+        shaped |= u32::from(patterns::matches(board, n)) << k;
+    }
+    while shaped != 0 {
+        let n = cells[shaped.trailing_zeros() as usize];
+        shaped &= shaped - 1;
+        if board.is_light_candidate(c, n) && self_atari(board, c, n).is_none() {
             out.push(n);
         }
     }

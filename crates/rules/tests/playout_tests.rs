@@ -121,6 +121,18 @@ proptest! {
             prop_assert_eq!(board.cell_code(i), 3);
         }
         prop_assert_eq!(board.cell_code(usize::MAX), 3);
+        // The 3×3 key around every cell of the array, border ring included, and a little beyond it: the codes
+        // of the eight cells NW, N, NE, W, E, SW, S, SE, two bits each.
+        let s = board.stride() as isize;
+        let cells = (size.height() as usize + 2) * board.stride() + 1;
+        for i in 0..cells + 3 {
+            let expected = [-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1]
+                .iter()
+                .enumerate()
+                .map(|(k, &d)| u32::from(board.cell_code(i.wrapping_add_signed(d))) << (2 * k))
+                .sum::<u32>();
+            prop_assert_eq!(board.codes_around(i), expected, "cell {}", i);
+        }
         // Chain names: two stones share one exactly when one's chain holds the other; empty points have none.
         for p in size.points() {
             let i = board.idx(p);
