@@ -267,21 +267,20 @@ pub fn self_atari(board: &Board, c: Color, i: Idx) -> Option<SelfAtari> {
     if board.empty_neighbor_count(i) >= 2 {
         return None;
     }
-    // The one liberty found so far; `PASS`, a border cell, for none yet.
+    let (captures, mut own_stones) = board.captures_and_own(c, i);
+    if captures {
+        return None;
+    }
+    let around = board.neighbors(i);
+    // The one liberty found so far (at most one neighbour is empty); `PASS`, 0, for none yet.
     let mut lib = PASS;
+    for n in around {
+        lib += n * usize::from(board.is_empty_at(n));
+    }
     let mut own = Chains::default();
-    for n in board.neighbors(i) {
-        if board.is_empty_at(n) {
-            lib = n;
-            continue;
-        }
-        match board.color_at(n) {
-            Some(x) if x == c => {
-                own.insert(board, n);
-            }
-            Some(_) if board.in_atari(n) => return None,
-            _ => {}
-        }
+    while own_stones != 0 {
+        own.insert(board, around[own_stones.trailing_zeros() as usize]);
+        own_stones &= own_stones - 1;
     }
     let mut stones = 1;
     for &id in own.ids() {

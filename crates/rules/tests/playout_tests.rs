@@ -81,6 +81,11 @@ proptest! {
                 let mask = |f: &dyn Fn(usize) -> bool| {
                     (0..4).filter(|&k| f(around[k])).map(|k| 1u8 << k).sum::<u8>()
                 };
+                let own = mask(&|n| board.color_at(n) == Some(c));
+                let captures = around
+                    .iter()
+                    .any(|&n| board.color_at(n) == Some(c.opponent()) && board.in_atari(n));
+                prop_assert_eq!(board.captures_and_own(c, i), (captures, own), "{:?} {:?}", c, p);
                 let own_in_atari = mask(&|n| board.color_at(n) == Some(c) && board.in_atari(n));
                 let ataris = if grid.get(p).is_some() {
                     (board.in_atari(i), own_in_atari)
