@@ -131,7 +131,7 @@ fn symmetries() -> &'static [[usize; 8]; 8] {
 /// is in atari (only the four adjacent cells can have it); the least of its eight symmetric images, so that a
 /// shape and its rotations and reflections are one pattern.
 pub fn pattern_key(board: &Board, c: Color, i: Idx) -> u32 {
-    let cells = patterns::around(board, i);
+    let cells = board.cells_around(i);
     let mut codes = [0u32; 8];
     let mut atari = [false; 8];
     for (k, &x) in cells.iter().enumerate() {

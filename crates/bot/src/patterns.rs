@@ -121,23 +121,7 @@ fn expand(choices: &[Vec<u32>; 8], k: usize, key: u32, bits: &mut [u64]) {
     }
 }
 
-/// The eight cells around the on-board point `i`, in key order (NW, N, NE, W, E, SW, S, SE).
-#[inline]
-pub fn around(board: &Board, i: Idx) -> [Idx; 8] {
-    let s = board.stride();
-    [
-        i - s - 1,
-        i - s,
-        i - s + 1,
-        i - 1,
-        i + 1,
-        i + s - 1,
-        i + s,
-        i + s + 1,
-    ]
-}
-
-/// The neighbourhood key of an on-board point: the codes of [`around`]'s cells, two bits each.
+/// The neighbourhood key of an on-board point: the codes of the board's `cells_around` it, two bits each.
 #[inline]
 pub fn key(board: &Board, i: Idx) -> u32 {
     board.codes_around(i)

@@ -340,32 +340,38 @@ impl Board {
         self.color.get(i).copied().unwrap_or(BORDER)
     }
 
-    /// The [`Board::cell_code`]s of the eight cells around the cell `i`, two bits each from bit 0 in the order
-    /// NW, N, NE, W, E, SW, S, SE: a 3×3 shape's key. Cells outside the array read as off the board. One bounds
-    /// test for all eight: the playouts ask this of eight cells after every move.
+    /// The eight cells around the cell `i`, in the order NW, N, NE, W, E, SW, S, SE: a 3×3 shape's order.
+    /// Computed with wrapping arithmetic, so any index gives indices (outside the array for most) and no panic.
     #[inline]
-    pub fn codes_around(&self, i: Idx) -> u32 {
+    pub fn cells_around(&self, i: Idx) -> [Idx; 8] {
         let s = self.stride;
-        let cells = [
+        [
             i.wrapping_sub(s + 1),
             i.wrapping_sub(s),
             i.wrapping_sub(s - 1),
             i.wrapping_sub(1),
-            i + 1,
-            i + s - 1,
-            i + s,
-            i + s + 1,
-        ];
+            i.wrapping_add(1),
+            i.wrapping_add(s - 1),
+            i.wrapping_add(s),
+            i.wrapping_add(s + 1),
+        ]
+    }
+
+    /// The [`Board::cell_code`]s of [`Board::cells_around`] `i`, two bits each from bit 0: a 3×3 shape's key.
+    /// Cells outside the array read as off the board. One bounds test for all eight: the playouts ask this of
+    /// eight cells after every move.
+    #[inline]
+    pub fn codes_around(&self, i: Idx) -> u32 {
+        // The array always holds more than two rows of `stride` cells, so the bounds do not underflow.
+        let inside = i > self.stride && i < self.color.len() - self.stride - 1;
         let mut key = 0;
-        if i > s && i + s + 1 < self.color.len() {
-            // All eight are cells of the array.
-            for (k, &n) in cells.iter().enumerate() {
-                key |= u32::from(self.col(n)) << (2 * k);
-            }
-        } else {
-            for (k, &n) in cells.iter().enumerate() {
-                key |= u32::from(self.cell_code(n)) << (2 * k);
-            }
+        for (k, n) in self.cells_around(i).into_iter().enumerate() {
+            let code = if inside {
+                self.col(n)
+            } else {
+                self.cell_code(n)
+            };
+            key |= u32::from(code) << (2 * k);
         }
         key
     }

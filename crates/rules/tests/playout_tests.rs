@@ -130,7 +130,7 @@ proptest! {
         // of the eight cells NW, N, NE, W, E, SW, S, SE, two bits each.
         let s = board.stride() as isize;
         let cells = (size.height() as usize + 2) * board.stride() + 1;
-        for i in 0..cells + 3 {
+        for i in (0..cells + 3).chain([usize::MAX - 1, usize::MAX]) {
             let expected = [-s - 1, -s, -s + 1, -1, 1, s - 1, s, s + 1]
                 .iter()
                 .enumerate()
