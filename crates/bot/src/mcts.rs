@@ -161,11 +161,6 @@ impl MctsConfig {
         self.pattern_wins.unwrap_or(by_size)
     }
 
-    /// Whether the search uses the learned move model's prior on a board of `size`.
-    fn uses_model(&self, size: Size) -> bool {
-        self.pattern_prior > 0.0 || self.pattern_wins_on(size) > 0.0
-    }
-
     /// The learned model's prior (visits, wins) for a play whose strength is `rel` times the mean of the
     /// `plays` plays: Pachi's form when `pattern_wins` (from [`MctsConfig::pattern_wins_on`]) is above 0, else
     /// the log-value form.
@@ -1703,7 +1698,8 @@ impl<'a> Worker<'a> {
         let strengths = &mut self.strengths;
         strengths.clear();
         let plays = moves.iter().filter(|&&m| m != PASS).count();
-        if config.uses_model(size) && plays > 1 {
+        let pattern_wins = config.pattern_wins_on(size);
+        if (config.pattern_prior > 0.0 || pattern_wins > 0.0) && plays > 1 {
             let gammas = Gammas::builtin(size);
             strengths.extend(moves.iter().zip(readings.iter()).map(|(&m, r)| {
                 if m == PASS {
@@ -1719,7 +1715,6 @@ impl<'a> Worker<'a> {
             }
         }
         let cfg = &self.cfg;
-        let pattern_wins = config.pattern_wins_on(size);
         for (k, &m) in moves.iter().enumerate() {
             let (mut pn, mut pw) = prior(board, m, st.last, size, &readings[k]);
             let (an, aw) = if amaf_prior && m != PASS {
