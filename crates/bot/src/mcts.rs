@@ -16,7 +16,8 @@
 //! A child is chosen by the value `(1 − β)·Q + β·AMAF` with Silver's schedule
 //! `β = n_amaf / (n_amaf + n + n·n_amaf / K)` (`n` includes the prior's visits), plus a small UCB term. After
 //! each playout every node of the path counts the result, and each of its children whose point was played
-//! first, after that node, by the child's colour counts it in its AMAF record.
+//! first, after that node, by the child's colour counts it in its AMAF record: once, or with
+//! [`MctsConfig::amaf_distance`] more the sooner after the node it was played.
 //!
 //! ## The rules in the tree
 //! The root's children are exactly the game's legal moves ([`Game::legal_moves`]: superko of every kind, the
@@ -87,6 +88,10 @@ pub struct MctsConfig {
     pub rave_equiv: f32,
     /// The weight of UCB's exploration term.
     pub explore: f32,
+    /// How much more AMAF counts a move played soon after a node than one played at the end of the playout:
+    /// a move first played at position `f` of a sequence of `len` moves, counted for a node at position `k`,
+    /// weighs `1 + amaf_distance · (len − f) / (len − k + 1)` (Pachi's distance RAVE). 0: every move weighs 1.
+    pub amaf_distance: f32,
     /// Prior visits of the learned move model ([`crate::features`]): a child whose model probability is `p`
     /// among `n` children starts with this many more visits at the value
     /// `0.5 + pattern_slope · ln(p·n)` (kept within 0.05 to 0.95). 0: no pattern prior. Default 20 (100
@@ -129,6 +134,7 @@ impl Default for MctsConfig {
             max_nodes: 1_500_000,
             rave_equiv: 3000.0,
             explore: 0.05,
+            amaf_distance: 0.0,
             pattern_prior: 20.0,
             pattern_slope: 0.1,
             pattern_wins: None,
@@ -189,7 +195,7 @@ pub const PATTERN_WINS_BIG: f32 = 300.0;
 /// Why a bot setting string is refused.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, expand=N, patterns=W, slope=S, pwins=W, twolib=0|1, reuse=0|1 or shared=0|1"
+    "bad mcts setting {0:?}: expected playouts=N, time=SECONDS, threads=N, resign=RATE, explore=W, rave=K, drave=D, expand=N, patterns=W, slope=S, pwins=W, twolib=0|1, reuse=0|1 or shared=0|1"
 )]
 pub struct BadSetting(pub String);
 
@@ -199,6 +205,7 @@ impl std::str::FromStr for MctsConfig {
     /// Settings separated by commas, each `KEY=VALUE`: `playouts=N` (a fixed count; without `time`, no time
     /// limit), `time=SECONDS` (per move), `threads=N` (1 to 64), `resign=RATE` (0 to 1; 0 never resigns); for
     /// experiments, `explore=W` (UCB's exploration weight, 0 to 10), `rave=K` (RAVE's equivalence parameter),
+    /// `drave=D` (AMAF's weight for plays soon after the node, 0 to 100: [`MctsConfig::amaf_distance`]),
     /// `expand=N` (visits before a node's children are made), `patterns=W` and `slope=S` (the learned move
     /// model's prior visits, 0 for none, and value slope), `pwins=W` (the model's prior as `W·√p` won visits
     /// instead), `twolib=1` (the playouts' fights of two liberties), `reuse=0` (every search from an empty
@@ -223,6 +230,7 @@ impl std::str::FromStr for MctsConfig {
                 "threads" => c.threads = number(value, 1..=64).ok_or_else(bad)?,
                 "resign" => c.resign_below = number(value, 0.0..=1.0).ok_or_else(bad)?,
                 "explore" => c.explore = number(value, 0.0..=10.0).ok_or_else(bad)?,
+                "drave" => c.amaf_distance = number(value, 0.0..=100.0).ok_or_else(bad)?,
                 "rave" => c.rave_equiv = number(value, 0.0..=1e9).ok_or_else(bad)?,
                 "patterns" => c.pattern_prior = number(value, 0.0..=10_000.0).ok_or_else(bad)?,
                 "slope" => c.pattern_slope = number(value, 0.0..=1.0).ok_or_else(bad)?,
@@ -1403,8 +1411,10 @@ struct Worker<'a> {
     /// The children made for a node, until they join the tree.
     new_children: Vec<Node>,
     scorer: Scorer,
-    /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence.
+    /// Per padded index: colour code (1 Black, 2 White) of the first play there in the current sequence, and
+    /// that play's position in the sequence (tree moves, then playout moves).
     first: Vec<u8>,
+    first_at: Vec<u32>,
     /// Per padded index: sum of the owners at the ends of the playouts, and of their squares.
     own_sum: Vec<i32>,
     own_squares: Vec<u32>,
@@ -1443,6 +1453,7 @@ impl<'a> Worker<'a> {
             new_children: Vec::new(),
             scorer: Scorer::new(&ctx.board),
             first: vec![0; ncells],
+            first_at: vec![0; ncells],
             own_sum: vec![0; ncells],
             own_squares: vec![0; ncells],
             root_own: if config.moves_ownership {
@@ -1792,16 +1803,21 @@ impl<'a> Worker<'a> {
             nodes[node as usize].wins += value_for(self.tree_moves[k - 1].1);
         }
         let code = |c: Color| c as u8 + 1;
-        for &(m, c) in self.playout_moves.iter().rev() {
+        let tree_len = self.tree_moves.len();
+        let len = tree_len + self.playout_moves.len();
+        for (j, &(m, c)) in self.playout_moves.iter().enumerate().rev() {
             if m != PASS {
                 self.first[m] = code(c);
+                self.first_at[m] = (tree_len + j) as u32;
             }
         }
+        let distance = self.config.amaf_distance;
         for k in (0..self.path.len()).rev() {
             if let Some(&(m, c)) = self.tree_moves.get(k)
                 && m != PASS
             {
                 self.first[m] = code(c);
+                self.first_at[m] = k as u32;
             }
             let (node, to_move) = self.path[k];
             let nd = nodes[node as usize];
@@ -1810,10 +1826,18 @@ impl<'a> Worker<'a> {
             }
             let (mine, v) = (code(to_move), value_for(to_move));
             let first = nd.first_child as usize;
+            // The weight of a move played at position f after this node's position k (see `amaf_distance`).
+            let scale = distance / (len - k + 1) as f32;
             for ch in &mut nodes[first..first + nd.nchildren as usize] {
-                if self.first[ch.mv as usize] == mine && ch.mv as Idx != PASS {
-                    ch.amaf_visits += 1.0;
-                    ch.amaf_wins += v;
+                let m = ch.mv as usize;
+                if self.first[m] == mine && m != PASS {
+                    let w = if distance > 0.0 {
+                        1.0 + scale * (len - self.first_at[m] as usize) as f32
+                    } else {
+                        1.0
+                    };
+                    ch.amaf_visits += w;
+                    ch.amaf_wins += w * v;
                 }
             }
         }
@@ -1835,6 +1859,82 @@ pub fn game_from_diagram(diagram: &str, to_move: Color, rules: &Rules) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each iteration's AMAF counts, checked against a literal reading of the rule on the iteration's own line:
+    /// for every node of the line that has children and every child but the pass, find the first play at the
+    /// child's point after the node; if the node's player made it, the child gains that play's weight in
+    /// visits and weight times the result in wins. Nothing else changes.
+    #[test]
+    fn amaf_counts_each_first_play_by_its_distance() {
+        let rules: Rules = "chinese:size=9,komi=7".parse().unwrap();
+        let game = Game::new(rules).unwrap();
+        let ctx = Context::new(&game, &rules, false, None);
+        for distance in [0.0, 3.0] {
+            let config = MctsConfig {
+                amaf_distance: distance,
+                expand_after: 2,
+                ..MctsConfig::playouts(1)
+            };
+            let tree = new_trees(1, true).pop().unwrap();
+            let mut w = Worker::new(&ctx, &config, &tree, 11);
+            for _ in 0..300 {
+                let before = lock(&tree).clone();
+                w.iterate();
+                let after = lock(&tree).clone();
+                let seq: Vec<(Idx, Color)> = w
+                    .tree_moves
+                    .iter()
+                    .chain(&w.playout_moves)
+                    .copied()
+                    .collect();
+                let len = seq.len();
+                // The result for the player of the line's first move, from that child's own wins.
+                let (c1, _) = w.path[1];
+                let old = |i: usize| before.get(i).copied().unwrap_or_default();
+                let v1 = after[c1 as usize].wins - old(c1 as usize).wins;
+                let mover0 = seq[0].1;
+                let value_for = |c: Color| if c == mover0 { v1 } else { 1.0 - v1 };
+                let mut expected: Vec<(f32, f32)> = vec![(0.0, 0.0); after.len()];
+                for (k, &(node, to_move)) in w.path.iter().enumerate() {
+                    let nd = after[node as usize];
+                    let first = nd.first_child as usize;
+                    if first == 0 {
+                        continue;
+                    }
+                    for (j, ch) in after[first..first + nd.nchildren as usize]
+                        .iter()
+                        .enumerate()
+                    {
+                        let m = ch.mv as Idx;
+                        if m == PASS {
+                            continue;
+                        }
+                        let Some(f) = (k..len).find(|&f| seq[f].0 == m) else {
+                            continue;
+                        };
+                        if seq[f].1 != to_move {
+                            continue;
+                        }
+                        let weight = 1.0 + distance * (len - f) as f32 / (len - k + 1) as f32;
+                        expected[first + j] = (weight, weight * value_for(to_move));
+                    }
+                }
+                for (i, node) in after.iter().enumerate() {
+                    let got = (
+                        node.amaf_visits - old(i).amaf_visits,
+                        node.amaf_wins - old(i).amaf_wins,
+                    );
+                    let (ev, ew) = expected[i];
+                    assert!(
+                        (got.0 - ev).abs() < 1e-3 && (got.1 - ew).abs() < 1e-3,
+                        "distance {distance}, node {i}: AMAF gained {got:?}, expected {:?}",
+                        (ev, ew)
+                    );
+                }
+            }
+            assert!(lock(&tree).len() > 100, "the tree grew");
+        }
+    }
 
     #[test]
     fn cfg_distances_count_a_chain_as_one_node() {

@@ -584,6 +584,9 @@ fn settings_parse() {
     assert_eq!(c, MctsConfig::default());
     let c: MctsConfig = "explore=0.1,rave=1000,expand=8".parse().unwrap();
     assert_eq!((c.explore, c.rave_equiv, c.expand_after), (0.1, 1000.0, 8));
+    assert_eq!(c.amaf_distance, 0.0);
+    let c: MctsConfig = "drave=3".parse().unwrap();
+    assert_eq!(c.amaf_distance, 3.0);
     assert_eq!(c.playouts, MctsConfig::default().playouts);
     let c: MctsConfig = "patterns=25,slope=0.2".parse().unwrap();
     assert_eq!((c.pattern_prior, c.pattern_slope), (25.0, 0.2));
@@ -616,6 +619,9 @@ fn settings_parse() {
         "explore=11",
         "rave=nan",
         "rave=-5",
+        "drave=-1",
+        "drave=nan",
+        "drave=101",
         "expand=0",
         "playouts=0",
         "time=-1",
