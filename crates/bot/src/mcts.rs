@@ -1826,16 +1826,13 @@ impl<'a> Worker<'a> {
             }
             let (mine, v) = (code(to_move), value_for(to_move));
             let first = nd.first_child as usize;
-            // The weight of a move played at position f after this node's position k (see `amaf_distance`).
+            // The weight of a move played at position f after this node's position k (see `amaf_distance`): at
+            // distance 0 the scale is 0 and every weight exactly 1.
             let scale = distance / (len - k + 1) as f32;
             for ch in &mut nodes[first..first + nd.nchildren as usize] {
                 let m = ch.mv as usize;
                 if self.first[m] == mine && m != PASS {
-                    let w = if distance > 0.0 {
-                        1.0 + scale * (len - self.first_at[m] as usize) as f32
-                    } else {
-                        1.0
-                    };
+                    let w = 1.0 + scale * (len - self.first_at[m] as usize) as f32;
                     ch.amaf_visits += w;
                     ch.amaf_wins += w * v;
                 }
