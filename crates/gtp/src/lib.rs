@@ -23,6 +23,7 @@ pub mod referee;
 pub mod sgfio;
 
 use std::io::{self, BufRead, Write};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -33,49 +34,51 @@ pub use error::GtpError;
 /// output, say) end it early; malformed input is answered with `?` and the engine goes on.
 ///
 /// Input is read on a thread of its own, so that an analysis command (`lz-analyze` and the like) streams its
-/// lines until the next line of input arrives, which ends it, and is then answered in turn.
-pub fn run<R: BufRead + Send, W: Write>(
+/// lines until the next line of input arrives, which ends it, and is then answered in turn. That thread is not
+/// waited for: after `quit` is answered (and the answer flushed) `run` returns at once, even while the
+/// controller keeps its end of the input open; the reading thread, blocked on input, ends with the process or
+/// at the input's end.
+pub fn run<R: BufRead + Send + 'static, W: Write>(
     mut input: R,
     mut output: W,
     config: EngineConfig,
 ) -> io::Result<()> {
     let mut engine = Engine::new(config);
     // Lines read but not yet taken by the engine: an analysis runs while there are none.
-    let waiting = AtomicUsize::new(0);
+    let waiting = Arc::new(AtomicUsize::new(0));
     let (lines, read) = mpsc::channel::<io::Result<(Vec<u8>, protocol::LineEnd, bool)>>();
-    std::thread::scope(|s| {
-        let waiting = &waiting;
-        s.spawn(move || {
-            loop {
-                let mut line = Vec::new();
-                let got = protocol::read_line(&mut input, &mut line);
-                let end = matches!(got, Err(_) | Ok((protocol::LineEnd::Eof, _)));
-                waiting.fetch_add(1, Ordering::SeqCst);
-                if lines.send(got.map(|(e, d)| (line, e, d))).is_err() || end {
-                    return;
-                }
-            }
-        });
-        let stop = || waiting.load(Ordering::SeqCst) > 0;
+    let counter = Arc::clone(&waiting);
+    std::thread::spawn(move || {
         loop {
-            let Ok(got) = read.recv() else {
-                return Ok(());
-            };
-            waiting.fetch_sub(1, Ordering::SeqCst);
-            let (line, end, dropped) = got?;
-            if end == protocol::LineEnd::Eof && line.is_empty() {
-                return Ok(());
-            }
-            if dropped {
-                let id = protocol::leading_id(&protocol::clean(&line));
-                output.write_all(protocol::response(id, &Err(GtpError::LineTooLong)).as_bytes())?;
-                output.flush()?;
-            } else {
-                engine.answer_line(&line, &mut output, &stop)?;
-            }
-            if engine.quit_requested() || end == protocol::LineEnd::Eof {
-                return Ok(());
+            let mut line = Vec::new();
+            let got = protocol::read_line(&mut input, &mut line);
+            let end = matches!(got, Err(_) | Ok((protocol::LineEnd::Eof, _)));
+            counter.fetch_add(1, Ordering::SeqCst);
+            // The engine gone (after `quit`): nobody reads any more.
+            if lines.send(got.map(|(e, d)| (line, e, d))).is_err() || end {
+                return;
             }
         }
-    })
+    });
+    let stop = || waiting.load(Ordering::SeqCst) > 0;
+    loop {
+        let Ok(got) = read.recv() else {
+            return Ok(());
+        };
+        waiting.fetch_sub(1, Ordering::SeqCst);
+        let (line, end, dropped) = got?;
+        if end == protocol::LineEnd::Eof && line.is_empty() {
+            return Ok(());
+        }
+        if dropped {
+            let id = protocol::leading_id(&protocol::clean(&line));
+            output.write_all(protocol::response(id, &Err(GtpError::LineTooLong)).as_bytes())?;
+            output.flush()?;
+        } else {
+            engine.answer_line(&line, &mut output, &stop)?;
+        }
+        if engine.quit_requested() || end == protocol::LineEnd::Eof {
+            return Ok(());
+        }
+    }
 }

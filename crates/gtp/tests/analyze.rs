@@ -500,3 +500,40 @@ fn gogui_commands_show_ownership_variation_and_score_and_params_set_the_search()
     }
     s.close();
 }
+
+/// Waits at most `limit` for the engine's `run` to return; whether it did.
+fn returned_within(engine: &std::thread::JoinHandle<io::Result<()>>, limit: Duration) -> bool {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if engine.is_finished() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    engine.is_finished()
+}
+
+#[test]
+fn quit_returns_at_once_while_the_input_stays_open() {
+    // Plainly, and while an analysis streams: `quit` is answered and `run` returns although the controller
+    // keeps its end of the input open (the input is only closed after the check).
+    for analysing in [false, true] {
+        let mut s = Session::start("chinese:size=9");
+        s.ask("play b E5");
+        let from = s.text().len();
+        if analysing {
+            s.send("lz-analyze 5");
+            s.until("a line of analysis", |t| t[from..].contains("\ninfo "));
+        }
+        s.send("7 quit");
+        let engine = s.engine.take().unwrap();
+        assert!(
+            returned_within(&engine, Duration::from_secs(20)),
+            "run still running 20 s after quit (analysing: {analysing}): {}",
+            s.text()
+        );
+        engine.join().unwrap().unwrap();
+        assert!(s.text().ends_with("=7 \n\n"), "{}", s.text());
+        drop(s.input.take());
+    }
+}

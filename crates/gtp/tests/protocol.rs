@@ -13,7 +13,12 @@ use tesuji_gtp::{COMMANDS, EngineConfig, run};
 /// Runs the whole `run` loop over `input`; returns every response, parsed.
 fn session(input: &[u8]) -> Vec<(Option<u32>, Result<String, String>)> {
     let mut out = Vec::new();
-    run(input, &mut out, EngineConfig::default()).expect("run");
+    run(
+        std::io::Cursor::new(input.to_vec()),
+        &mut out,
+        EngineConfig::default(),
+    )
+    .expect("run");
     let text = String::from_utf8(out).expect("UTF-8 output");
     text.split_inclusive("\n\n").map(parse_response).collect()
 }

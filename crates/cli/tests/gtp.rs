@@ -1,0 +1,133 @@
+//! `tesuji gtp` as a GUI's process: it ends when told to, whatever the controller does with its pipe.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The engine as a child process, its input and output piped.
+struct Gtp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Gtp {
+    fn start(args: &[&str]) -> Gtp {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tesuji"))
+            .arg("gtp")
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start tesuji gtp");
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        Gtp {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("input open");
+        writeln!(stdin, "{line}").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    /// Reads output lines up to the blank line that ends a response; the response without it.
+    fn response(&mut self) -> String {
+        let mut text = String::new();
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "output ended: {text:?}");
+            if line == "\n" && !text.is_empty() {
+                return text;
+            }
+            text.push_str(&line);
+        }
+    }
+
+    fn ask(&mut self, line: &str) -> String {
+        self.send(line);
+        self.response()
+    }
+
+    /// Waits at most `limit` for the process to exit; its time to exit and its status.
+    fn exit_within(&mut self, limit: Duration) -> Option<(Duration, std::process::ExitStatus)> {
+        let started = Instant::now();
+        while started.elapsed() < limit {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return Some((started.elapsed(), status));
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        None
+    }
+}
+
+impl Drop for Gtp {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// Sends `quit` with the input left open, as Sabaki's GTP library does in `controller.stop()`, and checks that
+/// the engine answers and exits by itself (20 s is a bound against a hang, not a speed check).
+fn quits_with_input_open(mut engine: Gtp, what: &str) {
+    engine.send("9 quit");
+    let answer = engine.response();
+    assert_eq!(answer, "=9 \n", "{what}");
+    let exited = engine.exit_within(Duration::from_secs(20));
+    let Some((took, status)) = exited else {
+        panic!("{what}: still running 20 s after answering quit, its input open");
+    };
+    assert!(status.success(), "{what}: {status}");
+    eprintln!("{what}: exited {took:?} after the quit answer");
+    // Nothing follows the answer.
+    let mut rest = String::new();
+    engine.stdout.read_to_string(&mut rest).expect("read");
+    assert_eq!(rest, "", "{what}");
+    // The input is still open: the engine did not wait for it to close.
+    assert!(engine.stdin.is_some());
+}
+
+#[test]
+fn quit_exits_while_the_controller_keeps_stdin_open() {
+    let mut idle = Gtp::start(&["--bot", "simple"]);
+    assert_eq!(idle.ask("name"), "= tesuji\n");
+    idle.ask("boardsize 9");
+    idle.ask("play b E5");
+    quits_with_input_open(idle, "after plain commands");
+
+    // While an analysis streams: the quit line stops it, ends its answer, and is answered in turn.
+    let mut analysing = Gtp::start(&["--bot", "mcts:threads=1", "--rules", "chinese:size=9"]);
+    analysing.send("lz-analyze 10");
+    let mut line = String::new();
+    analysing.stdout.read_line(&mut line).expect("read");
+    assert_eq!(line, "=\n");
+    line.clear();
+    analysing.stdout.read_line(&mut line).expect("read");
+    assert!(line.starts_with("info move "), "{line}");
+    analysing.send("9 quit");
+    // The rest of the analysis, then its blank line.
+    loop {
+        line.clear();
+        assert!(analysing.stdout.read_line(&mut line).expect("read") > 0);
+        if line == "\n" {
+            break;
+        }
+    }
+    let answer = analysing.response();
+    assert_eq!(answer, "=9 \n");
+    let Some((took, status)) = analysing.exit_within(Duration::from_secs(20)) else {
+        panic!("still running 20 s after answering quit during an analysis, its input open");
+    };
+    assert!(status.success(), "{status}");
+    eprintln!("during an analysis: exited {took:?} after the quit answer");
+}
