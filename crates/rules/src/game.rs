@@ -182,8 +182,11 @@ pub struct Game {
     phase: Phase,
     log: Vec<Action>,
     ko_records: Records,
-    /// States seen, for the repetition-void rule.
+    /// States seen since the last pass (or the start), for the repetition-void rule: only a cycle of plays
+    /// voids a game, so a pass starts the count anew.
     states: Records,
+    /// The turn after which the states in `states` start: that of the last pass, 0 before any.
+    states_since: u32,
     passes_in_row: u32,
     any_play: bool,
     first_pass: Option<Color>,
@@ -296,6 +299,7 @@ impl Game {
             log: Vec::with_capacity(expected),
             ko_records: Records::new(words, kept),
             states: Records::new(words, 0),
+            states_since: 0,
             passes_in_row: 0,
             any_play: false,
             first_pass: None,
@@ -542,7 +546,7 @@ impl Game {
     }
 
     /// For a game that ended by repetition (`repetition=void`): the earlier turns after which its final state
-    /// (position and player to move) stood, 0 for the start; empty otherwise.
+    /// (position and player to move) stood since the last pass, 0 for the start; empty otherwise.
     pub fn repetition_turns(&self) -> Vec<u32> {
         if self.result.map(|r| r.outcome) != Some(Outcome::Repetition) {
             return Vec::new();
@@ -551,7 +555,11 @@ impl Game {
         let (to_move, last) = (self.to_move, self.turns);
         let mut turns = Vec::new();
         self.replay_turns(|turn, _, g| {
-            if turn < last && g.to_move == to_move && g.board.snapshot() == target.as_slice() {
+            if turn >= self.states_since
+                && turn < last
+                && g.to_move == to_move
+                && g.board.snapshot() == target.as_slice()
+            {
                 turns.push(turn);
             }
         });
@@ -686,6 +694,12 @@ impl Game {
             return effect;
         }
         if self.tracks_repetition() {
+            if !was_play {
+                // Passes return to a state without any cycle of plays (two passes, a dispute, two more): a
+                // repetition counts only within a run of plays, so that no pass can turn a game into a void.
+                self.states.truncate(0);
+                self.states_since = self.turns;
+            }
             let count = self
                 .states
                 .add_counting(state_key(self.board.hash(), next), self.board.snapshot());

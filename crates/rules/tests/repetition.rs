@@ -167,32 +167,147 @@ fn repeated_cycle_is_void_at_the_third_occurrence() {
     assert_eq!(free.phase(), Phase::Playing);
 }
 
-/// Passes count too: the states after passes are states, and a pass on each side returns to the same state.
+/// Every ruleset that voids by repetition: the presets that do by default, and simple ko with `repetition=void`
+/// set on the others (area and territory counting, with and without a dead-stone phase).
+/// `spec` with more keys.
+fn with_keys(spec: &str, keys: &str) -> Rules {
+    let sep = if spec.contains(':') { ',' } else { ':' };
+    format!("{spec}{sep}{keys}").parse().unwrap()
+}
+
+const VOIDING: [&str; 5] = [
+    "japanese",
+    "korean",
+    "chinese:ko=simple,repetition=void",
+    "new-zealand:ko=simple,repetition=void",
+    "tromp-taylor:ko=simple,repetition=void",
+];
+
+/// The exploit that voided won games: after the count is accepted by one side, the other disputes and both pass
+/// again, so that the position with the same player to move comes back a third time. Passes are not a cycle of
+/// plays: no number of rounds of pass, pass, dispute voids a game, whoever disputes and whatever was played.
 #[test]
-fn passes_between_repetitions_count_as_states() {
-    let mut g = game("japanese");
-    let start = state(&g);
-    // Black passes, White passes: play ends (two passes), so dispute to continue and pass on.
-    g.play_move(Move::Pass).unwrap();
-    g.play_move(Move::Pass).unwrap();
-    assert_eq!(g.phase(), Phase::Marking);
-    g.dispute(Color::White).unwrap();
-    assert_eq!(state(&g), start);
-    // The starting state has occurred twice (start, and after the two passes). One more return voids.
-    g.play_move(Move::Pass).unwrap();
-    assert_eq!(g.phase(), Phase::Playing);
-    g.play_move(Move::Pass).unwrap();
-    assert_eq!(state(&g), start);
-    assert_eq!(
-        g.result().map(|r| r.outcome),
-        Some(Outcome::Repetition),
-        "{g:?}"
-    );
-    // The void names the earlier occurrences of its state: the start and the state after the first two passes.
-    assert_eq!(g.repetition_turns(), vec![0, 2]);
+fn passes_around_a_dispute_never_void() {
+    for spec in VOIDING {
+        for plays in [0usize, 1, 3] {
+            let mut g = Game::new(with_keys(spec, "size=5")).unwrap();
+            for &(x, y) in &[(2, 2), (1, 1), (3, 3)][..plays] {
+                g.play_move(Move::Play(Point::new(x, y))).unwrap();
+            }
+            for round in 0..12 {
+                let who = g.to_move();
+                g.play_move(Move::Pass).unwrap();
+                g.play_move(Move::Pass).unwrap();
+                let context = format!("{spec}, {plays} plays, round {round}: {g:?}");
+                assert_ne!(
+                    g.result().map(|r| r.outcome),
+                    Some(Outcome::Repetition),
+                    "{context}"
+                );
+                if g.phase() == Phase::Over {
+                    // `end=score` counts at two passes: there is nothing to dispute.
+                    assert!(spec.starts_with("tromp-taylor"), "{context}");
+                    break;
+                }
+                assert_eq!(g.phase(), Phase::Marking, "{context}");
+                // One side accepts the count, the other disputes; the disputer alternates between rounds.
+                g.accept(who).unwrap();
+                g.dispute(if round % 2 == 0 { who.opponent() } else { who })
+                    .unwrap();
+                assert_eq!(g.phase(), Phase::Playing, "{context}");
+            }
+        }
+    }
+}
+
+/// A state as the rule sees it, with the window it is counted in: `Void` exactly when a state occurs for the
+/// third time since the last pass (or the start), checked by a literal model on random games of small boards
+/// whose players pass, dispute, accept and play at random. Small boards make cycles of plays common, so both
+/// sides of the rule are met.
+#[test]
+fn a_void_is_a_third_occurrence_within_a_run_of_plays() {
+    let mut voids = 0;
+    let mut passes_past_third = 0;
+    for spec in VOIDING {
+        for size in [2u8, 3, 4] {
+            for seed in 0..150u64 {
+                let rules = with_keys(spec, &format!("size={size},komi=0.5"));
+                let mut g = Game::new(rules).unwrap();
+                let mut x = (seed + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+                let mut next = |n: usize| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    (x % n as u64) as usize
+                };
+                // Every state since the start, and where the current window (since the last pass) starts.
+                let mut seen: Vec<(String, Color)> = vec![state(&g)];
+                let mut window = 0;
+                for _ in 0..300 {
+                    match g.phase() {
+                        Phase::Over => break,
+                        Phase::Marking => {
+                            if next(8) == 0 {
+                                g.accept(Color::Black).unwrap();
+                                g.accept(Color::White).unwrap();
+                            } else {
+                                g.dispute(Color::BOTH[next(2)]).unwrap();
+                            }
+                            continue;
+                        }
+                        Phase::Playing => {}
+                    }
+                    let legal = g.legal_moves();
+                    // Passes are rare enough for cycles of plays to form between them.
+                    let plays: Vec<Move> =
+                        legal.iter().copied().filter(|m| *m != Move::Pass).collect();
+                    let mv = if plays.is_empty() || next(6) == 0 {
+                        Move::Pass
+                    } else {
+                        plays[next(plays.len())]
+                    };
+                    g.play_move(mv).unwrap();
+                    let s = state(&g);
+                    if mv == Move::Pass {
+                        window = seen.len();
+                    }
+                    seen.push(s.clone());
+                    let in_window = seen[window..].iter().filter(|t| **t == s).count();
+                    let in_all = seen.iter().filter(|t| **t == s).count();
+                    let context = format!("{spec} size {size} seed {seed}: {g:?}");
+                    if in_window >= 3 {
+                        voids += 1;
+                        assert_eq!(
+                            g.result().map(|r| r.outcome),
+                            Some(Outcome::Repetition),
+                            "{context}"
+                        );
+                        // The turns it names: the earlier occurrences in the window.
+                        let turns: Vec<u32> = (window..seen.len() - 1)
+                            .filter(|&k| seen[k] == s)
+                            .map(|k| k as u32)
+                            .collect();
+                        assert_eq!(g.repetition_turns(), turns, "{context}");
+                        break;
+                    }
+                    if in_all >= 3 {
+                        passes_past_third += 1;
+                    }
+                    assert_ne!(
+                        g.result().map(|r| r.outcome),
+                        Some(Outcome::Repetition),
+                        "{context}"
+                    );
+                }
+            }
+        }
+    }
+    // Both sides of the rule were met: voids by cycles of plays, and third occurrences across passes that did
+    // not void.
+    assert!(voids >= 50, "{voids} voids");
     assert!(
-        game("japanese").repetition_turns().is_empty(),
-        "no void, no turns"
+        passes_past_third >= 50,
+        "{passes_past_third} third occurrences across passes"
     );
 }
 

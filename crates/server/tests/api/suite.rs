@@ -3067,26 +3067,80 @@ async fn a_superko_refusal_names_the_position_it_repeats() {
     running.stop().await.unwrap();
 }
 
-/// A game voided by repetition names the moves after which its final state stood before.
+/// The exploit that voided won games: the winner accepts the count, the loser disputes, both pass again, and the
+/// position with the same player to move comes back a third time. Passes are no cycle of plays: the game stays in
+/// the count however often that is done, and ends with its score once both accept.
 #[tokio::test]
-async fn a_void_by_repetition_names_the_repeated_state() {
+async fn a_dispute_and_passes_never_void_a_won_game() {
     let dir = tempfile::tempdir().unwrap();
     let running = server(dir.path()).await;
-    let (id, black, white) = seated(&running, "japanese:size=5").await;
-    // The empty board with Black to move: at the start, after two passes, and again after a dispute and two
-    // more passes (the third time).
-    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
-    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
-    let (status, body) = white
-        .post(&format!("/api/games/{id}/dispute"), json!({}))
-        .await
-        .unwrap();
-    assert_eq!(status, 200, "{body}");
-    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
-    let (status, state) = white.play(id, "pass").await.unwrap();
-    assert_eq!(status, 200, "{state}");
+    for spec in ["japanese:size=5", "korean:size=5"] {
+        let (id, black, white) = seated(&running, spec).await;
+        assert_eq!(black.play(id, "C3").await.unwrap().0, 200);
+        assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+        assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+        for round in 0..4 {
+            let (status, body) = black
+                .post(&format!("/api/games/{id}/accept"), json!({}))
+                .await
+                .unwrap();
+            assert_eq!(status, 200, "{spec} round {round}: {body}");
+            let (status, body) = white
+                .post(&format!("/api/games/{id}/dispute"), json!({}))
+                .await
+                .unwrap();
+            assert_eq!(status, 200, "{spec} round {round}: {body}");
+            // Black passed last, so White moves first in the resumed play.
+            assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+            let (status, state) = black.play(id, "pass").await.unwrap();
+            assert_eq!(status, 200, "{spec} round {round}: {state}");
+            assert_ne!(state["result"], "Void", "{spec} round {round}: {state}");
+            assert_eq!(state["status"], "marking", "{spec} round {round}: {state}");
+        }
+        for player in [&black, &white] {
+            player
+                .post(&format!("/api/games/{id}/accept"), json!({}))
+                .await
+                .unwrap();
+        }
+        let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(state["status"], "over", "{spec}: {state}");
+        assert!(
+            state["result"].as_str().unwrap().starts_with("B+"),
+            "{spec}: {state}"
+        );
+    }
+    running.stop().await.unwrap();
+}
+
+/// A cycle of plays (found by random play on 4×4) voids the game at the third occurrence of its state, and the
+/// game names the moves after which that state stood before.
+#[tokio::test]
+async fn a_void_by_repetition_names_the_repeated_state() {
+    const CYCLE: [&str; 27] = [
+        "C4", "C3", "D3", "D1", "D4", "B1", "C1", "B3", "B4", "A1", "A3", "D2", "A4", "B2", "C2",
+        "D2", "D1", "D2", "C2", "D1", "C1", "D2", "D1", "D2", "C2", "D1", "C1",
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "japanese:size=4").await;
+    // The same plays in the rules crate: the earlier occurrences of the final state.
+    let mut game = Game::new("japanese:size=4".parse().unwrap()).unwrap();
+    let mut state = Value::Null;
+    for (k, mv) in CYCLE.iter().enumerate() {
+        let color = if k % 2 == 0 { "black" } else { "white" };
+        assert_eq!(state["result"], Value::Null, "move {k}: {state}");
+        let (status, body) = by(color, &black, &white).play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "move {} {mv}: {body}", k + 1);
+        state = body;
+        let x = mv.as_bytes()[0] - b'A';
+        let y = 4 - (mv.as_bytes()[1] - b'0');
+        game.play_move(Move::Play(Point::new(x, y))).unwrap();
+    }
     assert_eq!(state["result"], "Void", "{state}");
-    assert_eq!(state["repeated"], json!([0, 2]), "{state}");
+    let turns = game.repetition_turns();
+    assert_eq!(turns.len(), 2, "{turns:?}");
+    assert_eq!(state["repeated"], json!(turns), "{state}");
     // A game that ended otherwise has none.
     let (id, black, _white) = seated(&running, "japanese:size=5").await;
     let (_, body) = black
