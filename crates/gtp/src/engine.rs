@@ -198,7 +198,14 @@ pub struct Engine {
     handicap: u8,
     /// The search bot's trees from its last move, to start the next one from (see [`KeptTrees`]).
     kept: KeptTrees,
+    /// Rules set while the board held a game they cannot take over (a handicap after moves, or a played move
+    /// they forbid): the next board (`clear_board`, `boardsize`) starts with them, handicap and placement
+    /// included. Any rules that take effect at once replace them.
+    next_rules: Option<Rules>,
 }
+
+/// The answer to a rules command that takes effect with the next board.
+pub const RULES_NEXT_GAME: &str = "rules apply from the next game";
 
 type Reply = Result<String, GtpError>;
 
@@ -358,6 +365,7 @@ impl Engine {
             placement: config.rules.placement,
             handicap,
             kept: KeptTrees::default(),
+            next_rules: None,
         }
     }
 
@@ -369,6 +377,12 @@ impl Engine {
     /// The rules in force (size and komi included).
     pub fn rules(&self) -> &Rules {
         self.pos.rules()
+    }
+
+    /// The rules the next board starts with, when a rules command set some that the current game could not
+    /// take (see [`RULES_NEXT_GAME`]).
+    pub fn next_rules(&self) -> Option<&Rules> {
+        self.next_rules.as_ref()
     }
 
     /// The current position.
@@ -716,6 +730,10 @@ impl Engine {
                 want(args, 1)?;
                 let k = parse_komi(args[0])?;
                 self.pos.set_komi(Komi::white(k));
+                // The next game's rules, when set, are the ones a komi sent between games is meant for.
+                if let Some(next) = &mut self.next_rules {
+                    next.komi = Komi::white(k);
+                }
                 Ok(String::new())
             }
             "play" => {
@@ -795,16 +813,28 @@ impl Engine {
         }
     }
 
-    /// A new board of this size under the current rules: the board's handicap and the history cleared, the
-    /// rules' own handicap placed again.
+    /// A new board of this size under the current rules, or the next game's when a rules command set them: the
+    /// board's handicap and the history cleared, the rules' own handicap placed again.
     fn reset(&mut self, size: Size) -> Reply {
-        let mut r = *self.pos.rules();
+        let mut r = self.next_rules.unwrap_or_else(|| {
+            let mut r = *self.pos.rules();
+            r.handicap = self.handicap;
+            r.placement = self.placement;
+            r
+        });
         r.size = size;
-        r.handicap = self.handicap;
-        r.placement = self.placement;
         // A board that cannot take the rules' handicap is not a size these rules play on.
         self.pos = Position::new(r).map_err(|_| GtpError::UnacceptableSize)?;
+        self.handicap = r.handicap;
+        self.placement = r.placement;
+        self.next_rules = None;
         Ok(String::new())
+    }
+
+    /// Rules the current game cannot take: kept for the next board, and said so.
+    fn defer_rules(&mut self, r: Rules) -> Reply {
+        self.next_rules = Some(r);
+        Ok(RULES_NEXT_GAME.to_string())
     }
 
     /// `boardsize N`, and KataGo's `boardsize W H` for a rectangle.
@@ -1165,25 +1195,30 @@ impl Engine {
     }
 
     /// Switches to `rules`, keeping the board's handicap; a new size clears the board, otherwise the moves are
-    /// replayed under the new rules (refused when one becomes illegal).
+    /// replayed under the new rules. When one of them becomes illegal, the rules are the next game's
+    /// ([`RULES_NEXT_GAME`]) and this game goes on under its own.
     fn change_rules(&mut self, mut r: Rules) -> Reply {
         let old = *self.pos.rules();
         let chosen = r.placement;
+        let next = Rules {
+            handicap: self.handicap,
+            placement: chosen,
+            ..r
+        };
         r.handicap = old.handicap;
         if old.handicap >= 2 {
             r.placement = old.placement;
         }
         if r.size != old.size {
-            r.handicap = self.handicap;
-            r.placement = chosen;
-            self.pos = Position::new(r).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
+            self.pos = Position::new(next).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
         } else {
-            self.pos = self
-                .pos
-                .with_rules(r)
-                .map_err(|e| GtpError::RulesConflict(e.to_string()))?;
+            match self.pos.with_rules(r) {
+                Ok(pos) => self.pos = pos,
+                Err(_) => return self.defer_rules(next),
+            }
         }
         self.placement = chosen;
+        self.next_rules = None;
         Ok(String::new())
     }
 
@@ -1238,17 +1273,17 @@ impl Engine {
     }
 
     /// New rules whose handicap starts a new board: the handicap stones placed (`fixed`), to be placed by
-    /// Black (`free`), or White's forced passes to come (`passes`). Only before anything is played.
+    /// Black (`free`), or White's forced passes to come (`passes`). On a board where something has been
+    /// played, they are the next game's ([`RULES_NEXT_GAME`]); a handicap the board has no room for is refused.
     fn start_with_handicap(&mut self, r: Rules) -> Reply {
+        let pos = Position::new(r).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
         if !self.pos.is_unplayed() {
-            return Err(GtpError::RulesConflict(format!(
-                "a handicap of {} needs a board where nothing has been played (clear_board first)",
-                r.handicap
-            )));
+            return self.defer_rules(r);
         }
-        self.pos = Position::new(r).map_err(|e| GtpError::RulesConflict(e.to_string()))?;
+        self.pos = pos;
         self.handicap = r.handicap;
         self.placement = r.placement;
+        self.next_rules = None;
         Ok(String::new())
     }
 

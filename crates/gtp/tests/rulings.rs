@@ -198,13 +198,6 @@ fn a_spec_handicap_of_free_stones_is_placed_by_black() {
 
 #[test]
 fn a_spec_handicap_is_refused_clearly_when_it_cannot_be_honoured() {
-    // After a move: the handicap would not be the game's start.
-    let mut e = Ours::with_spec("ideal:size=9");
-    e.ok("play b e5");
-    let err = e.send("tesuji-rules ideal:handicap=3").unwrap_err();
-    assert!(err.contains("clear_board"), "{err}");
-    // Unchanged.
-    assert_eq!(e.ok("tesuji-rules").parse::<Rules>().unwrap().handicap, 0);
     // A board size that cannot take the rules' handicap: GTP's own refusal, and the board stays as it was.
     let mut e = Ours::with_spec("chinese:size=9,handicap=5,placement=fixed");
     assert_eq!(e.send("boardsize 8"), Err("unacceptable size".to_string()));
@@ -278,4 +271,94 @@ fn the_ruled_result_follows_komi_and_the_first_mover() {
     e.ok("play b pass");
     // A play was made before (the set-up stone is the start, not a play): the ideal draw holds.
     assert_eq!(e.ok("final_score"), "0");
+}
+
+/// Rules a controller sets between games, before `clear_board`, on the board of the game just played: they
+/// cannot be that game's (a handicap after moves, a played move they forbid), so they are accepted for the next
+/// one, which starts with them, as it would on an engine started with them. Never refused, never dropped.
+#[test]
+fn rules_set_after_a_game_are_the_next_games() {
+    let started = |spec: &str| {
+        let mut fresh = Ours::with_spec(spec);
+        (fresh.ok("tesuji-rules"), fresh.ok("showboard"))
+    };
+    // A handicap after moves (the tester's case), for each placement, then a komi and the new board.
+    for (spec, placement) in [
+        ("ideal:size=9", "ideal:size=9,handicap=3"),
+        (
+            "chinese:size=9",
+            "chinese:size=9,handicap=4,placement=fixed",
+        ),
+        ("chinese:size=9", "chinese:size=9,handicap=3,placement=free"),
+    ] {
+        let mut e = Ours::with_spec(spec);
+        let before = e.ok("tesuji-rules");
+        e.ok("play b e5");
+        e.ok("play w c3");
+        let board = e.ok("showboard");
+        assert_eq!(
+            e.ok(&format!("tesuji-rules {placement}")),
+            "rules apply from the next game"
+        );
+        // The game in progress goes on under its own rules.
+        assert_eq!(e.ok("tesuji-rules"), before);
+        assert_eq!(e.ok("showboard"), board);
+        e.ok("play b c7");
+        e.ok("clear_board");
+        assert_eq!(
+            (e.ok("tesuji-rules"), e.ok("showboard")),
+            started(placement)
+        );
+        // And every game after it.
+        e.ok("play b e5");
+        e.ok("clear_board");
+        assert_eq!(
+            (e.ok("tesuji-rules"), e.ok("showboard")),
+            started(placement)
+        );
+        assert_eq!(e.engine.next_rules(), None);
+    }
+    // The passes placement forces White's first passes in the next game.
+    let mut e = Ours::with_spec("ideal:size=9");
+    e.ok("play b e5");
+    e.ok("tesuji-rules ideal:handicap=3");
+    e.ok("komi 0.5");
+    e.ok("boardsize 9");
+    e.ok("play b e5");
+    assert_eq!(e.ok("is_legal w c3"), "0");
+    assert!(e.ok("showboard").contains("Komi: 0.5"));
+    // Rules under which a played move is illegal (a suicide, which Tromp-Taylor allows), from every rules command.
+    for command in [
+        "tesuji-rules japanese",
+        "kata-set-rules japanese",
+        "kgs-rules japanese",
+    ] {
+        // (Simple ko: under positional superko a lone stone's suicide repeats the position.)
+        let mut e = Ours::with_spec("tromp-taylor:size=5,ko=simple");
+        for line in ["play b a2", "play b b1", "play w a1"] {
+            e.ok(line);
+        }
+        let before = e.ok("tesuji-rules");
+        assert_eq!(e.ok(command), "rules apply from the next game", "{command}");
+        assert_eq!(e.ok("tesuji-rules"), before, "{command}");
+        e.ok("clear_board");
+        let now: Rules = e.ok("tesuji-rules").parse().unwrap();
+        assert_eq!(now.preset, tesuji_rules::Preset::Japanese, "{command}");
+        assert_eq!(e.ok("is_legal w a1"), "1");
+        e.ok("play b a2");
+        e.ok("play b b1");
+        assert_eq!(
+            e.ok("is_legal w a1"),
+            "0",
+            "{command}: suicide is now illegal"
+        );
+    }
+    // Rules the game can take apply at once, and replace rules waiting for the next game.
+    let mut e = Ours::with_spec("ideal:size=9");
+    e.ok("play b e5");
+    e.ok("tesuji-rules ideal:handicap=3");
+    assert_eq!(e.ok("tesuji-rules chinese"), "");
+    assert_eq!(e.ok("tesuji-rules"), "chinese:size=9");
+    e.ok("clear_board");
+    assert_eq!(e.ok("tesuji-rules"), "chinese:size=9");
 }
