@@ -183,19 +183,42 @@ fn float(x: f64) -> String {
     }
 }
 
-/// One line of analysis: an `info` group per move listed (the visited ones, most visited first, then as many
-/// unvisited ones as `min_moves` asks, at most `max_moves`), then `ownership` (and `ownershipStdev`) when asked,
-/// from the top-left point, row by row. `None` before any move has visits (nothing to say yet).
-pub fn info_line(request: &Request, analysis: &Analysis) -> Option<String> {
-    let size = analysis.size;
-    let visited = analysis.moves.iter().filter(|m| m.visits > 0).count();
-    if visited == 0 {
-        return None;
+/// The visit floor of the moves listed, in percent of the most visited move's visits: KataGo's
+/// `minVisitPropForLCB` (0.15 in its configurations), the share of the best move's visits below which KataGo
+/// holds a move too little explored to be chosen for its lower confidence bound. A tree search that visits
+/// every legal move a little would otherwise list them all (a GUI then draws a circle on every empty point, and
+/// the highest win rate of a few playouts among them).
+pub const VISIT_FLOOR_PERCENT: u64 = 15;
+
+/// How many of `analysis`'s moves a line lists: those of at least [`VISIT_FLOOR_PERCENT`] of the most visited
+/// move's visits (the moves come most visited first: KataGo's order, whose first is the move the engine plays),
+/// then the next ones as `min_moves` asks, with or without visits, and at most `max_moves`. 0 before any move
+/// has visits.
+pub fn listed_moves(request: &Request, analysis: &Analysis) -> usize {
+    let best = analysis.moves.iter().map(|m| m.visits).max().unwrap_or(0);
+    if best == 0 {
+        return 0;
     }
-    let listed = visited
+    let above_floor = analysis
+        .moves
+        .iter()
+        .filter(|m| m.visits > 0 && m.visits.saturating_mul(100) >= best * VISIT_FLOOR_PERCENT)
+        .count();
+    above_floor
         .max(request.min_moves)
         .min(request.max_moves.unwrap_or(usize::MAX))
-        .min(analysis.moves.len());
+        .min(analysis.moves.len())
+}
+
+/// One line of analysis: an `info` group per move listed (see [`listed_moves`]; `order` 0 the first), then
+/// `ownership` (and `ownershipStdev`) when asked, from the top-left point, row by row. `None` before any move
+/// has visits (nothing to say yet), or when `maxmoves 0` asks for none.
+pub fn info_line(request: &Request, analysis: &Analysis) -> Option<String> {
+    let size = analysis.size;
+    let listed = listed_moves(request, analysis);
+    if listed == 0 {
+        return None;
+    }
     // Ownership is Black's; KataGo's is the analyzed player's.
     let sign = if analysis.to_move == Color::Black {
         1.0

@@ -9,9 +9,10 @@ use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use tesuji_bot::mcts::MctsConfig;
+use tesuji_bot::mcts::{Analysis, MctsConfig, MoveStat};
+use tesuji_gtp::analyze::{Flavor, Request, info_line};
 use tesuji_gtp::{BotKind, EngineConfig, run};
-use tesuji_rules::{Point, Size};
+use tesuji_rules::{Color, Move, Point, Size};
 
 /// Input that arrives when the test sends it, as a GUI's pipe does; closed when the sender is dropped.
 struct Fed {
@@ -536,4 +537,131 @@ fn quit_returns_at_once_while_the_input_stays_open() {
         assert!(s.text().ends_with("=7 \n\n"), "{}", s.text());
         drop(s.input.take());
     }
+}
+
+/// A root move as the search reports it: `visits` playouts winning `value` of the time.
+fn stat(mv: &str, visits: u64, value: f64) -> MoveStat {
+    let size = Size::square(19).unwrap();
+    let mv = Move::Play(Point::from_gtp(mv, size).unwrap());
+    MoveStat {
+        mv,
+        visits,
+        value,
+        prior: 0.01,
+        score_mean: 0.0,
+        score_stdev: 0.0,
+        pv: vec![mv],
+        pv_visits: vec![visits],
+        ownership: Vec::new(),
+    }
+}
+
+/// KataGo's floor: a move with fewer than 15% of the best move's visits (`minVisitPropForLCB`) is not listed,
+/// however high its win rate; `minmoves` adds the next ones, `maxmoves` cuts; `order` 0 is the most visited.
+#[test]
+fn analysis_lists_the_moves_above_katagos_visit_floor_in_its_order() {
+    let size = Size::square(19).unwrap();
+    let moves = vec![
+        stat("Q16", 1000, 0.52),
+        stat("D4", 400, 0.50),
+        stat("C3", 160, 0.45),
+        stat("R3", 150, 0.49),
+        stat("K10", 149, 0.55),
+        // Two lucky playouts: what put Lizzie's win-rate ring on a stray move.
+        stat("A1", 2, 1.0),
+        stat("T19", 1, 1.0),
+        stat("A19", 0, 0.5),
+    ];
+    let analysis = Analysis {
+        moves,
+        playouts: 1862,
+        ownership: vec![0.0; size.area()],
+        ownership_stdev: vec![0.0; size.area()],
+        size,
+        elapsed: Duration::from_secs(1),
+        to_move: Color::Black,
+        score_mean: 0.0,
+        score_stdev: 0.0,
+    };
+    let listed = |flavor: Flavor, args: &str| -> Vec<(String, String, String)> {
+        let args: Vec<&str> = args.split_whitespace().collect();
+        let request = Request::parse(flavor, &args, size).unwrap();
+        let Some(line) = info_line(&request, &analysis) else {
+            return Vec::new();
+        };
+        parse_line(&line)
+            .0
+            .iter()
+            .map(|i| {
+                let f = &i.fields;
+                (f["move"].clone(), f["visits"].clone(), f["order"].clone())
+            })
+            .collect()
+    };
+    let expect = |pairs: &[(&str, u64)]| -> Vec<(String, String, String)> {
+        pairs
+            .iter()
+            .enumerate()
+            .map(|(k, (m, v))| (m.to_string(), v.to_string(), k.to_string()))
+            .collect()
+    };
+    let above = [("Q16", 1000), ("D4", 400), ("C3", 160), ("R3", 150)];
+    for flavor in [Flavor::Leela, Flavor::Kata, Flavor::Sabaki] {
+        assert_eq!(listed(flavor, "10"), expect(&above), "{flavor:?}");
+        assert_eq!(
+            listed(flavor, "10 minmoves 6"),
+            expect(&[above.as_slice(), &[("K10", 149), ("A1", 2)]].concat()),
+            "{flavor:?}"
+        );
+        assert_eq!(listed(flavor, "10 maxmoves 2"), expect(&above[..2]));
+        assert_eq!(listed(flavor, "10 minmoves 50").len(), 8);
+        assert_eq!(listed(flavor, "10 maxmoves 0"), Vec::new());
+    }
+}
+
+/// The tester's position (19×19, six moves of an opening): a search that visits nearly every point lists only
+/// the moves above the floor, most visited first.
+#[test]
+fn analysis_of_an_opening_lists_a_few_moves_not_every_point() {
+    let s = Session::start("chinese");
+    for mv in ["b Q16", "w D4", "b Q4", "w D16", "b R10", "w C10"] {
+        s.ask(&format!("play {mv}"));
+    }
+    for command in ["lz-analyze", "kata-analyze", "analyze"] {
+        let from = s.text().len();
+        s.send(&format!("{command} b 10"));
+        // Until the search has spread: the best move has a thousand visits.
+        s.until("a thousand visits", |t| {
+            t[from..].lines().last().is_some_and(|l| {
+                l.starts_with("info ")
+                    && parse_line(l).0[0].fields["visits"].parse::<u64>().unwrap() >= 1000
+            })
+        });
+        s.send("name");
+        let text = s.until("the end", |t| t[from..].contains("= tesuji"));
+        let lines = streamed(&text, from);
+        let last = lines.last().unwrap();
+        let (infos, _, _) = parse_line(last);
+        let best: u64 = infos[0].fields["visits"].parse().unwrap();
+        assert!(best >= 1000, "{last}");
+        eprintln!(
+            "{command}: {} moves listed, the best with {best} visits",
+            infos.len()
+        );
+        // A GUI's board is not covered: far fewer circles than the 349 empty points.
+        assert!(
+            infos.len() < 349 / 3,
+            "{command}: {} moves listed",
+            infos.len()
+        );
+        let mut before = u64::MAX;
+        for (order, info) in infos.iter().enumerate() {
+            let visits: u64 = info.fields["visits"].parse().unwrap();
+            assert!(visits * 100 >= best * 15, "{command}: {last}");
+            assert!(visits <= before, "{command}: {last}");
+            before = visits;
+            assert_eq!(info.fields["order"], order.to_string());
+        }
+    }
+    s.close();
 }
