@@ -105,6 +105,18 @@ pub enum TimeSettings {
     },
 }
 
+/// The answer to `version`. Its first word is the Leela Zero version whose analysis output ours follows
+/// (`lz-analyze`'s `info move ... visits ... winrate ... prior ... lcb ... order ... pv ...`, Leela Zero 0.17's),
+/// and the rest says whose it is. Lizzie 0.7.4 reads the first word as Leela Zero's version unless the `name`
+/// starts with `KataGo`: it opens a blocking dialog below 0.15, and a word it cannot read as `A.B` (B a whole
+/// number) stops its reading of the engine. KataGo, which Lizzie knows by its name, answers its own version;
+/// not being KataGo, we say which of Leela Zero's protocols we speak, and then our own version.
+pub const VERSION: &str = concat!(
+    "0.17 (Leela Zero 0.17's analysis output; tesuji ",
+    env!("CARGO_PKG_VERSION"),
+    ")"
+);
+
 /// Every command, as `list_commands` prints them.
 pub const COMMANDS: [&str; 46] = [
     "protocol_version",
@@ -710,7 +722,7 @@ impl Engine {
         match name {
             "protocol_version" => want(args, 0).map(|_| "2".to_string()),
             "name" => want(args, 0).map(|_| "tesuji".to_string()),
-            "version" => want(args, 0).map(|_| env!("CARGO_PKG_VERSION").to_string()),
+            "version" => want(args, 0).map(|_| VERSION.to_string()),
             "known_command" => {
                 want(args, 1)?;
                 Ok(COMMANDS.contains(&args[0]).to_string())

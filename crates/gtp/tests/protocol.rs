@@ -409,5 +409,5 @@ fn list_and_known_commands() {
     }
     assert_eq!(e.ok("known_command foo"), "false");
     assert_eq!(e.ok("protocol_version"), "2");
-    assert_eq!(e.ok("version"), env!("CARGO_PKG_VERSION"));
+    assert!(e.ok("version").contains(env!("CARGO_PKG_VERSION")));
 }
