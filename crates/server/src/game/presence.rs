@@ -198,7 +198,9 @@ impl LiveGame {
         if !self.away(opponent) {
             return Err(ApiError::OpponentPresent);
         }
-        if self.game.log().is_empty() {
+        // By the stored actions, as an abort goes: a game whose first move was taken back can no longer be
+        // aborted, so it can be claimed.
+        if self.moves.is_empty() {
             return Err(ApiError::NoMoves);
         }
         if !self.awaited(opponent) {

@@ -704,6 +704,9 @@ impl Games {
             other => other?,
         }
         self.take_down(id, &mut live, "aborted");
+        drop(live);
+        // A game made by automatch took its taken seek with it: the seekers' lists change.
+        self.seeks_changed().await;
         Ok(())
     }
 

@@ -303,7 +303,7 @@ impl Games {
     }
 
     /// The seeks changed here: read them again, and tell the other nodes.
-    async fn seeks_changed(&self) {
+    pub(super) async fn seeks_changed(&self) {
         if let Err(e) = self.refresh_seeks().await {
             tracing::warn!(error = %e, "reading the seeks failed");
         }

@@ -118,19 +118,35 @@ impl PgStore {
     }
 
     /// Deletes game `game` if nobody has moved in it and its `joined` flag is `joined`; `refused` otherwise.
+    /// What refers to it goes with it, in one transaction: its chat, and the taken seek that made it
+    /// (automatch), whose seeker then sees no game for it.
     fn delete_unplayed(&self, game: i64, joined: bool, refused: StoreError) -> StoreFuture<'_, ()> {
         Box::pin(async move {
+            let mut tx = self.pool.begin().await?;
+            // The game's row is held until the end: a chat message or a seek's game written meanwhile waits,
+            // then finds the game gone.
+            sqlx::query("SELECT id FROM games WHERE id = $1 FOR UPDATE")
+                .bind(game)
+                .fetch_optional(&mut *tx)
+                .await?;
+            for sql in [
+                "DELETE FROM chat_messages WHERE game_id = $1",
+                "DELETE FROM seeks WHERE game_id = $1",
+            ] {
+                sqlx::query(sql).bind(game).execute(&mut *tx).await?;
+            }
             let done =
                 sqlx::query("DELETE FROM games WHERE id = $1 AND joined = $2 AND move_count = 0")
                     .bind(game)
                     .bind(joined)
-                    .execute(&self.pool)
+                    .execute(&mut *tx)
                     .await?;
-            if done.rows_affected() == 1 {
-                Ok(())
-            } else {
-                Err(refused)
+            if done.rows_affected() != 1 {
+                // Dropped unfinished, the transaction keeps the chat and the seek.
+                return Err(refused);
             }
+            tx.commit().await?;
+            Ok(())
         })
     }
 }

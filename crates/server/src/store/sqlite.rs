@@ -197,19 +197,30 @@ async fn insert_move(
 
 impl SqliteStore {
     /// Deletes game `game` if nobody has moved in it and its `joined` flag is `joined`; `refused` otherwise.
+    /// What refers to it goes with it, in one transaction: its chat, and the taken seek that made it
+    /// (automatch), whose seeker then sees no game for it.
     fn delete_unplayed(&self, game: i64, joined: bool, refused: StoreError) -> StoreFuture<'_, ()> {
         Box::pin(async move {
+            // The one writer connection makes this transaction the only one.
+            let mut tx = self.writer.begin().await?;
+            for sql in [
+                "DELETE FROM chat_messages WHERE game_id = ?1",
+                "DELETE FROM seeks WHERE game_id = ?1",
+            ] {
+                sqlx::query(sql).bind(game).execute(&mut *tx).await?;
+            }
             let done =
-                sqlx::query("DELETE FROM games WHERE id = ? AND joined = ? AND move_count = 0")
+                sqlx::query("DELETE FROM games WHERE id = ?1 AND joined = ?2 AND move_count = 0")
                     .bind(game)
                     .bind(joined)
-                    .execute(&self.writer)
+                    .execute(&mut *tx)
                     .await?;
-            if done.rows_affected() == 1 {
-                Ok(())
-            } else {
-                Err(refused)
+            if done.rows_affected() != 1 {
+                // Dropped unfinished, the transaction keeps the chat and the seek.
+                return Err(refused);
             }
+            tx.commit().await?;
+            Ok(())
         })
     }
 

