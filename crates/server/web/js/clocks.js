@@ -12,6 +12,17 @@ function awayMs(side) {
 }
 
 /**
+ * What an absent opponent's notice tells the viewer (`mine`: their colour, or null for a spectator): `other` (who
+ * is away), `unplayed` (nobody has moved: nothing can be claimed, and the game may be aborted), `wait` (the claim
+ * opens in `claimIn` ms) or `now` (it is open). The server claims and aborts by the same rule.
+ */
+export function absentNotice(mine, claimIn, unplayed) {
+  if (!mine) return "other";
+  if (unplayed) return "unplayed";
+  return claimIn > 0 ? "wait" : "now";
+}
+
+/**
  * How much time a running side's clock has used `elapsed` ms after the state was taken: all of it, less the
  * time its player is away (the clock stands still then and runs again from where it stood).
  */

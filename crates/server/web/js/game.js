@@ -6,7 +6,7 @@ import { ApiError, get, post, socketUrl } from "./api.js";
 import { playSound, unlockOnGesture } from "./audio.js";
 import { Board } from "./board.js";
 import { addMessages, chatTime, turnsAt, visibleMessages } from "./chat.js";
-import { awayLeft, clockLeft, clockText } from "./clocks.js";
+import { absentNotice, awayLeft, clockLeft, clockText } from "./clocks.js";
 import { parsePoint } from "./coords.js";
 import { estimateMarks, estimateOffer, estimateText, isStale, readEstimate } from "./estimate.js";
 import { eventState } from "./events.js";
@@ -249,22 +249,19 @@ function renderAbsent() {
   $("claim").hidden = true;
   if (shown) {
     const claimIn = Math.max(0, shown.claim_in_ms - elapsed);
-    if (!mine) {
-      $("absent-text").textContent = t("absent.other", {
-        color: t(`color.${shown.color}`),
-        time: formatMs(shown.absent_ms + elapsed),
-      });
-    } else if (claimIn > 0) {
-      $("absent-text").textContent = t("absent.wait", { time: formatMs(claimIn) });
-    } else if (unplayed()) {
-      // Nothing to claim before the first move: the game can be aborted instead.
-      $("absent-text").textContent = t("absent.unplayed", { time: formatMs(shown.absent_ms + elapsed) });
-    } else {
-      $("absent-text").textContent = t("absent.now", { time: formatMs(shown.absent_ms + elapsed) });
-      $("claim").hidden = false;
-    }
+    const away = formatMs(shown.absent_ms + elapsed);
+    // Nothing to claim before the first move, however long the grace period has run: the game can be aborted.
+    const notice = absentNotice(mine, claimIn, unplayed());
+    const text = {
+      other: () => t("absent.other", { color: t(`color.${shown.color}`), time: away }),
+      unplayed: () => t("absent.unplayed", { time: away }),
+      wait: () => t("absent.wait", { time: formatMs(claimIn) }),
+      now: () => t("absent.now", { time: away }),
+    }[notice]();
+    $("absent-text").textContent = text;
+    $("claim").hidden = notice !== "now";
     box.dataset.color = shown.color;
-    box.dataset.claimable = String(Boolean(mine) && claimIn <= 0 && !unplayed());
+    box.dataset.claimable = String(notice === "now");
   } else {
     delete box.dataset.color;
     delete box.dataset.claimable;

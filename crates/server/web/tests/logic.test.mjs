@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { test } from "node:test";
 
 import { addMessages, chatTime, isMessage, turnsAt, visibleMessages } from "../js/chat.js";
-import { awayLeft, clockElapsed, clockLeft, clockText } from "../js/clocks.js";
+import { absentNotice, awayLeft, clockElapsed, clockLeft, clockText } from "../js/clocks.js";
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
@@ -983,6 +983,16 @@ test("how long a player is still away, from the state's away_ms", () => {
   assert.equal(awayLeft({ main_ms: 1000, away_ms: null }, 0), null);
   assert.equal(awayLeft({ main_ms: 1000 }, 0), null);
   assert.equal(awayLeft(null, 0), null);
+});
+
+test("an absent opponent's notice promises a claim only once a move is played", () => {
+  // Nobody has moved: nothing can be claimed, before the grace period's end or after; the game may be aborted.
+  assert.equal(absentNotice("black", 30000, true), "unplayed");
+  assert.equal(absentNotice("black", 0, true), "unplayed");
+  assert.equal(absentNotice("white", 30000, false), "wait");
+  assert.equal(absentNotice("white", 0, false), "now");
+  assert.equal(absentNotice(null, 0, false), "other"); // a spectator
+  assert.equal(absentNotice(null, 0, true), "other");
 });
 
 test("my clock does not tick while I am away on vacation", () => {
