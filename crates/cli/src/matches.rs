@@ -96,10 +96,21 @@ pub fn run(
     for r in records.iter().filter(|r| r.fault.is_some()) {
         eprintln!("game {}: {}", r.index + 1, r.fault.as_deref().unwrap_or(""));
     }
-    println!(
-        "A = {}\nB = {}\nrules {}",
-        config.black, config.white, config.rules
-    );
+    // The engines as they name themselves (`name` and `version`), from the first game that started them.
+    let (a, b) = records
+        .iter()
+        .map(|r| r.a_and_b_names())
+        .find(|(a, b)| !a.is_empty() && !b.is_empty())
+        .map_or_else(
+            || {
+                (
+                    tesuji_gtp::referee::program_name(&config.black),
+                    tesuji_gtp::referee::program_name(&config.white),
+                )
+            },
+            |(a, b)| (a.to_string(), b.to_string()),
+        );
+    println!("A = {a}\nB = {b}\nrules {}", config.rules);
     println!("{}", summarize(&records));
     Ok(())
 }

@@ -131,3 +131,80 @@ fn quit_exits_while_the_controller_keeps_stdin_open() {
     assert!(status.success(), "{status}");
     eprintln!("during an analysis: exited {took:?} after the quit answer");
 }
+
+/// An engine's own answers to `name` and `version`, asked by hand.
+fn name_and_version(command: &[&str]) -> String {
+    let mut child = Command::new(command[0])
+        .args(&command[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the engine");
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"name\nversion\nquit\n").unwrap();
+    drop(stdin);
+    let mut out = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child.wait().unwrap();
+    let answers: Vec<&str> = out
+        .split("\n\n")
+        .filter_map(|a| a.strip_prefix("= "))
+        .collect();
+    format!("{} {}", answers[0].trim(), answers[1].trim())
+}
+
+/// `tesuji match` names the engines as they name themselves (GTP `name` and `version`, GNU Go's own answers
+/// for GNU Go), in the records' `PB`/`PW` and in the table, not by the commands that started them.
+#[test]
+fn match_records_name_engines_by_their_gtp_name_and_version() {
+    let gnugo = "/usr/games/gnugo";
+    assert!(
+        std::path::Path::new(gnugo).exists(),
+        "GNU Go is needed at {gnugo} (cargo xtask test installs it)"
+    );
+    let tesuji = env!("CARGO_BIN_EXE_tesuji");
+    let gnugo_name = name_and_version(&[gnugo, "--mode", "gtp", "--level", "1"]);
+    let tesuji_name = name_and_version(&[tesuji, "gtp", "--bot", "simple"]);
+    assert!(gnugo_name.starts_with("GNU Go "), "{gnugo_name}");
+    let dir = tempfile::tempdir().unwrap();
+    let o = Command::new(tesuji)
+        .args([
+            "match",
+            "--black",
+            &format!("{gnugo} --mode gtp --level 1"),
+            "--white",
+            &format!("{tesuji} gtp --bot simple"),
+            "--size",
+            "9",
+            "--games",
+            "2",
+            "--time-per-move",
+            "10",
+            "--sgf-dir",
+            dir.path().to_str().unwrap(),
+        ])
+        .output()
+        .expect("run tesuji match");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        stdout.contains(&format!("A = {gnugo_name}\nB = {tesuji_name}\n")),
+        "{stdout}"
+    );
+    for (game, (black, white)) in [
+        (1, (&gnugo_name, &tesuji_name)),
+        (2, (&tesuji_name, &gnugo_name)),
+    ] {
+        let path = dir.path().join(format!("game-{game:04}.sgf"));
+        let read = tesuji_sgf::read(&std::fs::read(&path).unwrap()).unwrap();
+        let root = read.collection.trees[0].root();
+        assert_eq!(root.value("PB"), Some(black.as_str()), "game {game}");
+        assert_eq!(root.value("PW"), Some(white.as_str()), "game {game}");
+    }
+}

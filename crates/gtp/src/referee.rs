@@ -10,6 +10,9 @@
 //! it hears the control (`time_settings`, or `kgs-time_settings` for what plain GTP cannot say) and its time
 //! before every `genmove` (`time_left`); its clock runs from the `genmove` being sent to the answer being read,
 //! and an engine whose time runs out loses on time (`B+T`/`W+T`).
+//!
+//! The records name each engine as it names itself, its answers to `name` and `version` (`GNU Go 3.8`), never by
+//! the command that started it; an engine that cannot say is named by its program's file name.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,7 +25,7 @@ use tesuji_rules::handicap::fixed_handicap_points;
 use tesuji_rules::result::GameResult;
 use tesuji_rules::{Color, Game, Move, Phase, Placement, Point, Rules};
 
-use crate::controller::Engine;
+use crate::controller::{Engine, EngineError};
 
 /// What a match is.
 #[derive(Debug, Clone)]
@@ -74,6 +77,8 @@ pub struct GameRecord {
     /// Why an engine lost outside the rules of the game (illegal move, crash, time-out), if one did.
     pub fault: Option<String>,
     pub turns: u32,
+    /// The engines' names, Black's and White's (see [`engine_name`]); empty when the game could not start.
+    pub names: [String; 2],
     /// The game as SGF.
     pub sgf: String,
 }
@@ -87,6 +92,48 @@ impl GameRecord {
             None => 0.5,
         }
     }
+
+    /// Engine A's name in this game, and engine B's.
+    pub fn a_and_b_names(&self) -> (&str, &str) {
+        let [black, white] = &self.names;
+        if self.a_color == Color::Black {
+            (black, white)
+        } else {
+            (white, black)
+        }
+    }
+}
+
+/// The program's file name in an engine's command (its first word, without the folders): what an engine that
+/// does not answer `name` is called.
+pub fn program_name(command: &str) -> String {
+    let program = command.split_whitespace().next().unwrap_or("");
+    let file = program.rsplit(['/', '\\']).next().unwrap_or(program);
+    if file.is_empty() {
+        "engine".to_string()
+    } else {
+        file.to_string()
+    }
+}
+
+/// How an engine names itself: its `name`, then its `version` when it answers one (`GNU Go 3.8`), each on one
+/// line; the program's file name when it refuses `name` ([`program_name`]). An engine that does not answer at
+/// all (stopped, or silent past the deadline) is at fault.
+pub fn engine_name(engine: &mut Engine, command: &str, t: Duration) -> Result<String, EngineError> {
+    let one_line = |text: String| text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let name = match engine.send("name", t) {
+        Ok(name) => one_line(name),
+        Err(EngineError::Failure { .. }) => String::new(),
+        Err(e) => return Err(e),
+    };
+    if name.is_empty() {
+        return Ok(program_name(command));
+    }
+    Ok(match engine.send("version", t).map(one_line) {
+        Ok(version) if !version.is_empty() => format!("{name} {version}"),
+        Ok(_) | Err(EngineError::Failure { .. }) => name,
+        Err(e) => return Err(e),
+    })
 }
 
 /// Plays every game of a match, `parallel` at a time, calling `done` after each.
@@ -167,11 +214,20 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         Ok(g) => g,
         Err(e) => return failed(index, a_color, format!("bad rules: {e}")),
     };
+    let mut names = [program_name(black_cmd), program_name(white_cmd)];
     let mut engines = Vec::new();
     for (color, cmd) in [(Color::Black, black_cmd), (Color::White, white_cmd)] {
         match Engine::start(cmd) {
-            Ok(e) => engines.push(e),
-            Err(e) => return forfeit(config, index, a_color, game, color, e.to_string()),
+            Ok(mut e) => match engine_name(&mut e, cmd, setup_time) {
+                Ok(name) => {
+                    names[color.index()] = name;
+                    engines.push(e);
+                }
+                Err(e) => {
+                    return forfeit(config, &names, index, a_color, game, color, e.to_string());
+                }
+            },
+            Err(e) => return forfeit(config, &names, index, a_color, game, color, e.to_string()),
         }
     }
     let size = rules.size;
@@ -186,7 +242,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         ];
         for cmd in setup {
             if let Err(e) = engine.send(&cmd, setup_time) {
-                return forfeit(config, index, a_color, game, color, e.to_string());
+                return forfeit(config, &names, index, a_color, game, color, e.to_string());
             }
         }
         took_spec[k] = send_rules(engine, &rules, setup_time);
@@ -213,7 +269,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
                 engine.send(&format!("set_free_handicap {}", list.join(" ")), setup_time)
             {
                 let color = if k == 0 { Color::Black } else { Color::White };
-                return forfeit(config, index, a_color, game, color, e.to_string());
+                return forfeit(config, &names, index, a_color, game, color, e.to_string());
             }
         }
     }
@@ -257,7 +313,9 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
             }
             let answer = match sent {
                 Ok(a) => a,
-                Err(e) => return forfeit(config, index, a_color, game, mover, e.to_string()),
+                Err(e) => {
+                    return forfeit(config, &names, index, a_color, game, mover, e.to_string());
+                }
             };
             let word = answer.trim().to_ascii_lowercase();
             if word == "resign" {
@@ -272,6 +330,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
                     None => {
                         return forfeit(
                             config,
+                            &names,
                             index,
                             a_color,
                             game,
@@ -289,6 +348,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
             };
             return forfeit(
                 config,
+                &names,
                 index,
                 a_color,
                 game,
@@ -309,6 +369,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
             let other_color = mover.opponent();
             return forfeit(
                 config,
+                &names,
                 index,
                 a_color,
                 game,
@@ -339,7 +400,7 @@ pub fn play_game(config: &MatchConfig, index: usize, a_color: Color) -> GameReco
         let _ = game.accept(Color::Black);
         let _ = game.accept(Color::White);
     }
-    finish(index, a_color, game, None, config)
+    finish(index, a_color, game, None, &names, config)
 }
 
 fn failed(index: usize, a_color: Color, fault: String) -> GameRecord {
@@ -349,6 +410,7 @@ fn failed(index: usize, a_color: Color, fault: String) -> GameRecord {
         result: None,
         fault: Some(fault),
         turns: 0,
+        names: Default::default(),
         sgf: String::new(),
     }
 }
@@ -356,6 +418,7 @@ fn failed(index: usize, a_color: Color, fault: String) -> GameRecord {
 /// `loser` is at fault: the game is scored as a forfeit.
 fn forfeit(
     config: &MatchConfig,
+    names: &[String; 2],
     index: usize,
     a_color: Color,
     mut game: Game,
@@ -368,6 +431,7 @@ fn forfeit(
         a_color,
         game,
         Some(format!("{loser}: {fault}")),
+        names,
         config,
     )
 }
@@ -377,14 +441,10 @@ fn finish(
     a_color: Color,
     game: Game,
     fault: Option<String>,
+    names: &[String; 2],
     config: &MatchConfig,
 ) -> GameRecord {
-    let (a_name, b_name) = (config.black.as_str(), config.white.as_str());
-    let (black, white) = if a_color == Color::Black {
-        (a_name, b_name)
-    } else {
-        (b_name, a_name)
-    };
+    let [black, white] = names;
     let time = config.time.as_ref().map(tesuji_clock::sgf::control_to_sgf);
     let info = tesuji_sgf::record::GameInfo {
         black: (!black.is_empty()).then(|| black.to_string()),
@@ -401,6 +461,7 @@ fn finish(
         result: game.result().copied(),
         fault,
         turns: game.turns(),
+        names: names.clone(),
         sgf: tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] }),
     }
 }
@@ -548,6 +609,7 @@ mod tests {
             }),
             fault: None,
             turns: 10,
+            names: Default::default(),
             sgf: String::new(),
         }
     }
