@@ -128,6 +128,12 @@ pub enum ApiError {
     /// A request to take back a move that cannot be made or answered now: why.
     #[error("{0}")]
     NoUndo(&'static str),
+    /// A request to take back the move whose last request was just declined (the pause after a refusal).
+    #[error(
+        "your opponent declined to take this move back: you may ask again in {} s (your next move at once)",
+        again_in_ms.div_ceil(1000)
+    )]
+    UndoPaused { again_in_ms: u64 },
     #[error("you are on vacation until {until} already: come back first to take another")]
     OnVacation { until: String },
     #[error("you are not on vacation")]
@@ -226,7 +232,7 @@ impl ApiError {
             ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
             ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
             ApiError::PlayersGetNoEstimate => (StatusCode::FORBIDDEN, "players_get_no_estimate"),
-            ApiError::NoUndo(_) => (StatusCode::CONFLICT, "no_undo"),
+            ApiError::NoUndo(_) | ApiError::UndoPaused { .. } => (StatusCode::CONFLICT, "no_undo"),
             ApiError::NoSeek(_) => (StatusCode::NOT_FOUND, "no_seek"),
             ApiError::OnVacation { .. } => (StatusCode::CONFLICT, "on_vacation"),
             ApiError::NotOnVacation => (StatusCode::CONFLICT, "not_on_vacation"),

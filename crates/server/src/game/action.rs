@@ -456,7 +456,12 @@ impl Games {
                 return Err(Illegal::OffBoard { point: *p }.into());
             }
             Request::Claim => live.check_claim(color)?,
-            Request::Undo(step) => live.check_undo(color, *step)?,
+            Request::Undo(step) => {
+                live.check_undo(color, *step)?;
+                if *step == UndoStep::Ask {
+                    live.check_undo_pause(color)?;
+                }
+            }
             _ => {}
         }
         // What would change nothing is refused rather than stored (the rules take it, for old records' sake).

@@ -79,6 +79,10 @@ pub struct LiveGame {
     pub(super) rematch: Option<super::rematch::Rematch>,
     /// The player who asked to take back their last move, while the request waits for its answer.
     pub undo_asked: Option<Color>,
+    /// The player whose request was declined by the game's last action, and when (wall milliseconds): the
+    /// pause before they may ask again (see [`super::undo::PAUSE_MS`]).
+    pub undo_declined: Option<Color>,
+    pub undo_declined_at: Option<u64>,
     /// The stored number of each action of the rules' log, in order (see [`super::undo`]).
     pub(super) log_numbers: Vec<i64>,
 }
@@ -112,6 +116,8 @@ impl LiveGame {
             marking: None,
             rematch: None,
             undo_asked: None,
+            undo_declined: None,
+            undo_declined_at: None,
             log_numbers: Vec::new(),
             presence: Presence {
                 time,
@@ -179,7 +185,7 @@ impl LiveGame {
         if turn && let Some(clock) = &self.clock {
             self.times.push((color, clock.left(color)));
         }
-        self.note_undo(color, m.number, &m.text);
+        self.note_undo(color, m.number, &m.text, m.at_ms);
         // Copies the list only while an older state still holds it.
         Arc::make_mut(&mut self.moves).push(MoveView {
             number: m.number,

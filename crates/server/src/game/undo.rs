@@ -4,7 +4,10 @@
 //! (`Game::undo`, which rebuilds the position and the superko history by replaying the rest), so a ko retaken
 //! afterwards is judged as if the turn had never been played. The record (SGF, replay) leaves the turn out;
 //! the action list keeps all three, so the list's actions are no longer one per action of the rules' log: the
-//! game keeps the stored number of each action of the log (`LiveGame::log_numbers`).
+//! game keeps the stored number of each action of the log (`LiveGame::log_numbers`). One request waits at a
+//! time, and a declined one is not asked again for [`PAUSE_MS`] (a newer move of the requester's may be asked
+//! about at once), so that asking and declining in a loop cannot fill a game's record. The pause is judged
+//! when a player asks, never when stored actions are replayed, so older records still replay.
 
 use tesuji_rules::{Action, Color, Phase};
 
@@ -18,6 +21,9 @@ pub const ASK: &str = "undo";
 pub const ACCEPT: &str = "undo-accept";
 /// The opponent declines.
 pub const DECLINE: &str = "undo-decline";
+
+/// How long after a decline its requester may not ask again to take back the same move.
+pub const PAUSE_MS: u64 = 30_000;
 
 /// What a stored action's text does to a request to take back a move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -86,6 +92,27 @@ impl LiveGame {
         }
     }
 
+    /// How long until the player whose request was just declined may ask again (the pause after a refusal):
+    /// `Some` only while the decline is the game's last action and the pause runs (wall time, the time stored
+    /// with the decline: the same on every node).
+    pub fn undo_again_in_ms(&self) -> Option<u64> {
+        let declined = self.undo_declined_at?;
+        let left = declined
+            .saturating_add(PAUSE_MS)
+            .saturating_sub(self.presence.time.wall_ms());
+        (left > 0).then_some(left)
+    }
+
+    /// A player's new request to take back a move: refused during the pause after their last one was declined.
+    pub(super) fn check_undo_pause(&self, color: Color) -> Result<(), ApiError> {
+        match self.undo_again_in_ms() {
+            Some(left) if self.undo_asked.is_none() && self.undo_declined == Some(color) => {
+                Err(ApiError::UndoPaused { again_in_ms: left })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The stored number of the action at `position` of the rules' log (1 for its first, 0 for the start).
     pub fn stored_number(&self, position: i64) -> i64 {
         usize::try_from(position)
@@ -95,10 +122,23 @@ impl LiveGame {
             .unwrap_or(position)
     }
 
-    /// Keeps the request and the log's numbering up with stored action `number` of `color`, just applied (the
-    /// turn an `undo-accept` takes back is already gone from the game).
-    pub(super) fn note_undo(&mut self, color: Color, number: i64, text: &str) {
-        match UndoStep::of(text) {
+    /// Keeps the request, the pause after a refusal and the log's numbering up with stored action `number` of
+    /// `color`, just applied, stored at wall time `at_ms` (the turn an `undo-accept` takes back is already gone
+    /// from the game).
+    pub(super) fn note_undo(&mut self, color: Color, number: i64, text: &str, at_ms: Option<i64>) {
+        let step = UndoStep::of(text);
+        // A decline starts the pause of the player it refused; any other action ends it.
+        (self.undo_declined, self.undo_declined_at) = match step {
+            Some(UndoStep::Decline) => (
+                Some(color.opponent()),
+                Some(at_ms.map_or_else(
+                    || self.presence.time.wall_ms(),
+                    |at| u64::try_from(at).unwrap_or(0),
+                )),
+            ),
+            _ => (None, None),
+        };
+        match step {
             Some(UndoStep::Ask) => self.undo_asked = Some(color),
             Some(UndoStep::Decline) => self.undo_asked = None,
             Some(UndoStep::Accept) => {

@@ -94,6 +94,9 @@ pub struct GameState {
     /// The colour of the player who asked to take back their last move, while the request waits.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undo_asked: Option<&'static str>,
+    /// After a decline, while the pause runs: how long until its requester may ask again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub undo_again_in_ms: Option<u64>,
     pub version: u64,
 }
 
@@ -427,6 +430,7 @@ impl LiveGame {
             rematch: self.rematch.as_ref().map(|r| r.view(false)),
             undo: self.seats.undo,
             undo_asked: self.undo_asked.map(Color::name),
+            undo_again_in_ms: self.undo_again_in_ms(),
             version: self.version,
         }
     }

@@ -110,3 +110,87 @@ async fn a_game_whose_first_move_was_taken_back_is_claimed_not_aborted() {
     assert_eq!(state["result"], "B+F", "{state}");
     running.stop().await.unwrap();
 }
+
+/// Take-back requests asked and declined in a loop (the attack stored 50 actions in a quarter of a second): one
+/// request waits at a time, and after a decline its requester may ask again about that move 30 s later (on the
+/// server's time, here a manual one), or about a newer move of theirs at once.
+#[tokio::test]
+async fn take_back_requests_wait_one_at_a_time_and_pause_after_a_refusal() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
+    let black = guest(&running, "black").await;
+    let white = guest(&running, "white").await;
+    let id = table(&black, "chinese:size=9", "black", "anyone").await["id"]
+        .as_i64()
+        .unwrap();
+    assert_eq!(white.join(id, None).await.unwrap().0, 200);
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    assert_eq!(undo_step(&black, id, "undo").await.0, 200);
+    let (status, body) = undo_step(&black, id, "undo").await;
+    assert_eq!(
+        (status, &body["reason"]),
+        (409, &json!("no_undo")),
+        "{body}"
+    );
+    assert!(
+        body["error"].as_str().unwrap().contains("waiting"),
+        "{body}"
+    );
+    let (status, declined) = undo_step(&white, id, "undo/decline").await;
+    assert_eq!(status, 200, "{declined}");
+    assert_eq!(declined["undo_again_in_ms"], 30_000, "{declined}");
+    // The attack: ask, decline, ask, decline... as fast as the server answers.
+    for _ in 0..25 {
+        let (status, body) = undo_step(&black, id, "undo").await;
+        assert_eq!(
+            (status, &body["reason"]),
+            (409, &json!("no_undo")),
+            "{body}"
+        );
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .contains("ask again in 30 s"),
+            "the refusal says when asking is possible again: {body}"
+        );
+        let (status, body) = undo_step(&white, id, "undo/decline").await;
+        assert_eq!(
+            (status, &body["reason"]),
+            (409, &json!("no_undo")),
+            "{body}"
+        );
+    }
+    let (_, after) = black.game(id).await.unwrap();
+    assert_eq!(
+        after["move_count"], 3,
+        "E5, the request, the refusal: {after}"
+    );
+    assert_eq!(after["undo_asked"], Value::Null);
+    // The pause holds across a restart (it runs from the refusal's stored time) and ends 30 s after it.
+    running.stop().await.unwrap();
+    let running = server_at(dir.path(), &time).await;
+    let black = black.at(&base(&running)).unwrap();
+    let white = white.at(&base(&running)).unwrap();
+    time.advance(29_000);
+    let (status, body) = undo_step(&black, id, "undo").await;
+    assert_eq!(
+        (status, &body["reason"]),
+        (409, &json!("no_undo")),
+        "{body}"
+    );
+    assert!(body["error"].as_str().unwrap().contains("in 1 s"), "{body}");
+    assert_eq!(black.game(id).await.unwrap().1["undo_again_in_ms"], 1_000);
+    time.advance(1_000);
+    let (status, asked) = undo_step(&black, id, "undo").await;
+    assert_eq!(status, 200, "{asked}");
+    assert_eq!(asked["undo_again_in_ms"], Value::Null, "{asked}");
+    assert_eq!(undo_step(&white, id, "undo/decline").await.0, 200);
+    // A newer move may be asked about at once; the refusal only holds back the move it refused.
+    assert_eq!(white.play(id, "C3").await.unwrap().0, 200);
+    assert_eq!(black.play(id, "G7").await.unwrap().0, 200);
+    assert_eq!(undo_step(&black, id, "undo").await.0, 200);
+    assert_eq!(undo_step(&white, id, "undo/accept").await.0, 200);
+    running.stop().await.unwrap();
+}

@@ -4327,11 +4327,12 @@ async fn an_undo_takes_a_move_back_and_the_ko_is_judged_as_if_it_was_never_playe
         "no_undo"
     );
 
-    // Declined: the move stands, and may be asked about again.
+    // Declined: the move stands, and may be asked about again after the pause (tests/api/limits.rs).
     let (status, declined) = undo_step(&bob, id, "undo/decline").await;
     assert_eq!(status, 200, "{declined}");
     assert_eq!(declined["undo_asked"], Value::Null);
     assert_eq!(declined["last_move"], "F5");
+    time.advance(30_000);
     assert_eq!(undo_step(&ann, id, "undo").await.0, 200);
 
     // Accepted: the board, the player to move, the captures and the running clock are as before F5.
@@ -4374,7 +4375,7 @@ async fn an_undo_takes_a_move_back_and_the_ko_is_judged_as_if_it_was_never_playe
     assert_eq!(undo_step(&ann, id, "undo").await.0, 200);
     let (_, asked) = ann.game(id).await.unwrap();
     running.stop().await.unwrap();
-    let running = server(dir.path()).await;
+    let running = server_at(dir.path(), &time).await;
     let (_, again) = anonymous(&running).game(id).await.unwrap();
     for field in ["board", "to_move", "captures", "undo_asked", "move_count"] {
         assert_eq!(again[field], asked[field], "{field}");
@@ -4385,7 +4386,8 @@ async fn an_undo_takes_a_move_back_and_the_ko_is_judged_as_if_it_was_never_playe
 #[tokio::test]
 async fn a_table_may_forbid_undo_and_a_move_leaves_a_request_unanswered() {
     let dir = tempfile::tempdir().unwrap();
-    let running = server(dir.path()).await;
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
     let ann = guest(&running, "ann").await;
     let bob = guest(&running, "bob").await;
     let (_, created) = ann
