@@ -657,7 +657,13 @@ fn my_turn(color: &str) -> String {
     format!("#turn[data-status=\"playing\"][data-phase=\"playing\"][data-color=\"{color}\"]")
 }
 
-async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Path>) -> Res<()> {
+async fn scenario(
+    ann: &Browser,
+    bob: &Browser,
+    cat: &Browser,
+    shots: Option<&Path>,
+    time: &ManualTime,
+) -> Res<()> {
     // Ann and Bob sign up through the login page's form.
     tokio::try_join!(ann.sign_up("Ann", PASSWORD), bob.sign_up("Bob", PASSWORD))?;
 
@@ -757,7 +763,7 @@ async fn scenario(ann: &Browser, bob: &Browser, cat: &Browser, shots: Option<&Pa
         let player = if color == "black" { ann } else { bob };
         player.wait_for(&my_turn(color)).await?;
         if turn == TAKE_BACK_AT {
-            take_back(ann, bob, cat, turn + extra).await?;
+            take_back(ann, bob, cat, turn + extra, time).await?;
             extra += TAKE_BACK_ACTIONS;
         }
         let number = turn + extra;
@@ -1280,10 +1286,18 @@ async fn chat(ann: &Browser, bob: &Browser, cat: &Browser) -> Res<()> {
 }
 
 /// Before move 13 (Black's E6) Ann plays C3 instead and asks to take it back: Bob's page asks him, he declines
-/// and the stone stays; she asks again, and Bob, on a phone-sized page, accepts: the stone leaves every board,
+/// and the stone stays, and her page counts down the pause before she may ask again; 30 s later (on the
+/// server's manual time, her page reloaded) she asks again, and Bob, on a phone-sized page, accepts: the stone
+/// leaves every board,
 /// Ann is to move again, and the list keeps C3 struck through and unnumbered, with the requests and answers as
 /// events in words. `number` is the action number C3 gets.
-async fn take_back(ann: &Browser, bob: &Browser, cat: &Browser, number: usize) -> Res<()> {
+async fn take_back(
+    ann: &Browser,
+    bob: &Browser,
+    cat: &Browser,
+    number: usize,
+    time: &ManualTime,
+) -> Res<()> {
     let turn = TAKE_BACK_AT;
     let stone = format!("#board [data-stone=\"black\"][data-point=\"{MISPLAYED}\"]");
     // The button is there from the start for both players, never for the spectator; only Ann's own last move
@@ -1364,6 +1378,17 @@ async fn take_back(ann: &Browser, bob: &Browser, cat: &Browser, number: usize) -
         )?;
     }
     ann.wait_for("#undo-waiting[hidden]").await?;
+    // The refusal starts a pause: her button waits, and says so.
+    ann.wait_for("#undo-paused:not([hidden])").await?;
+    same(
+        "Ann's take-back button during the pause",
+        ann.exists("#undo[disabled]").await?,
+        true,
+    )?;
+    // The pause runs on the server's time; the page counts its own down, so it is reloaded to see it over.
+    time.advance(30_000);
+    ann.js("location.reload(); return null;", json!([])).await?;
+    ann.wait_for("#undo-paused[hidden]").await?;
 
     // Ann asks again; Bob, on a phone-sized page, accepts.
     ann.wait_for("#undo:not([disabled])").await?;
@@ -4159,7 +4184,14 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     if let Some(dir) = &shots {
         std::fs::create_dir_all(dir).unwrap();
     }
-    let mut outcome = scenario(&browsers[0], &browsers[1], &browsers[2], shots.as_deref()).await;
+    let mut outcome = scenario(
+        &browsers[0],
+        &browsers[1],
+        &browsers[2],
+        shots.as_deref(),
+        &time,
+    )
+    .await;
     if outcome.is_ok() {
         outcome = invite_and_cancel(&browsers[0], &browsers[1]).await;
     }

@@ -19,7 +19,7 @@ import { positions } from "./positions.js";
 import { LiveSocket } from "./socket.js";
 import { readSoundSettings, SOUND_SETTINGS, soundFor, SOUNDS_KEY, tickSecond, writeSoundSettings } from "./sounds.js";
 import { gameFacts, summarizeSpec } from "./spec.js";
-import { askedMove, countTurns, mayAskUndo, readMoves, replayAgrees, takenBack, turnOf } from "./undo.js";
+import { askedMove, countTurns, mayAskUndo, readMoves, replayAgrees, takenBack, turnOf, undoPauseLeft } from "./undo.js";
 import { untilText } from "./vacation.js";
 
 /** Socket actions unanswered after this long are sent again over HTTP (safe: they carry the version). */
@@ -77,7 +77,7 @@ function isTurn(move) {
 
 /** Whether I may ask to take back my last move now (the server decides; this only enables the button). */
 function mayAskTakeBack() {
-  return mayAskUndo(game, myColor(), isTurn);
+  return mayAskUndo(game, myColor(), isTurn, performance.now() - clockTaken);
 }
 
 function stoneAt(point) {
@@ -449,6 +449,26 @@ function renderUndo() {
   promptShown = theirs;
   $("undo-accept").disabled = $("undo-decline").disabled = !theirs || Boolean(promptSettling);
   $("undo-waiting").hidden = !(mine && asked === mine);
+  renderUndoPause();
+}
+
+// After my request was declined: how long until I may ask again, counted down; the button waits as long.
+let undoPauseTimer = null;
+
+function renderUndoPause() {
+  const mine = myColor();
+  // The refusal is the last action, the opponent's: the pause is mine when I am not the one who declined.
+  const refused = (game?.moves ?? []).at(-1)?.color !== mine;
+  const left = mine && isPlaying() && refused ? undoPauseLeft(game, performance.now() - clockTaken) : 0;
+  const box = $("undo-paused");
+  box.hidden = left <= 0;
+  if (left > 0) box.textContent = t("undo.paused", { time: formatMs(left) });
+  $("undo").disabled = !mayAskTakeBack();
+  if (left > 0 && !undoPauseTimer) undoPauseTimer = setInterval(renderUndoPause, 500);
+  if (left <= 0 && undoPauseTimer) {
+    clearInterval(undoPauseTimer);
+    undoPauseTimer = null;
+  }
 }
 
 $("undo").addEventListener("click", () => {

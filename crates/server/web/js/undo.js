@@ -81,13 +81,22 @@ export function replayAgrees(replayMoves, moves, isTurn, upTo) {
 
 /**
  * Whether `color` may ask to take back a move in `state` (a GameState): the table allows it, the game is in
- * play, no request waits, and the last action that stands is `color`'s own play or pass.
+ * play, no request waits, the last action that stands is `color`'s own play or pass, and the pause after a
+ * refusal (`undo_again_in_ms`, counted from the state's arrival, `elapsed` ms ago) is over.
  */
-export function mayAskUndo(state, color, isTurn) {
+export function mayAskUndo(state, color, isTurn, elapsed = 0) {
   if (!state || !color || !state.undo || state.undo_asked) return false;
   if (state.status !== "playing" || state.phase !== "playing") return false;
+  if (undoPauseLeft(state, elapsed) > 0) return false;
   const last = standingActions(state.moves).at(-1);
   return Boolean(last) && last.color === color && isTurn(last.move);
+}
+
+/** How long (ms) the player refused by the game's last action still waits before asking again, `elapsed` ms after
+ * the state arrived: 0 when no pause runs. */
+export function undoPauseLeft(state, elapsed = 0) {
+  const left = Number(state?.undo_again_in_ms ?? 0) - Math.max(0, Number(elapsed) || 0);
+  return Number.isFinite(left) && left > 0 ? left : 0;
 }
 
 /** The move a waiting request would take back (the last action that stands), or null when none waits. */

@@ -51,6 +51,7 @@ import {
   takenBack,
   turnOf,
   UNDO_ACTIONS,
+  undoPauseLeft,
 } from "../js/undo.js";
 import { DAY_MS, readDays, untilText, vacationCard } from "../js/vacation.js";
 
@@ -541,6 +542,14 @@ test("who may ask to take back a move, and what a waiting request would take bac
   // Declined: White may ask again; accepted: Black's D4 is the last move that stands, Black may ask.
   const declined = [...waiting, { number: 4, color: "black", move: "undo-decline" }];
   assert.equal(mayAskUndo(state(declined), "white", isGoTurn), true);
+  // ... once the pause after the refusal is over: 30 s in the state, counted from its arrival.
+  const paused = state(declined, { undo_again_in_ms: 30000 });
+  assert.equal(mayAskUndo(paused, "white", isGoTurn), false);
+  assert.equal(mayAskUndo(paused, "white", isGoTurn, 29999), false);
+  assert.equal(mayAskUndo(paused, "white", isGoTurn, 30000), true);
+  assert.equal(undoPauseLeft(paused, 10000), 20000);
+  assert.equal(undoPauseLeft(paused, 40000), 0);
+  assert.equal(undoPauseLeft(state(declined), 0), 0);
   const accepted = [...waiting, { number: 4, color: "black", move: "undo-accept" }];
   assert.equal(mayAskUndo(state(accepted), "white", isGoTurn), false);
   assert.equal(mayAskUndo(state(accepted), "black", isGoTurn), true);
