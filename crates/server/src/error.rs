@@ -93,6 +93,11 @@ pub enum ApiError {
     },
     #[error("you have {limit} open tables, the most allowed: cancel one or wait for an opponent")]
     TooManyTables { limit: usize },
+    #[error(
+        "you have {limit} seeks waiting, the most allowed: cancel one or wait for a match (a seek for the same \
+         kind of game replaces its own)"
+    )]
+    TooManySeeks { limit: usize },
     #[error("the request comes from another site")]
     ForeignOrigin,
     #[error("no user {0}")]
@@ -219,6 +224,7 @@ impl ApiError {
             ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             ApiError::TooManySockets { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_sockets"),
             ApiError::TooManyTables { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_tables"),
+            ApiError::TooManySeeks { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_seeks"),
             ApiError::ForeignOrigin => (StatusCode::FORBIDDEN, "foreign_origin"),
             ApiError::NoUser(_) | ApiError::NoRoute => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::BadSgf(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_sgf"),

@@ -151,6 +151,7 @@ pub async fn start_with_store(
             finished_cache: config.finished_cache,
             first_proposal: config.first_proposal,
             open_tables: config.limits.open_tables_per_user,
+            seeks_per_user: config.limits.seeks_per_user,
             shared_timers: config.nats.is_some(),
             review_playouts: config.review_playouts,
         },

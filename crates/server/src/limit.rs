@@ -30,6 +30,8 @@ pub struct Limits {
     pub chat_per_minute: u32,
     /// Tables one user may have open (waiting for an opponent) at once.
     pub open_tables_per_user: usize,
+    /// Automatch seeks one user may have waiting at once (each kind of game is one seek).
+    pub seeks_per_user: usize,
     /// The server runs behind one reverse proxy: a request's client address is the last entry of its
     /// `X-Forwarded-For` header (the one the proxy added), not the proxy's own address. Off by default: without a
     /// proxy that header is whatever the client wrote. With it on, the proxy must append the address it saw to
@@ -48,6 +50,7 @@ impl Default for Limits {
             sockets_per_address: 200,
             chat_per_minute: 30,
             open_tables_per_user: 10,
+            seeks_per_user: 3,
             behind_proxy: false,
         }
     }

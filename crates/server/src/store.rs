@@ -656,6 +656,8 @@ pub struct NewSeek {
     /// Whether handicap stones may be given for the rating difference.
     pub handicap: bool,
     pub at_ms: i64,
+    /// The most seeks the seeker may have waiting at once, this one included.
+    pub max_waiting: i64,
 }
 
 /// A stored seek, with its seeker's name and rating.
@@ -688,6 +690,8 @@ pub enum Sought {
     Waiting(i64),
     /// This waiting seek was compatible: it is taken (the caller makes the game), and the new one not stored.
     Matched(StoredSeek),
+    /// Nothing matched, and the seeker has `max_waiting` seeks waiting already: nothing was changed.
+    TooMany,
 }
 
 /// A vacation: from `start_ms` until `end_ms`, wall milliseconds since 1970.
@@ -946,7 +950,8 @@ pub trait Store: Send + Sync {
     /// Stores a seek, or takes the oldest compatible one waiting (another user's, same rules, size, speed and
     /// rankedness, each rating within the other's range), atomically: two seekers never take one seek, and two
     /// compatible seeks never both wait. Seeks made before `expired_ms` are dropped first, and so is the
-    /// seeker's own seek for the same kind of game.
+    /// seeker's own seek for the same kind of game; a seek that would wait while `max_waiting` of the seeker's
+    /// already do is refused ([`Sought::TooMany`]).
     fn seek<'a>(&'a self, seek: &'a NewSeek, expired_ms: i64) -> StoreFuture<'a, Sought>;
 
     /// The game made for taken seek `seek`.

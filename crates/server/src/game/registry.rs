@@ -103,6 +103,8 @@ pub struct Games {
     pub(super) first_proposal: bool,
     /// Tables one user may have open at once.
     pub(super) open_tables: usize,
+    /// Automatch seeks one user may have waiting at once.
+    pub(super) seeks_per_user: usize,
     /// Where this node tells the other nodes of its changes and who is at the board here, when it is one of
     /// several.
     pub(super) tells: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<super::sync::Tell>>,
@@ -144,6 +146,8 @@ pub struct GamesConfig {
     pub first_proposal: bool,
     /// Tables one user may have open at once.
     pub open_tables: usize,
+    /// Automatch seeks one user may have waiting at once.
+    pub seeks_per_user: usize,
     /// Whether this node is one of several, which run the timers by turns (see [`crate::lease`]).
     pub shared_timers: bool,
     /// Playouts per position of a game's review.
@@ -224,6 +228,7 @@ impl Games {
             finished_cache,
             first_proposal,
             open_tables,
+            seeks_per_user,
             shared_timers,
             review_playouts,
         } = config;
@@ -312,6 +317,7 @@ impl Games {
             absences,
             first_proposal,
             open_tables,
+            seeks_per_user,
             tells: std::sync::OnceLock::new(),
             remote: std::sync::Mutex::default(),
             lease: if shared_timers {

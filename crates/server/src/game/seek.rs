@@ -205,6 +205,7 @@ impl Games {
             max_rating,
             handicap: request.handicap,
             at_ms: now,
+            max_waiting: i64::try_from(self.seeks_per_user).unwrap_or(i64::MAX),
         };
         let outcome = match self.store.seek(&seek, now - SEEK_LIFE_MS).await? {
             Sought::Waiting(id) => {
@@ -216,6 +217,11 @@ impl Games {
                         return Err(ApiError::Internal("a stored seek was not read back".into()));
                     }
                 }
+            }
+            Sought::TooMany => {
+                return Err(ApiError::TooManySeeks {
+                    limit: self.seeks_per_user,
+                });
             }
             Sought::Matched(other) => {
                 let state = self.make_seek_game(user, rating, &request, &other).await;

@@ -1173,6 +1173,16 @@ impl Store for PgStore {
                     Sought::Matched(other)
                 }
                 None => {
+                    let waiting: i64 = sqlx::query_scalar(
+                        "SELECT COUNT(*) FROM seeks WHERE user_id = $1 AND NOT taken",
+                    )
+                    .bind(seek.user)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                    if waiting >= seek.max_waiting {
+                        // Dropped unfinished, the transaction changes nothing.
+                        return Ok(Sought::TooMany);
+                    }
                     let id: i64 = sqlx::query_scalar(
                         "INSERT INTO seeks (user_id, rules, size, speed, ranked, min_rating, max_rating, handicap, \
                          at_ms) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id",

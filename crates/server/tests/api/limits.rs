@@ -194,3 +194,68 @@ async fn take_back_requests_wait_one_at_a_time_and_pause_after_a_refusal() {
     assert_eq!(undo_step(&white, id, "undo/accept").await.0, 200);
     running.stop().await.unwrap();
 }
+
+/// One user held 39 seeks at once (the lobby grew to 4,300 px): three may wait at once; a fourth is refused
+/// with its own reason, saying the limit, until one is withdrawn or matched. A seek of a kind already waiting
+/// replaces it, at the limit too, and a seek that finds its match at once is no waiting one.
+#[tokio::test]
+async fn a_user_has_at_most_three_seeks_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let ann = guest(&running, "ann").await;
+    let bob = guest(&running, "bob").await;
+    let kinds = [
+        json!({"size": 9, "speed": "rapid"}),
+        json!({"size": 13, "speed": "rapid"}),
+        json!({"size": 19, "speed": "rapid"}),
+        json!({"size": 9, "speed": "blitz"}),
+    ];
+    let mut ids = Vec::new();
+    for body in &kinds[..3] {
+        let (status, answer) = seek(&ann, body.clone()).await;
+        assert_eq!(status, 201, "{answer}");
+        ids.push(answer["seek"]["id"].as_i64().unwrap());
+    }
+    for _ in 0..5 {
+        let (status, answer) = seek(&ann, kinds[3].clone()).await;
+        assert_eq!(
+            (status, &answer["reason"]),
+            (429, &json!("too_many_seeks")),
+            "{answer}"
+        );
+        assert!(
+            answer["error"].as_str().unwrap().contains("3 seeks"),
+            "{answer}"
+        );
+    }
+    assert_eq!(seek_lists(&bob).await.0, ids);
+    // The same kind again replaces its seek: still three.
+    let (status, answer) = seek(
+        &ann,
+        json!({"size": 9, "speed": "rapid", "min_rank": "20k"}),
+    )
+    .await;
+    assert_eq!(status, 201, "{answer}");
+    let replaced = answer["seek"]["id"].as_i64().unwrap();
+    assert_eq!(seek_lists(&bob).await.0, [ids[1], ids[2], replaced]);
+    // Bob's seek that matches one of hers makes a game; then she may seek a fourth kind.
+    let (status, matched) = seek(&bob, kinds[1].clone()).await;
+    assert_eq!(status, 200, "{matched}");
+    let (status, answer) = seek(&ann, kinds[3].clone()).await;
+    assert_eq!(status, 201, "{answer}");
+    // At the limit again, a withdrawn seek makes room.
+    let (status, answer) = seek(&ann, json!({"size": 13, "speed": "classical"})).await;
+    assert_eq!(
+        (status, &answer["reason"]),
+        (429, &json!("too_many_seeks")),
+        "{answer}"
+    );
+    let cancel = format!("/api/seeks/{}/cancel", ids[2]);
+    assert_eq!(ann.post(&cancel, json!({})).await.unwrap().0, 200);
+    let (status, answer) = seek(&ann, json!({"size": 13, "speed": "classical"})).await;
+    assert_eq!(status, 201, "{answer}");
+    // Another user is counted apart.
+    let (status, answer) = seek(&bob, json!({"size": 19, "speed": "blitz"})).await;
+    assert_eq!(status, 201, "{answer}");
+    running.stop().await.unwrap();
+}
