@@ -838,9 +838,17 @@ async fn rated_pair(store: &dyn Store) -> (i64, i64, [i64; 2]) {
     (ann, bob, games)
 }
 
+/// A 9×9 game of `handicap` stones with an even game's komi.
+fn setup(handicap: u8) -> tesuji_rating::Setup {
+    tesuji_rating::Setup {
+        handicap,
+        ..tesuji_rating::Setup::even(9)
+    }
+}
+
 /// Black wins `handicap`-stone games, as the server will rate them (crates/rating).
 fn black_wins(handicap: u8) -> tesuji_server::store::RatingUpdate {
-    Box::new(move |b, w| tesuji_rating::rate(b, w, tesuji_rating::Outcome::BlackWins, handicap))
+    Box::new(move |b, w| tesuji_rating::rate(b, w, tesuji_rating::Outcome::BlackWins, &setup(handicap)))
 }
 
 /// A game is rated once: its players' ratings change by crates/rating's computation from what they were (a new
@@ -852,7 +860,7 @@ async fn a_game_is_rated_once_and_kept_in_each_history(db: &Database) {
     let (ann, bob, [first, second]) = rated_pair(&*store).await;
     assert_eq!(store.rating(ann).await.unwrap(), None);
     let fresh = Rating::default();
-    let expected = rate(fresh, fresh, Outcome::BlackWins, 0);
+    let expected = rate(fresh, fresh, Outcome::BlackWins, &setup(0));
     assert_eq!(
         store
             .rate_game(first, ann, bob, 1_000, black_wins(0))
@@ -873,7 +881,7 @@ async fn a_game_is_rated_once_and_kept_in_each_history(db: &Database) {
     assert_eq!(store.rating(ann).await.unwrap(), Some(expected.0));
     assert_eq!(store.rating(bob).await.unwrap(), Some(expected.1));
     // The next game starts from there.
-    let again = rate(expected.0, expected.1, Outcome::BlackWins, 2);
+    let again = rate(expected.0, expected.1, Outcome::BlackWins, &setup(2));
     assert_eq!(
         store
             .rate_game(second, ann, bob, 2_000, black_wins(2))

@@ -3581,7 +3581,27 @@ async fn rated_page(c: &Client, user: i64, points: usize) -> Value {
     }
 }
 
-/// `ann` (Black) and `bob` (White) play a ranked 9×9 game that `bob` resigns after one move: its id.
+/// Five plays each on 9×9 (the fewest a rated game needs), Black first.
+const TEN_PLAYS: [&str; 10] = ["E5", "C3", "G7", "C7", "G3", "D5", "F5", "E3", "E7", "D7"];
+
+/// Black (`black`) and White (`white`) play [`TEN_PLAYS`] in game `id`.
+async fn play_ten(black: &Client, white: &Client, id: i64) {
+    for (k, mv) in TEN_PLAYS.iter().enumerate() {
+        let player = if k % 2 == 0 { black } else { white };
+        let (status, body) = player.play(id, mv).await.unwrap();
+        assert_eq!(status, 200, "{mv}: {body}");
+    }
+}
+
+/// A 9×9 game under Chinese rules with its own komi 7.5, as the rating counts it.
+fn chinese_9() -> tesuji_rating::Setup {
+    tesuji_rating::Setup {
+        komi_half_points: 15,
+        ..tesuji_rating::Setup::even(9)
+    }
+}
+
+/// `ann` (Black) and `bob` (White) play a ranked 9×9 game that `bob` resigns after five plays each: its id.
 async fn ranked_resigned(ann: &Client, bob: &Client) -> i64 {
     let (status, body) = ann
         .create_game(json!({"rules": "chinese:size=9", "color": "black", "ranked": true}))
@@ -3592,7 +3612,7 @@ async fn ranked_resigned(ann: &Client, bob: &Client) -> i64 {
     let id = body["id"].as_i64().unwrap();
     let (status, state) = bob.join(id, None).await.unwrap();
     assert_eq!((status, &state["ranked"]), (200, &json!(true)), "{state}");
-    assert_eq!(ann.play(id, "E5").await.unwrap().0, 200);
+    play_ten(ann, bob, id).await;
     let (status, state) = bob
         .post(&format!("/api/games/{id}/resign"), json!({}))
         .await
@@ -3680,7 +3700,7 @@ async fn a_ranked_game_changes_both_ratings_once() {
         tesuji_rating::Rating::default(),
         tesuji_rating::Rating::default(),
         tesuji_rating::Outcome::BlackWins,
-        0,
+        &chinese_9(),
     );
     let page = rated_page(&ann, ann_id, 1).await;
     assert_eq!(page["rating"]["rating"], black.rating.round() as i64);
@@ -3735,6 +3755,122 @@ async fn a_ranked_game_changes_both_ratings_once() {
     running.stop().await.unwrap();
 }
 
+/// The farming loop of two accounts of one person: rematch and resign, over and over. A resignation before
+/// five plays each is not rated at all; played games between the same two accounts within a day count as one
+/// game, so the winner ends where one win takes a new player, however many they play.
+#[tokio::test]
+async fn farming_a_rating_with_a_second_account_gains_one_game() {
+    let dir = tempfile::tempdir().unwrap();
+    // As fast as a script plays: the action rate limit is not what is tested.
+    let limits = Limits {
+        actions_per_second: 1000,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let (ann, ann_id) = account(&running, "ann").await;
+    let (bob, bob_id) = account(&running, "bob").await;
+    let one = tesuji_rating::rate(
+        tesuji_rating::Rating::default(),
+        tesuji_rating::Rating::default(),
+        tesuji_rating::Outcome::BlackWins,
+        &chinese_9(),
+    );
+
+    // Resigning at move 0, or after a move, ten times in a row with rematches: nothing is rated.
+    let (status, body) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "ranked": true}))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+    let mut id = body["id"].as_i64().unwrap();
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    for round in 0..10 {
+        // Ann is Black in even rounds (rematches swap colours); Bob, the loser, resigns.
+        if round % 2 == 1 {
+            assert_eq!(bob.play(id, "E5").await.unwrap().0, 200);
+        }
+        let (status, state) = bob
+            .post(&format!("/api/games/{id}/resign"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "round {round}: {state}");
+        let rematch = format!("/api/games/{id}/rematch");
+        let (status, table) = ann.post(&rematch, json!({})).await.unwrap();
+        assert_eq!(status, 200, "round {round}: {table}");
+        let (status, started) = bob.post(&rematch, json!({})).await.unwrap();
+        assert_eq!(status, 200, "round {round}: {started}");
+        assert_eq!(started["ranked"], true);
+        id = started["id"].as_i64().unwrap();
+    }
+    let (_, state) = ann.game(id).await.unwrap();
+    let ann_black = state["players"]["black"]["name"] == "ann";
+    assert!(ann_black, "{state}");
+    // The games are not rated, not even late: a played game is rated next, and the history has it alone.
+    let (black, white) = (&ann, &bob);
+    play_ten(black, white, id).await;
+    let (status, _) = bob
+        .post(&format!("/api/games/{id}/resign"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    let page = rated_page(&ann, ann_id, 1).await;
+    assert_eq!(
+        page["rating"]["rating"],
+        one.0.rating.round() as i64,
+        "{page}"
+    );
+
+    // Played games, rematch after rematch: the pair's games count as one game of their mean result and mean
+    // advantage (Ann's komi of 7.5 is a quarter rank against her as Black and for her as White), so the
+    // ratings move no further than one game moves them.
+    let quarter = chinese_9().advantage_ranks();
+    let mut advantages = vec![quarter];
+    for round in 0..4 {
+        let rematch = format!("/api/games/{id}/rematch");
+        ann.post(&rematch, json!({})).await.unwrap();
+        let (status, started) = bob.post(&rematch, json!({})).await.unwrap();
+        assert_eq!(status, 200, "round {round}: {started}");
+        id = started["id"].as_i64().unwrap();
+        let (black, white) = if round % 2 == 0 {
+            (&bob, &ann)
+        } else {
+            (&ann, &bob)
+        };
+        advantages.push(if round % 2 == 0 { -quarter } else { quarter });
+        play_ten(black, white, id).await;
+        let (status, _) = bob
+            .post(&format!("/api/games/{id}/resign"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200);
+        let mean = advantages.iter().sum::<f64>() / advantages.len() as f64;
+        let combined = tesuji_rating::rate_score(
+            tesuji_rating::Rating::default(),
+            tesuji_rating::Rating::default(),
+            1.0,
+            mean,
+        );
+        let page = rated_page(&ann, ann_id, round + 2).await;
+        let gained = page["rating"]["rating"].as_i64().unwrap();
+        assert!(
+            (gained - combined.0.rating.round() as i64).abs() <= 1,
+            "round {round}: {gained}, one game of the mean gives {}",
+            combined.0.rating
+        );
+        assert!(
+            gained <= one.0.rating.round() as i64,
+            "round {round}: {gained} is more than one win gives"
+        );
+        let page = rated_page(&bob, bob_id, round + 2).await;
+        let lost = page["rating"]["rating"].as_i64().unwrap();
+        assert!(
+            (lost - combined.1.rating.round() as i64).abs() <= 1,
+            "round {round}: {lost}"
+        );
+    }
+    running.stop().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_ranked_game_that_ended_unrated_is_rated_at_the_next_start() {
     let dir = tempfile::tempdir().unwrap();
@@ -3747,18 +3883,24 @@ async fn a_ranked_game_that_ended_unrated_is_rated_at_the_next_start() {
     let store = tesuji_server::store::open(&crate::BACKEND.database(dir.path()))
         .await
         .unwrap();
-    let moves =
-        ["E5", "resign"]
-            .iter()
-            .zip(1..)
-            .map(|(text, number)| tesuji_server::store::StoredMove {
-                number,
-                color: if number == 1 { "black" } else { "white" }.into(),
-                text: (*text).into(),
-                spent_ms: None,
-                lag_ms: None,
-                at_ms: None,
-            });
+    let moves = TEN_PLAYS
+        .iter()
+        .chain(&["resign"])
+        .zip(1..)
+        .map(|(text, number)| tesuji_server::store::StoredMove {
+            number,
+            // Black plays the odd moves; White resigns.
+            color: if number % 2 == 1 && *text != "resign" {
+                "black"
+            } else {
+                "white"
+            }
+            .into(),
+            text: (*text).into(),
+            spent_ms: None,
+            lag_ms: None,
+            at_ms: None,
+        });
     let ended = |ranked: bool, result: &str| tesuji_server::store::ImportedGame {
         rules: "chinese:size=9".into(),
         created: 1,
