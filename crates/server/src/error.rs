@@ -147,6 +147,8 @@ pub enum ApiError {
     VacationTooLong { asked: u32, left: i64 },
     #[error("only accounts play ranked games: sign up to play one (guests are not rated)")]
     RankedNeedsAccount,
+    #[error("{0}")]
+    RankedSettings(String),
     #[error("your opponent's grace period is not over: you may claim in {} s", claim_in_ms.div_ceil(1000))]
     GraceNotOver { claim_in_ms: u64 },
 }
@@ -237,6 +239,7 @@ impl ApiError {
             ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),
             ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
             ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
+            ApiError::RankedSettings(_) => (StatusCode::BAD_REQUEST, "ranked_settings"),
             ApiError::PlayersGetNoEstimate => (StatusCode::FORBIDDEN, "players_get_no_estimate"),
             ApiError::NoUndo(_) | ApiError::UndoPaused { .. } => (StatusCode::CONFLICT, "no_undo"),
             ApiError::NoSeek(_) => (StatusCode::NOT_FOUND, "no_seek"),

@@ -598,6 +598,7 @@ impl Games {
                     "a game against the computer is not ranked: leave out \"ranked\"".into(),
                 ));
             }
+            super::rating::check_ranked(game.rules()).map_err(ApiError::RankedSettings)?;
         }
         let canonical = game.rules().to_string();
         let clock = control

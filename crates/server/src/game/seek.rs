@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tesuji_rating::{POINTS_PER_RANK, Rank};
-use tesuji_rules::Color;
+use tesuji_rules::{Color, Rules};
 
 use crate::auth::User;
 use crate::error::ApiError;
@@ -121,18 +121,38 @@ pub enum SeekOutcome {
     Matched(Box<GameState>),
 }
 
-/// The handicap stones and komi (half-points, `None`: the rules' own) of a game between ratings `weaker` and
-/// `stronger` (the weaker plays Black): a stone a rank of difference from two ranks on, up to nine, with half
-/// a point of komi; one rank only changes the komi to half a point.
-pub fn handicap_for(weaker: f64, stronger: f64) -> (u8, Option<i32>) {
+/// The handicap stones and komi (half-points, `None`: the rules' own) of a game under `preset` on a `size`
+/// board between ratings `weaker` and `stronger` (the weaker plays Black): of the standard settings a ranked
+/// game takes (the rules' komi; no komi, 0.5; 2 to 9 stones with komi 0.5), the one giving Black the largest
+/// advantage (see `tesuji_rating::Setup`) not above the rank difference, rounded. On 19×19 that is a stone a
+/// rank from two ranks on and no komi for one; on smaller boards, where a stone is worth more, fewer.
+pub fn handicap_for(preset: &str, size: u8, weaker: f64, stronger: f64) -> (u8, Option<i32>) {
     let ranks = ((stronger - weaker) / POINTS_PER_RANK).round();
-    if ranks < 1.0 {
-        (0, None)
-    } else if ranks < 2.0 {
-        (0, Some(1))
-    } else {
-        (ranks.min(MAX_HANDICAP) as u8, Some(1))
+    let options = [(0, None), (0, Some(1))]
+        .into_iter()
+        .chain((2..=MAX_HANDICAP as u8).map(|n| (n, Some(1))));
+    let mut best = (0, None);
+    for (stones, komi) in options {
+        let advantage = game_rules(preset, size, stones, komi)
+            .parse::<Rules>()
+            .map_or(f64::INFINITY, |r| super::rating::setup_of(&r).advantage_ranks());
+        if advantage <= ranks && advantage <= super::rating::MAX_RANKED_ADVANTAGE {
+            best = (stones, komi);
+        }
     }
+    best
+}
+
+/// The rules spec of an automatch game.
+fn game_rules(preset: &str, size: u8, stones: u8, komi: Option<i32>) -> String {
+    let mut rules = format!("{preset}:size={size}");
+    if stones > 0 {
+        rules.push_str(&format!(",handicap={stones}"));
+    }
+    if let Some(komi) = komi {
+        rules.push_str(&format!(",komi={}", f64::from(komi) / 2.0));
+    }
+    rules
 }
 
 /// Reads a rank (`15k`, `3d`) as a rating bound: its floor, or its top for the strongest accepted.
@@ -253,17 +273,16 @@ impl Games {
             Color::White
         };
         let (stones, komi) = if request.handicap && other.handicap {
-            handicap_for(theirs.min(rating), theirs.max(rating))
+            handicap_for(
+                &request.rules,
+                request.size,
+                theirs.min(rating),
+                theirs.max(rating),
+            )
         } else {
             (0, None)
         };
-        let mut rules = format!("{}:size={}", request.rules, request.size);
-        if stones > 0 {
-            rules.push_str(&format!(",handicap={stones}"));
-        }
-        if let Some(komi) = komi {
-            rules.push_str(&format!(",komi={}", f64::from(komi) / 2.0));
-        }
+        let rules = game_rules(&request.rules, request.size, stones, komi);
         let table = NewTable {
             rules,
             color: Some(seeker_color),
@@ -348,11 +367,47 @@ mod tests {
 
     #[test]
     fn handicap_follows_the_rank_difference() {
-        assert_eq!(handicap_for(1500.0, 1540.0), (0, None));
-        assert_eq!(handicap_for(1500.0, 1600.0), (0, Some(1)));
-        assert_eq!(handicap_for(1500.0, 1700.0), (2, Some(1)));
-        assert_eq!(handicap_for(1500.0, 1849.0), (3, Some(1)));
-        assert_eq!(handicap_for(100.0, 2400.0), (9, Some(1)));
+        // 19×19: a stone a rank from two ranks on, no komi for one.
+        for preset in SEEK_RULES {
+            let on_19 = |weaker, stronger| handicap_for(preset, 19, weaker, stronger);
+            assert_eq!(on_19(1500.0, 1540.0), (0, None));
+            assert_eq!(on_19(1500.0, 1600.0), (0, Some(1)));
+            assert_eq!(on_19(1500.0, 1700.0), (2, Some(1)));
+            assert_eq!(on_19(1500.0, 1849.0), (3, Some(1)));
+            assert_eq!(on_19(100.0, 2400.0), (9, Some(1)));
+        }
+        // 9×9, where no komi is worth about three ranks and two stones nine: never the nine stones a tester
+        // was given there.
+        let on_9 = |weaker, stronger| handicap_for("japanese", 9, weaker, stronger);
+        assert_eq!(on_9(1500.0, 1700.0), (0, None));
+        assert_eq!(on_9(1500.0, 1900.0), (0, Some(1)));
+        assert_eq!(on_9(1500.0, 2400.0), (2, Some(1)));
+        assert_eq!(on_9(100.0, 2400.0), (2, Some(1)));
+    }
+
+    /// Every game automatch makes, for any two ratings, takes settings a ranked game accepts, and gives Black
+    /// no more advantage than the rank difference.
+    #[test]
+    fn automatch_games_take_standard_settings() {
+        for preset in SEEK_RULES {
+            for size in [9, 13, 19] {
+                for gap in (0..=2500).step_by(25) {
+                    let (weaker, stronger) = (1000.0, 1000.0 + f64::from(gap));
+                    let (stones, komi) = handicap_for(preset, size, weaker, stronger);
+                    let rules: Rules = game_rules(preset, size, stones, komi).parse().unwrap();
+                    assert_eq!(
+                        super::super::rating::check_ranked(&rules),
+                        Ok(()),
+                        "{preset} {size} gap {gap}"
+                    );
+                    let advantage = super::super::rating::setup_of(&rules).advantage_ranks();
+                    assert!(
+                        advantage <= (f64::from(gap) / POINTS_PER_RANK).round(),
+                        "{rules}: {advantage}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

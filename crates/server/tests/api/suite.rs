@@ -3871,6 +3871,58 @@ async fn farming_a_rating_with_a_second_account_gains_one_game() {
     running.stop().await.unwrap();
 }
 
+/// Ranked tables take standard settings only (a tester made ranked tables with komi −50, on 2×2 and with nine
+/// stones on 9×9); the same tables unranked are fine.
+#[tokio::test]
+async fn a_ranked_table_takes_standard_settings_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (ann, _) = account(&running, "ann").await;
+    for rules in [
+        "chinese:size=9,komi=-50",
+        "chinese:size=2",
+        "chinese:size=9,handicap=9,komi=0.5",
+        "japanese:size=19,komi=0",
+        "chinese:size=19,suicide=all",
+    ] {
+        let (status, body) = ann
+            .create_game(json!({"rules": rules, "color": "black", "ranked": true}))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, &body["reason"]),
+            (400, &json!("ranked_settings")),
+            "{rules}: {body}"
+        );
+        assert!(body["error"].as_str().unwrap().contains("ranked"), "{body}");
+        let (status, body) = ann
+            .create_game(json!({"rules": rules, "color": "black"}))
+            .await
+            .unwrap();
+        assert_eq!(status, 201, "{rules} unranked: {body}");
+        let id = body["id"].as_i64().unwrap();
+        ann.post(&format!("/api/games/{id}/cancel"), json!({}))
+            .await
+            .unwrap();
+    }
+    for rules in [
+        "chinese:size=19",
+        "japanese:size=13,handicap=3,komi=0.5",
+        "bga:size=9,counting=japanese,komi=normal,aga=on",
+    ] {
+        let (status, body) = ann
+            .create_game(json!({"rules": rules, "color": "black", "ranked": true}))
+            .await
+            .unwrap();
+        assert_eq!(status, 201, "{rules}: {body}");
+        let id = body["id"].as_i64().unwrap();
+        ann.post(&format!("/api/games/{id}/cancel"), json!({}))
+            .await
+            .unwrap();
+    }
+    running.stop().await.unwrap();
+}
+
 #[tokio::test]
 async fn a_ranked_game_that_ended_unrated_is_rated_at_the_next_start() {
     let dir = tempfile::tempdir().unwrap();
