@@ -3433,9 +3433,19 @@ async fn ranked_game(ann: &Browser, bob: &Browser) -> Res<()> {
         }
     }
 
-    // Ann plays; Bob resigns, through the confirming dialog.
-    ann.click("#board rect[data-point=\"E5\"]").await?;
-    bob.wait_move(1, "black", "E5").await?;
+    // Five plays each (a shorter game is not rated), then Bob resigns, through the confirming dialog.
+    let plays = ["E5", "C3", "G7", "C7", "G3", "D5", "F5", "E3", "E7", "D7"];
+    for (k, mv) in plays.iter().enumerate() {
+        let (player, other, color) = if k % 2 == 0 {
+            (ann, bob, "black")
+        } else {
+            (bob, ann, "white")
+        };
+        player
+            .click(&format!("#board rect[data-point=\"{mv}\"]"))
+            .await?;
+        other.wait_move(k + 1, color, mv).await?;
+    }
     bob.wait_for("#resign:not([hidden]):not([disabled])")
         .await?;
     bob.click("#resign").await?;
