@@ -33,6 +33,11 @@ pub enum ApiError {
     /// No uploaded record under this name.
     #[error("no review {0:?}")]
     NoUpload(String),
+    #[error(
+        "this record holds a position of your game {game}, which is still in play: it is reviewed once that game \
+         has ended"
+    )]
+    LiveGamePosition { game: i64 },
     #[error("bad request: {0}")]
     BadRequest(String),
     #[error("bad rules: {0}")]
@@ -195,6 +200,7 @@ impl ApiError {
     pub fn status_and_reason(&self) -> (StatusCode, &'static str) {
         match self {
             ApiError::NotFound(_) | ApiError::NoUpload(_) => (StatusCode::NOT_FOUND, "not_found"),
+            ApiError::LiveGamePosition { .. } => (StatusCode::CONFLICT, "live_game_position"),
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::BadRules(_) => (StatusCode::BAD_REQUEST, "bad_rules"),
             ApiError::Illegal(i) | ApiError::Superko { reason: i, .. } => {

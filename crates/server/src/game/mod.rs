@@ -17,6 +17,7 @@
 //! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`review`]: finished games reviewed by the search in the background, the results kept.
+//! - [`fairplay`]: no review of an uploaded record that holds a position of its uploader's game in play.
 //! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`vacation`]: days away that stop a player's correspondence clocks.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
@@ -25,6 +26,7 @@
 pub mod action;
 pub mod chat;
 pub mod computer;
+pub mod fairplay;
 pub mod live;
 pub mod news;
 pub mod player;

@@ -149,26 +149,41 @@ impl Games {
         Ok(ReviewView::of(self.store.review(Reviewed::Game(id)).await?))
     }
 
-    /// Asks for the review of an uploaded SGF file (its first game's main line), kept once by its digest: the
-    /// review as it stands. A file that cannot be replayed is refused as `/api/replay` refuses it.
+    /// Asks `user`'s review of an uploaded SGF file (its first game's main line), kept once by its digest: the
+    /// review as it stands. A file that cannot be replayed is refused as `/api/replay` refuses it, and one that
+    /// holds a position of a game `user` is playing is refused until that game ends (see [`super::fairplay`]).
     pub async fn ask_upload_review(
         self: &Arc<Self>,
+        user: i64,
         sgf: Vec<u8>,
     ) -> Result<UploadReviewView, ApiError> {
         let name = upload_name(&sgf);
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        let upload = match self.store.upload_named(&name).await? {
-            // Kept already: it was read when it was first sent.
-            Some(upload) => upload,
-            None => {
-                // Read once here, so that a review is only asked for a record that can be replayed (CPU work).
-                let sgf = tokio::task::spawn_blocking(move || {
-                    crate::replay::game_of_sgf(&sgf).map(|_| sgf)
-                })
-                .await
-                .map_err(|e| ApiError::Internal(e.to_string()))??;
-                self.store.keep_upload(&name, &sgf, at).await?
+        let in_play = self.games_in_play_of(user).await;
+        let known = self.store.upload_named(&name).await?;
+        // Read here, so that a review is only asked for a record that can be replayed and that holds no
+        // position of the uploader's games in play (CPU work); a file kept already was read when first sent.
+        let (sgf, held) = tokio::task::spawn_blocking(move || {
+            if known.is_some() && in_play.is_empty() {
+                return Ok((sgf, None));
             }
+            let game = crate::replay::game_of_sgf(&sgf)?;
+            let record = super::fairplay::positions_of(&game);
+            let in_play: Vec<_> = in_play
+                .iter()
+                .map(|(id, game)| super::fairplay::InPlay::new(*id, game))
+                .collect();
+            let held = super::fairplay::game_in_record(&record, &in_play);
+            Ok::<_, ApiError>((sgf, held))
+        })
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))??;
+        if let Some(game) = held {
+            return Err(ApiError::LiveGamePosition { game });
+        }
+        let upload = match known {
+            Some(upload) => upload,
+            None => self.store.keep_upload(&name, &sgf, at).await?,
         };
         let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
         let stored = self
@@ -180,6 +195,30 @@ impl Games {
             id: name,
             review: ReviewView::of(Some(stored)),
         })
+    }
+
+    /// The games `user` is seated at and that are in play or being counted, as uploads are checked against them.
+    async fn games_in_play_of(&self, user: i64) -> Vec<(i64, tesuji_rules::Game)> {
+        let ids: Vec<i64> = self
+            .summaries(|s| s.seat_of(user).is_some(), usize::MAX)
+            .into_iter()
+            .map(|s| s.id)
+            .collect();
+        let mut games = Vec::new();
+        for id in ids {
+            let Some(entry) = self.live_entry(id) else {
+                continue;
+            };
+            let game = {
+                let live = entry.lock().await;
+                if live.game.phase() == Phase::Over {
+                    continue;
+                }
+                live.game.clone()
+            };
+            games.push((id, game));
+        }
+        games
     }
 
     /// The id of the file uploaded under `name`.

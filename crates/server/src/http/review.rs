@@ -51,7 +51,10 @@ pub(super) async fn ask_upload(
 ) -> Result<Json<UploadReviewView>, ApiError> {
     app.limits.action(s.user.id)?;
     let bytes = body_bytes(body)?;
-    let view = app.games.ask_upload_review(bytes.to_vec()).await?;
+    let view = app
+        .games
+        .ask_upload_review(s.user.id, bytes.to_vec())
+        .await?;
     drop(work);
     Ok(Json(view))
 }

@@ -5213,6 +5213,94 @@ async fn upload(c: &Client, body: &'static str) -> (u16, Value) {
         .unwrap()
 }
 
+/// Uploads `body` (owned) for a review.
+async fn upload_text(c: &Client, body: String) -> (u16, Value) {
+    c.send(c.request(Method::POST, "/api/reviews").body(body))
+        .await
+        .unwrap()
+}
+
+/// A 9×9 record of `moves` (GTP vertices, Black first) seen in one of the board's 8 symmetries (`t`: bit 0
+/// transposes, bit 1 flips left and right, bit 2 top and bottom), the colours swapped when `swap`.
+fn record_9x9(moves: &[&str], t: u8, swap: bool) -> String {
+    let mut sgf = String::from("(;GM[1]FF[4]SZ[9]KM[7.5]");
+    for (k, mv) in moves.iter().enumerate() {
+        let x = u32::from(mv.as_bytes()[0] - b'A') - u32::from(mv.as_bytes()[0] > b'I');
+        let y = 9 - mv[1..].parse::<u32>().unwrap();
+        let (mut x, mut y) = if t & 1 == 1 { (y, x) } else { (x, y) };
+        if t & 2 != 0 {
+            x = 8 - x;
+        }
+        if t & 4 != 0 {
+            y = 8 - y;
+        }
+        let black = (k % 2 == 0) != swap;
+        let point = |v: u32| char::from(b'a' + v as u8);
+        sgf.push_str(&format!(
+            ";{}[{}{}]",
+            if black { "B" } else { "W" },
+            point(x),
+            point(y)
+        ));
+    }
+    sgf.push(')');
+    sgf
+}
+
+/// No engine help in one's own game: the record of a game in play, uploaded by one of its players for a review
+/// (as downloaded, in any of the board's 8 symmetries, the colours swapped, or played on a few moves), is refused
+/// until the game ends; a record of another game is reviewed, and so is the same record once the game is over.
+#[tokio::test]
+async fn a_record_of_ones_game_in_play_is_not_reviewed_until_it_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    // Thirty-odd uploads at once: the rate limits are not what is tested.
+    let limits = Limits {
+        actions_per_second: 1000,
+        records_per_minute: 6000,
+        ..Limits::default()
+    };
+    let running = server_with(dir.path(), limits).await;
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    play_ten(&black, &white, id).await;
+    let (status, downloaded) = black
+        .get_text(&format!("/api/games/{id}/sgf"))
+        .await
+        .unwrap();
+    assert_eq!(status, 200);
+    for player in [&black, &white] {
+        let (status, body) = upload_text(player, downloaded.clone()).await;
+        assert_eq!(
+            (status, &body["reason"]),
+            (409, &json!("live_game_position")),
+            "{body}"
+        );
+        assert!(
+            body["error"].as_str().unwrap().contains(&id.to_string()),
+            "the refusal names the game: {body}"
+        );
+    }
+    let mut on = TEN_PLAYS.to_vec();
+    on.extend(["B5", "H8", "A1"]);
+    for t in 0..8 {
+        for swap in [false, true] {
+            for moves in [&TEN_PLAYS[..], &on[..]] {
+                let record = record_9x9(moves, t, swap);
+                let (status, body) = upload_text(&white, record.clone()).await;
+                assert_eq!(status, 409, "{record}: {body}");
+            }
+        }
+    }
+    // Another game is reviewed.
+    let other = record_9x9(&["C3", "G7", "C7", "G3", "E5", "E4"], 0, false);
+    let (status, body) = upload_text(&black, other).await;
+    assert_eq!(status, 200, "{body}");
+    // Once the game is over, its record is.
+    assert_eq!(resign(&white, id).await, 200);
+    let (status, body) = upload_text(&black, downloaded).await;
+    assert_eq!(status, 200, "{body}");
+    running.stop().await.unwrap();
+}
+
 /// An uploaded SGF file is reviewed like a game: kept once under the digest of its bytes, queued, searched
 /// position by position (the replay's positions), found again by anyone who uploads the same file, kept over a
 /// restart; bad files and strangers are refused.
