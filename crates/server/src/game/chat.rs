@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use tesuji_rules::Phase;
+use unicode_security::GeneralSecurityProfile;
+use unicode_security::general_security_profile::IdentifierType;
 
 use crate::auth::User;
 use crate::error::ApiError;
@@ -130,14 +132,62 @@ impl Said {
     }
 }
 
-/// A message's text as stored: trimmed, with line ends as `\n`; refused when empty, too long, or holding other
-/// control characters.
+/// The most lines a message holds, once runs of blank lines are one.
+pub const CHAT_LINES: usize = 20;
+
+/// The characters that change the direction of the text around them: the embeddings and overrides
+/// (U+202A–U+202E), the isolates (U+2066–U+2069) and the marks (U+200E, U+200F, U+061C). A message that holds
+/// one could turn the messages shown after it around; right-to-left text needs none (each message is shown on
+/// its own, in its own direction).
+fn is_direction_control(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}'
+    )
+}
+
+/// Whether a character shows nothing: white space, and the default-ignorable characters (zero-width spaces and
+/// joiners, the word joiner, the byte order mark, variation selectors, the Hangul fillers...), and the blank
+/// Braille pattern.
+fn is_invisible(c: char) -> bool {
+    c.is_whitespace()
+        || c == '\u{2800}'
+        || c.identifier_type() == Some(IdentifierType::Default_Ignorable)
+}
+
+/// A message's text as stored: trimmed, with line ends as `\n`, each line without trailing white space, a line
+/// of invisible characters only blank, and runs of blank lines one blank line. Refused when nothing in it is
+/// visible, when too long (characters or lines), or holding a direction control or another control character.
 pub fn checked_text(text: &str) -> Result<String, ApiError> {
     let text = text.replace("\r\n", "\n");
+    if let Some(c) = text.chars().find(|&c| is_direction_control(c)) {
+        return Err(ApiError::BadRequest(format!(
+            "a chat message may not hold direction controls (U+{:04X}): right-to-left text needs none",
+            u32::from(c)
+        )));
+    }
+    if text.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(ApiError::BadRequest(
+            "a chat message may not hold control characters".into(),
+        ));
+    }
+    let mut lines: Vec<&str> = Vec::new();
+    for line in text.split('\n') {
+        let line = line.trim_end();
+        let blank = line.chars().all(is_invisible);
+        if blank && lines.last().is_none_or(|l| l.is_empty()) {
+            continue;
+        }
+        lines.push(if blank { "" } else { line });
+    }
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    let text = lines.join("\n");
     let text = text.trim();
     if text.is_empty() {
         return Err(ApiError::BadRequest(
-            "a chat message needs some text".into(),
+            "a chat message needs some visible text".into(),
         ));
     }
     let chars = text.chars().count();
@@ -146,10 +196,11 @@ pub fn checked_text(text: &str) -> Result<String, ApiError> {
             "a chat message has at most {CHAT_CHARS} characters, not {chars}"
         )));
     }
-    if text.chars().any(|c| c.is_control() && c != '\n') {
-        return Err(ApiError::BadRequest(
-            "a chat message may not hold control characters".into(),
-        ));
+    let count = lines.len();
+    if count > CHAT_LINES {
+        return Err(ApiError::BadRequest(format!(
+            "a chat message has at most {CHAT_LINES} lines, not {count}"
+        )));
     }
     Ok(text.to_owned())
 }
@@ -321,5 +372,21 @@ mod tests {
         assert!(e.to_string().contains("501"), "{e}");
         // Markup is text: stored as it came, escaped where it is shown.
         assert_eq!(checked_text("<b>x</b>").unwrap(), "<b>x</b>");
+        // Blank lines, also of invisible characters, collapse; a leading one goes.
+        assert_eq!(
+            checked_text("\u{200B}\n\na  \n\u{200B}\n\n\nb").unwrap(),
+            "a\n\nb"
+        );
+        for bad in [
+            "\u{202E}x",
+            "x\u{2067}",
+            "\u{200B}\u{FEFF}",
+            "\u{2800}\n\u{3164}",
+        ] {
+            assert!(checked_text(bad).is_err(), "{bad:?}");
+        }
+        let lines = vec!["a"; CHAT_LINES].join("\n");
+        assert!(checked_text(&lines).is_ok());
+        assert!(checked_text(&format!("{lines}\nb")).is_err());
     }
 }

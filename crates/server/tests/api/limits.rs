@@ -259,3 +259,59 @@ async fn a_user_has_at_most_three_seeks_waiting() {
     assert_eq!(status, 201, "{answer}");
     running.stop().await.unwrap();
 }
+
+/// Chat took right-to-left overrides, invisible-only messages and 200 newlines. Direction controls are refused
+/// (naming the character), a text with nothing visible is refused, runs of blank lines collapse to one and a
+/// message holds at most 20 lines; what is refused is not stored.
+#[tokio::test]
+async fn chat_refuses_direction_controls_invisible_text_and_walls_of_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, _white) = seated(&running, "chinese:size=9").await;
+    let chat = format!("/api/games/{id}/chat");
+    let say = |text: String| {
+        let black = &black;
+        let chat = &chat;
+        async move { black.post(chat, json!({ "text": text })).await.unwrap() }
+    };
+    for (text, says) in [
+        ("gg \u{202E}dlrow olleh".to_owned(), "U+202E"),
+        ("a\u{2066}b\u{2069}".to_owned(), "U+2066"),
+        ("left\u{200E}mark".to_owned(), "U+200E"),
+        ("arabic\u{061C}mark".to_owned(), "U+061C"),
+        ("\u{200B}\u{200B}\u{200B}".to_owned(), "visible"),
+        ("\u{2060}\u{FEFF} \u{3164}\n\u{200D}".to_owned(), "visible"),
+        ("\u{00A0}\u{2003}\u{3000}".to_owned(), "visible"),
+        (format!("x{}", "\ny".repeat(30)), "20 lines"),
+    ] {
+        let (status, body) = say(text.clone()).await;
+        assert_eq!(
+            (status, &body["reason"]),
+            (400, &json!("bad_request")),
+            "{text:?}: {body}"
+        );
+        assert!(
+            body["error"].as_str().unwrap().contains(says),
+            "{text:?}: {body}"
+        );
+    }
+    // 200 newlines between two words: one blank line is kept.
+    let (status, said) = say(format!("top{}bottom", "\n".repeat(200))).await;
+    assert_eq!(status, 201, "{said}");
+    assert_eq!(said["text"], "top\n\nbottom");
+    let (status, said) = say("a\n \n\u{3000}\u{200B}\n\nb  \nc".to_owned()).await;
+    assert_eq!(status, 201, "{said}");
+    assert_eq!(said["text"], "a\n\nb\nc");
+    // Right-to-left text itself, and a joiner inside an emoji, are welcome.
+    let (status, said) = say("שלום עולם 👨\u{200D}👩\u{200D}👧".to_owned()).await;
+    assert_eq!(status, 201, "{said}");
+    assert_eq!(
+        chat_texts(&black, id).await,
+        [
+            "top\n\nbottom",
+            "a\n\nb\nc",
+            "שלום עולם 👨\u{200D}👩\u{200D}👧"
+        ]
+    );
+    running.stop().await.unwrap();
+}
