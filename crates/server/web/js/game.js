@@ -1088,7 +1088,8 @@ function chatNode(m) {
   const turn = game ? turnsAt(game.moves, m.move, isTurn) : Number(m.move) || 0;
   const when = Number.isFinite(m.at) ? new Date(m.at) : null;
   const name = playerName(m.user);
-  const text = el("p", { class: "chat-text" });
+  // Each message in its own direction (from its first strong letter), isolated from its neighbours.
+  const text = el("p", { class: "chat-text", dir: "auto" });
   text.textContent = m.text; // never markup: "<b>x</b>" is shown as typed
   return el(
     "li",
