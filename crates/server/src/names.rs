@@ -2,6 +2,9 @@
 //! control or format characters, in one script (Unicode UTS #39's "highly restrictive" level), and with a
 //! confusable skeleton (UTS #39's `skeleton`) under which the store refuses a name that looks like an account's.
 //!
+//! Look-alikes are compared under a looser key than the skeleton alone ([`skeleton_of`]): case, digits written
+//! for letters and the punctuation a name may hold are folded away, so "B0b", "Bob_" and "B.ob" look like "Bob".
+//!
 //! A name is 1 to [`NAME_MAX`] characters after trimming white space and normalizing to NFC: letters of any
 //! script (with their combining marks), digits, `_`, `-` and `.`. Refused:
 //! - control characters, and invisible or default-ignorable ones (the Hangul fillers U+3164, U+FFA0, U+115F and
@@ -100,11 +103,34 @@ pub fn key(name: &str) -> String {
     nfc.to_lowercase().nfc().collect()
 }
 
-/// The UTS #39 skeleton of a name: NFD, default-ignorable characters removed, each character replaced by its
-/// confusable prototype, NFD again. "rn" and "m" have the same, so do "0" and "O", "I" and "l", and a Cyrillic
-/// "асе" and a Latin "ace".
+/// The folded skeleton of a name, under which two names look alike: the UTS #39 skeleton (NFD,
+/// default-ignorable characters removed, each character replaced by its confusable prototype, NFD again), in
+/// lower case, each digit read as the letter it looks like ([`digit_letter`]) and `i` as `l`, without `_`, `-`
+/// and `.`, then skeleton and lower case again. "rn" and "m" have the same, so do "0" and "O", "I" and "l", a
+/// Cyrillic "асе" and a Latin "ace", and "Bob", "B0b", "Bob_" and "B.ob".
 pub fn skeleton_of(name: &str) -> String {
-    skeleton(name).collect()
+    let first = skeleton(name).collect::<String>().to_lowercase();
+    let folded: String = first
+        .chars()
+        .filter(|c| !matches!(c, '_' | '-' | '.'))
+        .map(|c| match c {
+            'i' => 'l',
+            c => digit_letter(c).unwrap_or(c),
+        })
+        .collect();
+    skeleton(&folded)
+        .collect::<String>()
+        .to_lowercase()
+        .replace('i', "l")
+}
+
+/// The letter an ASCII digit is written for in look-alike names ("l33t"): 0 o, 1 l, 2 z, 3 e, 4 a, 5 s, 6 b,
+/// 7 t, 8 b, 9 g.
+fn digit_letter(c: char) -> Option<char> {
+    let letters = ['o', 'l', 'z', 'e', 'a', 's', 'b', 't', 'b', 'g'];
+    c.to_digit(10)
+        .filter(|_| c.is_ascii_digit())
+        .map(|d| letters[d as usize])
 }
 
 /// Checks a name (see the module's documentation) and answers its stored forms.
@@ -467,6 +493,13 @@ mod tests {
         assert_eq!(s("José"), s("Jose\u{301}"));
         assert_ne!(s("alice"), s("alicia"));
         assert_ne!(s("ann"), s("anne"));
+        // Case, digits for letters and the punctuation names may hold fold away.
+        for alike in ["B0b", "Bob_", "B.ob", "b-o-b", "BOB", "8ob", "_B_0_B_"] {
+            assert_eq!(s(alike), s("Bob"), "{alike}");
+        }
+        assert_eq!(s("L33t5"), s("leets"));
+        assert_eq!(s("Bill"), s("B1ll"));
+        assert_ne!(s("Bob"), s("Bobby"));
         // The skeleton of a name that could never be checked (an older one) is still defined.
         assert_eq!(skeleton_of("p\u{430}ypal"), skeleton_of("paypal"));
     }

@@ -315,3 +315,58 @@ async fn chat_refuses_direction_controls_invisible_text_and_walls_of_lines() {
     );
     running.stop().await.unwrap();
 }
+
+/// Names like `B0b`, `Bob_` and `B.ob` passed beside `Bob`. Names are compared folded: the confusable skeleton,
+/// in one case, digits read as the letters they look like (0 o, 1 l, 3 e, 5 s...), `i` as `l`, and without `_`,
+/// `-` and `.`. Each look-alike is refused with the one sentence that names the account it looks like, for a
+/// guest too; a name that only starts the same is fine.
+#[tokio::test]
+async fn look_alike_names_are_refused_beside_an_account() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    account(&running, "Bob").await;
+    for name in ["B0b", "Bob_", "B.ob", "b-o-b", "BOB.", "8ob", "_B_0_B_"] {
+        let (status, body) = anonymous(&running)
+            .post(
+                "/api/signup",
+                json!({"name": name, "password": "correct horse"}),
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, &body["reason"]),
+            (400, &json!("bad_name")),
+            "{name}: {body}"
+        );
+        assert_eq!(
+            body["error"], "the name looks like the existing name Bob",
+            "{name}: {body}"
+        );
+        let (status, body) = anonymous(&running)
+            .post("/api/guest", json!({ "name": name }))
+            .await
+            .unwrap();
+        assert_eq!(
+            (status, &body["reason"]),
+            (400, &json!("bad_name")),
+            "{name}: {body}"
+        );
+    }
+    account(&running, "Bobby").await;
+    account(&running, "B0bcat").await;
+    // The older look-alike rules hold: a capital I for an l, "rn" for "m".
+    account(&running, "alice").await;
+    let (status, body) = anonymous(&running)
+        .post(
+            "/api/signup",
+            json!({"name": "A1ice", "password": "correct horse"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, &body["reason"]),
+        (400, &json!("bad_name")),
+        "{body}"
+    );
+    running.stop().await.unwrap();
+}
