@@ -90,6 +90,12 @@ pub enum ApiError {
     NotStarted,
     #[error("too many requests: try again in {retry_after} s")]
     RateLimited { retry_after: u64 },
+    /// Too many failed log-ins to one account, from anywhere (see [`crate::limit::AccountGuard`]).
+    #[error(
+        "too many failed sign-ins to this account: try again in {retry_after} s (from where you signed in \
+         before, at once)"
+    )]
+    AccountRateLimited { retry_after: u64 },
     #[error("{whose} has {open} sockets open, the most allowed ({limit}): close one first")]
     TooManySockets {
         open: u32,
@@ -229,7 +235,9 @@ impl ApiError {
             ApiError::AlreadySeated => (StatusCode::CONFLICT, "already_seated"),
             ApiError::NotOpen => (StatusCode::CONFLICT, "not_open"),
             ApiError::NotStarted => (StatusCode::UNPROCESSABLE_ENTITY, "not_started"),
-            ApiError::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
+            ApiError::RateLimited { .. } | ApiError::AccountRateLimited { .. } => {
+                (StatusCode::TOO_MANY_REQUESTS, "rate_limited")
+            }
             ApiError::TooManySockets { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_sockets"),
             ApiError::TooManyTables { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_tables"),
             ApiError::TooManySeeks { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_seeks"),
@@ -306,7 +314,8 @@ impl IntoResponse for ApiError {
         )
             .into_response();
         let retry_after = match &self {
-            ApiError::RateLimited { retry_after } => Some(*retry_after),
+            ApiError::RateLimited { retry_after }
+            | ApiError::AccountRateLimited { retry_after } => Some(*retry_after),
             _ if status == StatusCode::SERVICE_UNAVAILABLE => Some(STORE_RETRY_AFTER_S),
             _ => None,
         };

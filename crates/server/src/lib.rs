@@ -187,7 +187,7 @@ pub async fn start_with_store(
     let app = Arc::new(http::App {
         games: Arc::clone(&games),
         accounts,
-        limits: limit::Limiters::new(config.limits),
+        limits: limit::Limiters::new(config.limits, config.time.clone()),
         record_work: Arc::new(tokio::sync::Semaphore::new(record_workers)),
         record_workers,
         store: Arc::clone(&store),

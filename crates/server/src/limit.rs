@@ -1,7 +1,10 @@
 //! Rate limits: per client address for sign-up, log-in and guest attempts (password guessing, account spam)
 //! and for the record work anyone may ask for (replays of uploaded records, counts under every ruleset), per
-//! user for game actions (one client flooding a game). All are token buckets from `governor`.
+//! user for game actions (one client flooding a game). All are token buckets from `governor`, but for the
+//! failed log-ins to one account ([`AccountGuard`]), which come from anywhere and slow down guessing its
+//! password from many addresses without keeping its owner out.
 
+use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 use std::net::{IpAddr, SocketAddr};
 use std::num::NonZeroU32;
@@ -9,6 +12,7 @@ use std::num::NonZeroU32;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
+use crate::clocks::TimeSource;
 use crate::error::ApiError;
 
 /// How many requests are allowed.
@@ -66,6 +70,7 @@ pub struct Limiters {
     actions: DefaultKeyedRateLimiter<i64>,
     chat: DefaultKeyedRateLimiter<i64>,
     records: DefaultKeyedRateLimiter<IpAddr>,
+    accounts: AccountGuard,
     behind_proxy: bool,
 }
 
@@ -86,7 +91,8 @@ fn check<K: Hash + Eq + Clone>(
 }
 
 impl Limiters {
-    pub fn new(limits: Limits) -> Limiters {
+    /// The limiters of `limits`; the failed log-ins' waits run on `time`.
+    pub fn new(limits: Limits, time: TimeSource) -> Limiters {
         let per_minute = at_least_one(limits.auth_per_minute);
         let per_second = at_least_one(limits.actions_per_second);
         Limiters {
@@ -103,6 +109,10 @@ impl Limiters {
                 Quota::per_minute(at_least_one(limits.records_per_minute))
                     .allow_burst(at_least_one(limits.records_per_minute / 3)),
             ),
+            accounts: AccountGuard {
+                time,
+                accounts: std::sync::Mutex::default(),
+            },
             behind_proxy: limits.behind_proxy,
             sockets: std::sync::Arc::default(),
             sockets_per_user: limits.sockets_per_user,
@@ -173,12 +183,123 @@ impl Limiters {
         check(&self.records, &address)
     }
 
+    /// The failed log-ins to accounts, by name key.
+    pub fn accounts(&self) -> &AccountGuard {
+        &self.accounts
+    }
+
     /// Forgets keys whose buckets are full again, so that memory does not grow with every address ever seen.
     pub fn sweep(&self) {
+        self.accounts.sweep();
         self.auth.retain_recent();
         self.actions.retain_recent();
         self.chat.retain_recent();
         self.records.retain_recent();
+    }
+}
+
+/// Failed log-ins to one account that are free: the owner's typos, a few guesses.
+pub const ACCOUNT_FREE_FAILURES: u32 = 5;
+/// The wait after the first failure beyond the free ones; it doubles with each further failure.
+pub const ACCOUNT_FIRST_WAIT_MS: u64 = 1_000;
+/// The longest wait between two tested log-ins to one account (so at most four guesses an hour, from any
+/// number of addresses).
+pub const ACCOUNT_MAX_WAIT_MS: u64 = 15 * 60_000;
+/// How long an account's failures are remembered after its last one.
+pub const ACCOUNT_FAILURES_KEPT_MS: u64 = 60 * 60_000;
+/// The addresses remembered per account as its owner's: the last ones it signed in from.
+const KNOWN_ADDRESSES: usize = 16;
+
+/// What one account's log-ins have been: failures and when the last was, and where it signed in from.
+#[derive(Default)]
+struct AccountAttempts {
+    failures: u32,
+    last_failure_ms: u64,
+    known: VecDeque<IpAddr>,
+}
+
+impl AccountAttempts {
+    /// How long after the last failure the next log-in from an address the account does not know waits.
+    fn wait_ms(&self) -> u64 {
+        match self.failures.checked_sub(ACCOUNT_FREE_FAILURES) {
+            None => 0,
+            Some(beyond) => ACCOUNT_FIRST_WAIT_MS
+                .checked_shl(beyond.min(63))
+                .unwrap_or(u64::MAX)
+                .min(ACCOUNT_MAX_WAIT_MS),
+        }
+    }
+}
+
+/// Failed log-ins per account (by name key, known account or not, so the answers tell no names), on this node:
+/// after [`ACCOUNT_FREE_FAILURES`] failures from anywhere, a log-in from an address the account has not signed in
+/// from waits [`ACCOUNT_FIRST_WAIT_MS`] after the last failure, twice as long after each further one, at most
+/// [`ACCOUNT_MAX_WAIT_MS`]; it is refused before its password is tested, so a guess is never tried early, and a
+/// right password waits as a wrong one. Signing in (or up) from an address makes it the owner's: their log-ins
+/// from there never wait. Failures are forgotten [`ACCOUNT_FAILURES_KEPT_MS`] after the last one.
+pub struct AccountGuard {
+    time: TimeSource,
+    accounts: std::sync::Mutex<HashMap<String, AccountAttempts>>,
+}
+
+impl AccountGuard {
+    fn with<R>(&self, key: &str, f: impl FnOnce(&mut AccountAttempts, u64) -> R) -> R {
+        let now = self.time.now_ms();
+        let mut accounts = self.accounts.lock().unwrap_or_else(|e| e.into_inner());
+        let attempts = accounts.entry(key.to_owned()).or_default();
+        if attempts.failures > 0
+            && now.saturating_sub(attempts.last_failure_ms) >= ACCOUNT_FAILURES_KEPT_MS
+        {
+            attempts.failures = 0;
+        }
+        f(attempts, now)
+    }
+
+    /// Whether a log-in to the account of name key `key` from `address` may be tested now.
+    pub fn check(&self, key: &str, address: IpAddr) -> Result<(), ApiError> {
+        self.with(key, |a, now| {
+            if a.known.contains(&address) {
+                return Ok(());
+            }
+            let until = a.last_failure_ms.saturating_add(a.wait_ms());
+            if a.failures >= ACCOUNT_FREE_FAILURES && now < until {
+                return Err(ApiError::AccountRateLimited {
+                    retry_after: (until - now).div_ceil(1000),
+                });
+            }
+            Ok(())
+        })
+    }
+
+    /// A log-in to the account of name key `key` failed (a wrong password, or no such account).
+    pub fn failed(&self, key: &str) {
+        self.with(key, |a, now| {
+            a.failures = a.failures.saturating_add(1);
+            a.last_failure_ms = now;
+        });
+    }
+
+    /// The account of name key `key` signed in (or up) from `address`: the owner's address from now on.
+    pub fn signed_in(&self, key: &str, address: IpAddr) {
+        self.with(key, |a, _| {
+            if !a.known.contains(&address) {
+                if a.known.len() == KNOWN_ADDRESSES {
+                    a.known.pop_front();
+                }
+                a.known.push_back(address);
+            }
+        });
+    }
+
+    /// Forgets the accounts with no failure remembered and no address known.
+    fn sweep(&self) {
+        let now = self.time.now_ms();
+        let mut accounts = self.accounts.lock().unwrap_or_else(|e| e.into_inner());
+        accounts.retain(|_, a| {
+            !a.known.is_empty()
+                || (a.failures > 0
+                    && now.saturating_sub(a.last_failure_ms) < ACCOUNT_FAILURES_KEPT_MS)
+        });
     }
 }
 
@@ -221,11 +342,14 @@ mod tests {
 
     #[test]
     fn sockets_are_counted_per_user_and_per_address_until_they_close() {
-        let limiters = Limiters::new(Limits {
-            sockets_per_user: 2,
-            sockets_per_address: 3,
-            ..Limits::default()
-        });
+        let limiters = Limiters::new(
+            Limits {
+                sockets_per_user: 2,
+                sockets_per_address: 3,
+                ..Limits::default()
+            },
+            TimeSource::real(),
+        );
         let (home, away): (IpAddr, IpAddr) =
             ("192.0.2.1".parse().unwrap(), "192.0.2.2".parse().unwrap());
         let a = limiters.socket(Some(1), home).unwrap();

@@ -34,6 +34,9 @@ use unicode_security::{GeneralSecurityProfile, skeleton};
 
 /// The longest name, in characters (Unicode scalar values) after NFC normalization.
 pub const NAME_MAX: usize = 32;
+/// The longest name [`key`] an account can have, in bytes (32 characters of up to 4 bytes; lowering a letter
+/// never lengthens one past that in practice): a longer key names no account.
+pub const NAME_KEY_BYTES: usize = 4 * NAME_MAX * 2;
 /// The most combining marks in a row (in the NFD form), as UTS #39 section 5.4 suggests.
 pub const MARKS_MAX: usize = 4;
 /// Input longer than this (in bytes, after trimming) is refused before it is normalized: no name of

@@ -77,8 +77,8 @@ impl FromRequestParts<AppState> for Reader {
 }
 
 /// A sign-in attempt (sign-up, log-in, guest) that passed the checks every one passes, before its body is
-/// read: from this site, and within its address's attempt budget.
-pub(crate) struct SignIn;
+/// read: from this site, and within its address's attempt budget. Holds the client's address.
+pub(crate) struct SignIn(pub(crate) std::net::IpAddr);
 
 impl FromRequestParts<AppState> for SignIn {
     type Rejection = ApiError;
@@ -88,8 +88,9 @@ impl FromRequestParts<AppState> for SignIn {
         let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, app)
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))?;
-        app.limits.auth(app.limits.client(from, &parts.headers))?;
-        Ok(SignIn)
+        let client = app.limits.client(from, &parts.headers);
+        app.limits.auth(client)?;
+        Ok(SignIn(client))
     }
 }
 

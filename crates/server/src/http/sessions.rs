@@ -11,6 +11,7 @@ use super::AppState;
 use super::extract::{AppJson, SignIn};
 use crate::auth::NewSession;
 use crate::error::ApiError;
+use crate::names;
 
 pub(super) async fn session(
     State(app): State<AppState>,
@@ -40,20 +41,43 @@ pub(super) fn session_response(status: StatusCode, s: NewSession) -> Response {
 
 pub(super) async fn sign_up(
     State(app): State<AppState>,
-    _: SignIn,
+    SignIn(address): SignIn,
     AppJson(c): AppJson<Credentials>,
 ) -> Result<Response, ApiError> {
     let s = app.accounts.sign_up(&c.name, &c.password).await?;
+    app.limits
+        .accounts()
+        .signed_in(&names::key(&c.name), address);
     Ok(session_response(StatusCode::CREATED, s))
 }
 
 pub(super) async fn log_in(
     State(app): State<AppState>,
-    _: SignIn,
+    SignIn(address): SignIn,
     AppJson(c): AppJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    let s = app.accounts.log_in(&c.name, &c.password).await?;
-    Ok(session_response(StatusCode::OK, s))
+    // Per account too (see `limit::AccountGuard`): the name's key, known account or not.
+    // A name longer than any account's names none: nothing to keep for it.
+    let key = names::key(&c.name);
+    let guard = app.limits.accounts();
+    let tracked = key.len() <= names::NAME_KEY_BYTES;
+    if tracked {
+        guard.check(&key, address)?;
+    }
+    match app.accounts.log_in(&c.name, &c.password).await {
+        Ok(s) => {
+            if tracked {
+                guard.signed_in(&key, address);
+            }
+            Ok(session_response(StatusCode::OK, s))
+        }
+        Err(e) => {
+            if tracked && matches!(e, ApiError::WrongLogin) {
+                guard.failed(&key);
+            }
+            Err(e)
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -370,3 +370,97 @@ async fn look_alike_names_are_refused_beside_an_account() {
     );
     running.stop().await.unwrap();
 }
+
+/// Guessing one account's password from many addresses: each address had its own budget, the account none.
+/// Now after five failed log-ins to an account (from anywhere) every further guess from an address the account
+/// has not signed in from waits, the wait doubling with each failure; the answer is the same for a right
+/// password then, so a guess is never tested early. The owner, from an address they signed in from before, is
+/// never held back, and anyone may try again when the wait is over.
+#[tokio::test]
+async fn guessing_one_accounts_password_from_many_addresses_is_slowed_down() {
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = start(ServerConfig {
+        time: TimeSource::manual(&time),
+        limits: Limits {
+            behind_proxy: true,
+            ..Limits::default()
+        },
+        ..config(dir.path())
+    })
+    .await
+    .unwrap();
+    let c = anonymous(&running);
+    let attempt = |name: &'static str, password: &'static str, from: String| {
+        let request = c
+            .request(Method::POST, "/api/login")
+            .header("x-forwarded-for", from)
+            .json(&json!({"name": name, "password": password}));
+        async move {
+            let r = request.send().await.unwrap();
+            let retry = r
+                .headers()
+                .get("retry-after")
+                .map(|v| v.to_str().unwrap().parse::<u64>().unwrap());
+            let status = r.status().as_u16();
+            let body: Value = r.json().await.unwrap();
+            (
+                status,
+                body["reason"].as_str().unwrap_or("").to_owned(),
+                retry,
+            )
+        }
+    };
+    // The owner signs up from home.
+    let r = c
+        .request(Method::POST, "/api/signup")
+        .header("x-forwarded-for", "198.51.100.7")
+        .json(&json!({"name": "victim", "password": "correct horse"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 201);
+    let home = || "198.51.100.7".to_owned();
+    let far = |k: u32| format!("203.0.113.{k}");
+    // Five guesses from five addresses are tested (and wrong).
+    for k in 1..=5 {
+        let (status, reason, _) = attempt("victim", "guess", far(k)).await;
+        assert_eq!((status, reason.as_str()), (401, "wrong_login"), "guess {k}");
+    }
+    // Then every address waits: 1 s after the fifth failure; the right password too, from a new address.
+    for k in 6..30 {
+        let (status, reason, retry) = attempt("victim", "guess", far(k)).await;
+        assert_eq!(
+            (status, reason.as_str(), retry),
+            (429, "rate_limited", Some(1)),
+            "guess {k}"
+        );
+    }
+    let (status, reason, _) = attempt("victim", "correct horse", far(30)).await;
+    assert_eq!((status, reason.as_str()), (429, "rate_limited"));
+    // The owner at home signs in at once.
+    let (status, reason, _) = attempt("victim", "correct horse", home()).await;
+    assert_eq!(
+        (status, reason.as_str()),
+        (200, ""),
+        "the owner is never held back"
+    );
+    // The wait over, one more guess is tested; the next waits twice as long.
+    time.advance(1_000);
+    assert_eq!(attempt("victim", "guess", far(31)).await.0, 401);
+    let (status, _, retry) = attempt("victim", "guess", far(32)).await;
+    assert_eq!((status, retry), (429, Some(2)));
+    time.advance(2_000);
+    // Another account is not held back by this one's attack; an unknown name waits as an account would.
+    let (status, reason, _) = attempt("victim", "correct horse", far(33)).await;
+    assert_eq!(
+        (status, reason.as_str()),
+        (200, ""),
+        "the wait over, the owner anywhere"
+    );
+    for k in 40..45 {
+        assert_eq!(attempt("nobody", "guess", far(k)).await.0, 401);
+    }
+    assert_eq!(attempt("nobody", "guess", far(45)).await.0, 429);
+    running.stop().await.unwrap();
+}
