@@ -187,7 +187,7 @@ pub fn checked_text(text: &str) -> Result<String, ApiError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ApiError::BadRequest(
-            "a chat message needs some visible text".into(),
+            "a chat message needs some text: nothing in this one is visible".into(),
         ));
     }
     let chars = text.chars().count();
