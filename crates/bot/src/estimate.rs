@@ -13,7 +13,9 @@
 //! too: the two may be in a race that the playouts cannot call. A lone unsure invader that leans dead inside an
 //! area the other colour encloses is estimated again without it, and is dead when the area and its walls are
 //! then surely the encloser's (the playouts' random defender lets such a stone live now and then). Alive chains that the territory count's seki test ([`tesuji_rules::score::seki`])
-//! finds in seki both with the dead chains removed and with the unsure ones removed too are *seki*. Empty points
+//! finds in seki both with the dead chains removed and with the unsure ones removed too, and that have a
+//! liberty neither side can fill (a stone of either colour there would capture nothing and be left in atari), are
+//! *seki*: that test is made for finished positions, where it alone called most stones of an opening seki. Empty points
 //! are owned at `±SURE` or beyond, nobody's (dame) within ±[`DAME`], and unsure in between.
 
 use rand::SeedableRng;
@@ -189,9 +191,37 @@ pub fn estimate_board(
         .collect();
     let in_seki = seki(&grid, &dead);
     let in_seki_without_unsure = seki(&grid, &unsure_or_dead);
-    for (k, s) in status.iter_mut().enumerate() {
-        if *s == Some(Status::Alive) && in_seki[k] && in_seki_without_unsure[k] && !proof.alive[k] {
-            *s = Some(Status::Seki);
+    // The count's test assumes a finished position: in an open one every stone touches the empty area of both
+    // colours. A chain is in seki only when it also has a liberty that neither side can fill (see
+    // `has_seki_liberty`), on the board without the dead stones.
+    let mut alive_grid = grid.clone();
+    for &q in &dead {
+        alive_grid.set(q, None);
+    }
+    let alive_board = Board::from_grid(&alive_grid).unwrap_or_else(|_| board.clone());
+    let mut judged = vec![None::<bool>; cells.len()];
+    for p in size.points() {
+        let k = size.index(p);
+        let candidate = status[k] == Some(Status::Alive)
+            && in_seki[k]
+            && in_seki_without_unsure[k]
+            && !proof.alive[k];
+        if !candidate {
+            continue;
+        }
+        let verdict = match judged[k] {
+            Some(v) => v,
+            None => {
+                let chain = grid.chain(p);
+                let v = has_seki_liberty(&alive_board, &chain);
+                for &q in &chain {
+                    judged[size.index(q)] = Some(v);
+                }
+                v
+            }
+        };
+        if verdict {
+            status[k] = Some(Status::Seki);
         }
     }
     Estimate {
@@ -202,6 +232,37 @@ pub fn estimate_board(
         stones: grid.cells().to_vec(),
         playouts,
     }
+}
+
+/// Whether `chain` has a liberty that neither side can fill, a seki's shared liberty: an empty point next to it
+/// and to the other colour's stones where a stone of either colour would capture nothing and be left with at
+/// most one liberty (or none: a suicide). Filling it would hand the other side a capture.
+fn has_seki_liberty(board: &Board, chain: &[Point]) -> bool {
+    let size = board.size();
+    let Some(own) = chain.first().and_then(|&p| board.get(p)) else {
+        return false;
+    };
+    let unfillable_by = |c: Color, p: Point| {
+        let i = board.idx(p);
+        if board.captures_and_own(c, i).0 {
+            return false;
+        }
+        if board.suicide_size(c, i).is_some() {
+            return true;
+        }
+        let mut after = board.clone();
+        after.play(c, i);
+        after.liberties(p) <= 1
+    };
+    chain
+        .iter()
+        .flat_map(|&q| size.neighbors(q))
+        .filter(|&p| board.get(p).is_none())
+        .filter(|&p| {
+            size.neighbors(p)
+                .any(|r| board.get(r) == Some(own.opponent()))
+        })
+        .any(|p| unfillable_by(Color::Black, p) && unfillable_by(Color::White, p))
 }
 
 /// Per point in row-major order: Black's share of `playouts` policy playouts' ends minus White's, half of them
