@@ -74,6 +74,10 @@ enum Command {
         #[arg(long, env = "TESUJI_REVIEW_PLAYOUTS", default_value_t = tesuji_server::game::review::REVIEW_PLAYOUTS,
               value_parser = clap::value_parser!(u64).range(10..=1_000_000))]
         review_playouts: u64,
+        /// This node computes no reviews: it takes requests and shows reviews, and another node of the site
+        /// (on the same database) computes them.
+        #[arg(long, env = "TESUJI_NO_REVIEWS")]
+        no_reviews: bool,
     },
     /// Count move sequences (perft) from a position, printing `DEPTH COUNT` for every depth up to N.
     Perft {
@@ -373,6 +377,7 @@ fn run(cli: Cli) -> Result<()> {
             behind_proxy,
             cache_games,
             review_playouts,
+            no_reviews,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -391,6 +396,7 @@ fn run(cli: Cli) -> Result<()> {
                 secure_cookies,
                 finished_cache: usize::try_from(cache_games).unwrap_or(usize::MAX),
                 review_playouts,
+                computes_reviews: !no_reviews,
                 limits: tesuji_server::Limits {
                     behind_proxy,
                     ..tesuji_server::Limits::default()

@@ -70,6 +70,9 @@ pub struct ServerConfig {
     pub nats: Option<String>,
     /// Playouts per position of a finished game's review (docs/API.md).
     pub review_playouts: u64,
+    /// Whether this node computes the reviews asked for (on by default); a node without takes requests and
+    /// shows reviews, and another node of the site computes them.
+    pub computes_reviews: bool,
 }
 
 /// The default number of finished games kept in memory.
@@ -89,6 +92,7 @@ impl Default for ServerConfig {
             finished_cache: DEFAULT_FINISHED_CACHE,
             nats: None,
             review_playouts: game::review::REVIEW_PLAYOUTS,
+            computes_reviews: true,
         }
     }
 }
@@ -154,6 +158,7 @@ pub async fn start_with_store(
             seeks_per_user: config.limits.seeks_per_user,
             shared_timers: config.nats.is_some(),
             review_playouts: config.review_playouts,
+            computes_reviews: config.computes_reviews,
         },
     )
     .await?;

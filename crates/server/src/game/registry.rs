@@ -152,6 +152,8 @@ pub struct GamesConfig {
     pub shared_timers: bool,
     /// Playouts per position of a game's review.
     pub review_playouts: u64,
+    /// Whether this node computes reviews.
+    pub computes_reviews: bool,
 }
 
 /// Finished games whose summary is filled in per round at start (see [`Games::summarize_old`]).
@@ -231,6 +233,7 @@ impl Games {
             seeks_per_user,
             shared_timers,
             review_playouts,
+            computes_reviews,
         } = config;
         let absences = Absences {
             grace_ms,
@@ -334,7 +337,9 @@ impl Games {
             reviews_waiting: Arc::new(tokio::sync::Notify::new()),
             estimating: tokio::sync::Semaphore::new(1),
         });
-        games.start_reviews();
+        if computes_reviews {
+            games.start_reviews();
+        }
         // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
         games.start_rating(ratings, !shared_timers);
         for id in games.live_ids() {
