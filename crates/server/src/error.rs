@@ -38,6 +38,19 @@ pub enum ApiError {
          has ended"
     )]
     LiveGamePosition { game: i64 },
+    #[error(
+        "you uploaded {limit} in the last 24 hours, the most a day: the next file can be uploaded in {frees_in}"
+    )]
+    UploadQuota { limit: String, frees_in: String },
+    #[error(
+        "{}",
+        if *yours {
+            format!("{limit} of your reviews are waiting already: ask for another when one of them is done")
+        } else {
+            format!("the review queue is full ({limit} waiting): ask again in a few minutes")
+        }
+    )]
+    ReviewQueue { yours: bool, limit: i64 },
     #[error("bad request: {0}")]
     BadRequest(String),
     #[error("bad rules: {0}")]
@@ -207,6 +220,8 @@ impl ApiError {
         match self {
             ApiError::NotFound(_) | ApiError::NoUpload(_) => (StatusCode::NOT_FOUND, "not_found"),
             ApiError::LiveGamePosition { .. } => (StatusCode::CONFLICT, "live_game_position"),
+            ApiError::UploadQuota { .. } => (StatusCode::TOO_MANY_REQUESTS, "upload_quota"),
+            ApiError::ReviewQueue { .. } => (StatusCode::TOO_MANY_REQUESTS, "review_queue"),
             ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             ApiError::BadRules(_) => (StatusCode::BAD_REQUEST, "bad_rules"),
             ApiError::Illegal(i) | ApiError::Superko { reason: i, .. } => {

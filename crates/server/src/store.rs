@@ -729,6 +729,21 @@ impl Reviewed {
     }
 }
 
+/// What a user uploaded since a moment: files and bytes, and when the oldest of them was uploaded.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct UploadUsage {
+    pub files: i64,
+    pub bytes: i64,
+    pub oldest_ms: Option<i64>,
+}
+
+/// Reviews waiting or running: on the whole site, and those one user asked for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReviewBacklog {
+    pub all: i64,
+    pub theirs: i64,
+}
+
 /// The columns of `reviews` that [`StoredReview`] reads.
 pub const REVIEW_COLUMNS: &str =
     "game_id, upload_id, state, playouts, done, total, results, requested_ms, updated_ms";
@@ -980,25 +995,39 @@ pub trait Store: Send + Sync {
     /// `user`'s vacations that end after `after_ms`, in order.
     fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>>;
 
-    /// Asks for `subject`'s review with `playouts` a position, unless one was asked before: the review as it
-    /// stands (a failed one is asked again).
+    /// Asks, for user `by`, `subject`'s review with `playouts` a position, unless one was asked before: the
+    /// review as it stands (a failed one is asked again).
     fn request_review(
         &self,
         subject: Reviewed,
         playouts: i64,
         at_ms: i64,
+        by: i64,
     ) -> StoreFuture<'_, StoredReview>;
+
+    /// The reviews queued or running, on the site and asked for by `user`.
+    fn review_backlog(&self, user: i64) -> StoreFuture<'_, ReviewBacklog>;
 
     /// `subject`'s review, if one was asked for.
     fn review(&self, subject: Reviewed) -> StoreFuture<'_, Option<StoredReview>>;
 
-    /// Keeps an uploaded record under `digest` (the digest of `sgf`), unless it is kept already: its id.
+    /// Keeps a record `user` uploaded under `digest` (the digest of `sgf`), unless it is kept already: its id.
     fn keep_upload<'a>(
         &'a self,
         digest: &'a str,
         sgf: &'a [u8],
         at_ms: i64,
+        user: i64,
     ) -> StoreFuture<'a, i64>;
+
+    /// The records `user` uploaded at or after `since_ms`.
+    fn upload_usage(&self, user: i64, since_ms: i64) -> StoreFuture<'_, UploadUsage>;
+
+    /// Notes that the uploaded record `id` was opened (its review or its file read, or uploaded again).
+    fn open_upload(&self, id: i64, at_ms: i64) -> StoreFuture<'_, ()>;
+
+    /// Forgets the uploaded records last opened before `before_ms`, with their reviews: how many.
+    fn expire_uploads(&self, before_ms: i64) -> StoreFuture<'_, u64>;
 
     /// The id of the record uploaded under `digest`, if any.
     fn upload_named<'a>(&'a self, digest: &'a str) -> StoreFuture<'a, Option<i64>>;
@@ -1006,8 +1035,9 @@ pub trait Store: Send + Sync {
     /// The bytes of the uploaded record `id`, if any.
     fn upload_sgf(&self, id: i64) -> StoreFuture<'_, Option<Vec<u8>>>;
 
-    /// Takes the review asked for first that nobody computes (queued, or running without news since
-    /// `stale_before_ms`: its node died), atomically: two nodes never take one review.
+    /// Takes the review that nobody computes (queued, or running without news since `stale_before_ms`: its
+    /// node died) that comes first in turn, atomically: two nodes never take one review. The turn is fair
+    /// between users: each user's first waiting review, in the order they were asked, then their second...
     fn take_review(
         &self,
         now_ms: i64,

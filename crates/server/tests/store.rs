@@ -18,6 +18,7 @@ on_both!(
     a_game_reads_from_a_move_on,
     a_game_is_rated_once_and_kept_in_each_history,
     two_nodes_rating_one_game_rate_it_once,
+    uploads_and_reviews_are_counted_taken_in_turn_and_expire,
 );
 
 /// The ids of the games the store lists as live.
@@ -848,7 +849,9 @@ fn setup(handicap: u8) -> tesuji_rating::Setup {
 
 /// Black wins `handicap`-stone games, as the server will rate them (crates/rating).
 fn black_wins(handicap: u8) -> tesuji_server::store::RatingUpdate {
-    Box::new(move |b, w| tesuji_rating::rate(b, w, tesuji_rating::Outcome::BlackWins, &setup(handicap)))
+    Box::new(move |b, w| {
+        tesuji_rating::rate(b, w, tesuji_rating::Outcome::BlackWins, &setup(handicap))
+    })
 }
 
 /// A game is rated once: its players' ratings change by crates/rating's computation from what they were (a new
@@ -932,4 +935,114 @@ async fn two_nodes_rating_one_game_rate_it_once(db: &Database) {
     assert_eq!(rated.len(), 1, "{a:?} {b:?}");
     assert_eq!(one.rating(ann).await.unwrap(), Some(rated[0].0));
     assert_eq!(two.rating_history(bob, 10).await.unwrap().len(), 1);
+}
+
+/// The bounds of uploads and reviews (game::review): each user's uploads of a day counted in files and bytes;
+/// the queue's backlog on the site and per user; the queue taken in turn, each user's first review before
+/// anyone's second; files nobody opened for a while forgotten with their reviews, opened ones kept.
+async fn uploads_and_reviews_are_counted_taken_in_turn_and_expire(db: &Database) {
+    use tesuji_server::store::{ReviewBacklog, Reviewed, UploadUsage};
+    let store = open(db).await.unwrap();
+    let (ann, bob, _) = rated_pair(&*store).await;
+    let a1 = store
+        .keep_upload("a1", &[1; 100], 1_000, ann)
+        .await
+        .unwrap();
+    let a2 = store
+        .keep_upload("a2", &[2; 250], 2_000, ann)
+        .await
+        .unwrap();
+    let a3 = store.keep_upload("a3", &[3; 10], 2_500, ann).await.unwrap();
+    let b1 = store.keep_upload("b1", &[4; 7], 3_000, bob).await.unwrap();
+    // The same file again names the first and counts nothing more.
+    assert_eq!(
+        store
+            .keep_upload("a1", &[1; 100], 4_000, bob)
+            .await
+            .unwrap(),
+        a1
+    );
+    assert_eq!(
+        store.upload_usage(ann, 0).await.unwrap(),
+        UploadUsage {
+            files: 3,
+            bytes: 360,
+            oldest_ms: Some(1_000)
+        }
+    );
+    assert_eq!(
+        store.upload_usage(ann, 1_500).await.unwrap(),
+        UploadUsage {
+            files: 2,
+            bytes: 260,
+            oldest_ms: Some(2_000)
+        }
+    );
+    assert_eq!(
+        store.upload_usage(bob, 0).await.unwrap(),
+        UploadUsage {
+            files: 1,
+            bytes: 7,
+            oldest_ms: Some(3_000)
+        }
+    );
+    assert_eq!(
+        store.upload_usage(ann + bob + 1, 0).await.unwrap(),
+        UploadUsage::default()
+    );
+
+    // Ann asks for three reviews, then Bob for one.
+    for (k, upload) in [a1, a2, a3].into_iter().enumerate() {
+        store
+            .request_review(Reviewed::Upload(upload), 10, 10 + k as i64, ann)
+            .await
+            .unwrap();
+    }
+    store
+        .request_review(Reviewed::Upload(b1), 10, 20, bob)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.review_backlog(ann).await.unwrap(),
+        ReviewBacklog { all: 4, theirs: 3 }
+    );
+    assert_eq!(
+        store.review_backlog(bob).await.unwrap(),
+        ReviewBacklog { all: 4, theirs: 1 }
+    );
+    // Taken in turn: Ann's first, Bob's first (asked after all of Ann's), then Ann's second and third.
+    let mut taken = Vec::new();
+    while let Some(review) = store.take_review(100, 0).await.unwrap() {
+        taken.push(review.subject);
+    }
+    assert_eq!(
+        taken,
+        [a1, b1, a2, a3].map(Reviewed::Upload),
+        "each user's first review before anyone's second"
+    );
+    // Running reviews still count; done ones do not.
+    assert_eq!(store.review_backlog(ann).await.unwrap().theirs, 3);
+    store
+        .save_review(Reviewed::Upload(a1), "done", 1, 1, Some("{}"), 200)
+        .await
+        .unwrap();
+    assert_eq!(
+        store.review_backlog(ann).await.unwrap(),
+        ReviewBacklog { all: 3, theirs: 2 }
+    );
+
+    // Files last opened before 3 500 go, with their reviews; an opened one stays.
+    store.open_upload(a2, 5_000).await.unwrap();
+    assert_eq!(store.expire_uploads(3_500).await.unwrap(), 3);
+    assert_eq!(store.upload_named("a2").await.unwrap(), Some(a2));
+    for (name, id) in [("a1", a1), ("a3", a3), ("b1", b1)] {
+        assert_eq!(store.upload_named(name).await.unwrap(), None, "{name}");
+        assert_eq!(
+            store.review(Reviewed::Upload(id)).await.unwrap(),
+            None,
+            "{name}"
+        );
+    }
+    assert!(store.review(Reviewed::Upload(a2)).await.unwrap().is_some());
+    assert_eq!(store.expire_uploads(3_500).await.unwrap(), 0);
 }

@@ -8,6 +8,12 @@
 //!
 //! An uploaded SGF file is reviewed the same way: it is kept once, named by the SHA-256 digest of its bytes (so
 //! the same file uploaded again finds its review, and nobody who lacks the file can guess the name).
+//!
+//! Both are bounded: a user uploads at most [`UPLOADS_A_DAY`] files and [`UPLOAD_BYTES_A_DAY`] bytes in any
+//! 24 hours; a file nobody has opened (its review or its bytes read, or uploaded again) for [`UPLOAD_LIFE_MS`]
+//! is forgotten with its review; at most [`REVIEWS_WAITING_PER_USER`] of a user's reviews and
+//! [`REVIEWS_WAITING`] in all wait or run at once, and the queue takes each user's first review in turn before
+//! anyone's second (`Store::take_review`). A refusal says which limit and when it frees.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -32,6 +38,33 @@ pub const REVIEW_PLAYOUTS: u64 = 1000;
 
 /// The most playouts of a live estimate (fewer when reviews use fewer).
 pub const ESTIMATE_PLAYOUTS: u64 = 1000;
+
+/// Files one user may upload in any 24 hours.
+pub const UPLOADS_A_DAY: i64 = 20;
+
+/// Bytes one user may upload in any 24 hours (a file is at most 1 MiB).
+pub const UPLOAD_BYTES_A_DAY: i64 = 8 << 20;
+
+/// An uploaded file nobody has opened for this long (30 days) is forgotten, with its review.
+pub const UPLOAD_LIFE_MS: i64 = 30 * DAY_MS;
+
+/// Reviews one user may have waiting or running at once.
+pub const REVIEWS_WAITING_PER_USER: i64 = 3;
+
+/// Reviews waiting or running at once on the whole site.
+pub const REVIEWS_WAITING: i64 = 100;
+
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// A wait as a refusal says it: `3 h 12 min`, `5 min`, `40 s`.
+fn wait_text(ms: i64) -> String {
+    let s = (ms.max(0) + 999) / 1000;
+    match s {
+        0..60 => format!("{s} s"),
+        60..3600 => format!("{} min", (s + 59) / 60),
+        _ => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+    }
+}
 
 /// A review whose node has not written for this long is taken over by another.
 const STALE_MS: i64 = 60_000;
@@ -159,8 +192,13 @@ impl Games {
     ) -> Result<UploadReviewView, ApiError> {
         let name = upload_name(&sgf);
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        self.store.expire_uploads(at - UPLOAD_LIFE_MS).await?;
         let in_play = self.games_in_play_of(user).await;
         let known = self.store.upload_named(&name).await?;
+        if known.is_none() {
+            self.check_upload_quota(user, sgf.len(), at).await?;
+            self.check_review_backlog(user).await?;
+        }
         // Read here, so that a review is only asked for a record that can be replayed and that holds no
         // position of the uploader's games in play (CPU work); a file kept already was read when first sent.
         let (sgf, held) = tokio::task::spawn_blocking(move || {
@@ -182,19 +220,71 @@ impl Games {
             return Err(ApiError::LiveGamePosition { game });
         }
         let upload = match known {
-            Some(upload) => upload,
-            None => self.store.keep_upload(&name, &sgf, at).await?,
+            Some(upload) => {
+                self.store.open_upload(upload, at).await?;
+                if self.review_would_queue(Reviewed::Upload(upload)).await? {
+                    self.check_review_backlog(user).await?;
+                }
+                upload
+            }
+            None => self.store.keep_upload(&name, &sgf, at, user).await?,
         };
         let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
         let stored = self
             .store
-            .request_review(Reviewed::Upload(upload), playouts, at)
+            .request_review(Reviewed::Upload(upload), playouts, at, user)
             .await?;
         self.reviews_waiting.notify_one();
         Ok(UploadReviewView {
             id: name,
             review: ReviewView::of(Some(stored)),
         })
+    }
+
+    /// Refuses an upload of `bytes` by `user` beyond their daily quota, saying when it frees.
+    async fn check_upload_quota(&self, user: i64, bytes: usize, at: i64) -> Result<(), ApiError> {
+        let usage = self.store.upload_usage(user, at - DAY_MS + 1).await?;
+        let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+        let limit = if usage.files >= UPLOADS_A_DAY {
+            format!("{UPLOADS_A_DAY} files")
+        } else if usage.bytes.saturating_add(bytes) > UPLOAD_BYTES_A_DAY {
+            format!("{} MiB", UPLOAD_BYTES_A_DAY >> 20)
+        } else {
+            return Ok(());
+        };
+        // The oldest of the day's files leaves the count first.
+        let frees_in = usage.oldest_ms.map_or(0, |oldest| oldest + DAY_MS - at);
+        Err(ApiError::UploadQuota {
+            limit,
+            frees_in: wait_text(frees_in),
+        })
+    }
+
+    /// Whether asking for `subject`'s review would queue one (none asked yet, or a failed one).
+    async fn review_would_queue(&self, subject: Reviewed) -> Result<bool, ApiError> {
+        Ok(self
+            .store
+            .review(subject)
+            .await?
+            .is_none_or(|r| r.state == "failed"))
+    }
+
+    /// Refuses one more review for `user` when theirs or the site's queue is full.
+    async fn check_review_backlog(&self, user: i64) -> Result<(), ApiError> {
+        let backlog = self.store.review_backlog(user).await?;
+        if backlog.theirs >= REVIEWS_WAITING_PER_USER {
+            return Err(ApiError::ReviewQueue {
+                yours: true,
+                limit: REVIEWS_WAITING_PER_USER,
+            });
+        }
+        if backlog.all >= REVIEWS_WAITING {
+            return Err(ApiError::ReviewQueue {
+                yours: false,
+                limit: REVIEWS_WAITING,
+            });
+        }
+        Ok(())
     }
 
     /// The games `user` is seated at and that are in play or being counted, as uploads are checked against them.
@@ -221,6 +311,12 @@ impl Games {
         games
     }
 
+    /// Notes that the uploaded file `upload` was opened now.
+    async fn opened(&self, upload: i64) -> Result<(), ApiError> {
+        let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
+        Ok(self.store.open_upload(upload, at).await?)
+    }
+
     /// The id of the file uploaded under `name`.
     async fn upload_named(&self, name: &str) -> Result<i64, ApiError> {
         // Only a digest can name one: anything else is not looked up.
@@ -234,36 +330,41 @@ impl Games {
         found.ok_or_else(|| ApiError::NoUpload(name.chars().take(64).collect()))
     }
 
-    /// The review of the file uploaded under `name`.
+    /// The review of the file uploaded under `name` (which opens it).
     pub async fn upload_review(self: &Arc<Self>, name: &str) -> Result<UploadReviewView, ApiError> {
         let upload = self.upload_named(name).await?;
+        self.opened(upload).await?;
         Ok(UploadReviewView {
             id: name.to_owned(),
             review: ReviewView::of(self.store.review(Reviewed::Upload(upload)).await?),
         })
     }
 
-    /// The bytes of the file uploaded under `name`, as they were sent.
+    /// The bytes of the file uploaded under `name`, as they were sent (which opens it).
     pub async fn upload_sgf(self: &Arc<Self>, name: &str) -> Result<Vec<u8>, ApiError> {
         let upload = self.upload_named(name).await?;
+        self.opened(upload).await?;
         self.store
             .upload_sgf(upload)
             .await?
             .ok_or_else(|| ApiError::NoUpload(name.to_owned()))
     }
 
-    /// Asks for game `id`'s review: only a finished game is reviewed (one in play would tell its players what
-    /// to play). Asking again changes nothing; a failed review is asked again.
-    pub async fn ask_review(self: &Arc<Self>, id: i64) -> Result<ReviewView, ApiError> {
+    /// Asks, for `user`, game `id`'s review: only a finished game is reviewed (one in play would tell its
+    /// players what to play). Asking again changes nothing; a failed review is asked again.
+    pub async fn ask_review(self: &Arc<Self>, user: i64, id: i64) -> Result<ReviewView, ApiError> {
         let entry = self.look(id).await?;
         if entry.lock().await.game.phase() != Phase::Over {
             return Err(ApiError::NotOverYet);
+        }
+        if self.review_would_queue(Reviewed::Game(id)).await? {
+            self.check_review_backlog(user).await?;
         }
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
         let stored = self
             .store
-            .request_review(Reviewed::Game(id), playouts, at)
+            .request_review(Reviewed::Game(id), playouts, at, user)
             .await?;
         self.reviews_waiting.notify_one();
         Ok(ReviewView::of(Some(stored)))

@@ -28,7 +28,7 @@ pub(super) async fn ask(
     PathId(id): PathId,
 ) -> Result<Json<ReviewView>, ApiError> {
     app.limits.action(s.user.id)?;
-    Ok(Json(app.games.ask_review(id).await?))
+    Ok(Json(app.games.ask_review(s.user.id, id).await?))
 }
 
 /// `GET /api/games/{id}/estimate`: the search's estimate of the position now (signed in; a player only once the

@@ -20,9 +20,9 @@ use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite};
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, REVIEW_COLUMNS,
-    Rated, Rating, RatingPoint, RatingUpdate, RecordRow, Reviewed, Seats, Sought, Store,
+    Rated, Rating, RatingPoint, RatingUpdate, RecordRow, ReviewBacklog, Reviewed, Seats, Sought, Store,
     StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
-    StoredSession, StoredUser, Vacation, VacationTaken, bot_columns, now,
+    StoredSession, StoredUser, UploadUsage, Vacation, VacationTaken, bot_columns, now,
 };
 
 /// The database file's name inside the data directory.
@@ -1216,19 +1216,21 @@ impl Store for SqliteStore {
         subject: Reviewed,
         playouts: i64,
         at_ms: i64,
+        by: i64,
     ) -> StoreFuture<'_, StoredReview> {
         Box::pin(async move {
             let (column, id) = subject.key();
             let row = sqlx::query(AssertSqlSafe(format!(
-                "INSERT INTO reviews ({column}, state, playouts, requested_ms, updated_ms) \
-                 VALUES (?1, 'queued', ?2, ?3, ?3) \
+                "INSERT INTO reviews ({column}, state, playouts, requested_ms, updated_ms, requested_by) \
+                 VALUES (?1, 'queued', ?2, ?3, ?3, ?4) \
                  ON CONFLICT ({column}) DO UPDATE SET state = 'queued', playouts = ?2, done = 0, \
-                 requested_ms = ?3, updated_ms = ?3 WHERE reviews.state = 'failed' \
+                 requested_ms = ?3, updated_ms = ?3, requested_by = ?4 WHERE reviews.state = 'failed' \
                  RETURNING {REVIEW_COLUMNS}",
             )))
             .bind(id)
             .bind(playouts)
             .bind(at_ms)
+            .bind(by)
             .fetch_optional(&self.writer)
             .await?;
             match row {
@@ -1238,6 +1240,23 @@ impl Store for SqliteStore {
                     .await?
                     .ok_or(StoreError::Database(sqlx::Error::RowNotFound)),
             }
+        })
+    }
+
+    fn review_backlog(&self, user: i64) -> StoreFuture<'_, ReviewBacklog> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT COUNT(*) AS all_waiting, \
+                 COALESCE(SUM(CASE WHEN requested_by = ?1 THEN 1 ELSE 0 END), 0) AS theirs \
+                 FROM reviews WHERE state IN ('queued', 'running')",
+            )
+            .bind(user)
+            .fetch_one(&self.writer)
+            .await?;
+            Ok(ReviewBacklog {
+                all: row.try_get("all_waiting")?,
+                theirs: row.try_get("theirs")?,
+            })
         })
     }
 
@@ -1259,21 +1278,72 @@ impl Store for SqliteStore {
         digest: &'a str,
         sgf: &'a [u8],
         at_ms: i64,
+        user: i64,
     ) -> StoreFuture<'a, i64> {
         Box::pin(async move {
             // Kept once: a second upload of the same file names the first.
             sqlx::query(
-                "INSERT INTO uploads (digest, sgf, uploaded_ms) VALUES (?1, ?2, ?3) \
-                 ON CONFLICT (digest) DO NOTHING",
+                "INSERT INTO uploads (digest, sgf, uploaded_ms, user_id, bytes, opened_ms) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?3) ON CONFLICT (digest) DO NOTHING",
             )
             .bind(digest)
             .bind(sgf)
             .bind(at_ms)
+            .bind(user)
+            .bind(i64::try_from(sgf.len()).unwrap_or(i64::MAX))
             .execute(&self.writer)
             .await?;
             self.upload_named(digest)
                 .await?
                 .ok_or(StoreError::Database(sqlx::Error::RowNotFound))
+        })
+    }
+
+    fn upload_usage(&self, user: i64, since_ms: i64) -> StoreFuture<'_, UploadUsage> {
+        Box::pin(async move {
+            let row = sqlx::query(
+                "SELECT COUNT(*) AS files, COALESCE(SUM(bytes), 0) AS bytes, MIN(uploaded_ms) AS oldest \
+                 FROM uploads WHERE user_id = ?1 AND uploaded_ms >= ?2",
+            )
+            .bind(user)
+            .bind(since_ms)
+            .fetch_one(&self.writer)
+            .await?;
+            Ok(UploadUsage {
+                files: row.try_get("files")?,
+                bytes: row.try_get("bytes")?,
+                oldest_ms: row.try_get("oldest")?,
+            })
+        })
+    }
+
+    fn open_upload(&self, id: i64, at_ms: i64) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            sqlx::query("UPDATE uploads SET opened_ms = ?2 WHERE id = ?1 AND opened_ms < ?2")
+                .bind(id)
+                .bind(at_ms)
+                .execute(&self.writer)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn expire_uploads(&self, before_ms: i64) -> StoreFuture<'_, u64> {
+        Box::pin(async move {
+            let mut tx = self.writer.begin().await?;
+            sqlx::query(
+                "DELETE FROM reviews WHERE upload_id IN (SELECT id FROM uploads WHERE opened_ms < ?1)",
+            )
+            .bind(before_ms)
+            .execute(&mut *tx)
+            .await?;
+            let gone = sqlx::query("DELETE FROM uploads WHERE opened_ms < ?1")
+                .bind(before_ms)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.commit().await?;
+            Ok(gone)
         })
     }
 
@@ -1305,8 +1375,12 @@ impl Store for SqliteStore {
         Box::pin(async move {
             let row = sqlx::query(AssertSqlSafe(format!(
                 "UPDATE reviews SET state = 'running', updated_ms = ?1 WHERE id = (\
-                 SELECT id FROM reviews WHERE state = 'queued' \
-                 OR (state = 'running' AND updated_ms < ?2) ORDER BY requested_ms, id LIMIT 1) \
+                 SELECT r.id FROM reviews r WHERE r.state = 'queued' \
+                 OR (r.state = 'running' AND r.updated_ms < ?2) \
+                 ORDER BY (SELECT COUNT(*) FROM reviews r2 WHERE r2.state IN ('queued', 'running') \
+                 AND r2.requested_by IS r.requested_by \
+                 AND (r2.requested_ms < r.requested_ms OR (r2.requested_ms = r.requested_ms AND r2.id < r.id))), \
+                 r.requested_ms, r.id LIMIT 1) \
                  RETURNING {REVIEW_COLUMNS}",
             )))
             .bind(now_ms)

@@ -4466,7 +4466,8 @@ async fn undo_step(c: &Client, id: i64, path: &str) -> (u16, Value) {
 #[tokio::test]
 async fn an_undo_takes_a_move_back_and_the_ko_is_judged_as_if_it_was_never_played() {
     let dir = tempfile::tempdir().unwrap();
-    let running = server(dir.path()).await;
+    let time = ManualTime::new();
+    let running = server_at(dir.path(), &time).await;
     let ann = guest(&running, "ann").await;
     let bob = guest(&running, "bob").await;
     // Positional superko: were the taken-back capture's position still in the history, taking the ko again
@@ -4580,8 +4581,7 @@ async fn an_undo_takes_a_move_back_and_the_ko_is_judged_as_if_it_was_never_playe
 #[tokio::test]
 async fn a_table_may_forbid_undo_and_a_move_leaves_a_request_unanswered() {
     let dir = tempfile::tempdir().unwrap();
-    let time = ManualTime::new();
-    let running = server_at(dir.path(), &time).await;
+    let running = server(dir.path()).await;
     let ann = guest(&running, "ann").await;
     let bob = guest(&running, "bob").await;
     let (_, created) = ann
@@ -5298,6 +5298,154 @@ async fn a_record_of_ones_game_in_play_is_not_reviewed_until_it_ends() {
     assert_eq!(resign(&white, id).await, 200);
     let (status, body) = upload_text(&black, downloaded).await;
     assert_eq!(status, 200, "{body}");
+    running.stop().await.unwrap();
+}
+
+/// A record of one play at the `k`-th point of 9×9 (row by row from A1): a distinct file each.
+fn one_play_record(k: usize) -> String {
+    let column = ["A", "B", "C", "D", "E", "F", "G", "H", "J"][k % 9];
+    record_9x9(&[format!("{column}{}", 1 + k / 9).as_str()], 0, false)
+}
+
+/// The name an uploaded file is kept under: the SHA-256 digest of its bytes.
+fn digest_of(text: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(text.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The review queue is shared fairly (the tester's uploads queued without end): on a node that computes no
+/// reviews, so that they wait, a user's fourth waiting review is refused, saying which limit, and its file is not
+/// kept; another user's is taken.
+#[tokio::test]
+async fn a_users_reviews_wait_three_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = start(ServerConfig {
+        computes_reviews: false,
+        limits: Limits {
+            actions_per_second: 1000,
+            records_per_minute: 6000,
+            ..Limits::default()
+        },
+        ..config(dir.path())
+    })
+    .await
+    .unwrap();
+    let (ann, bob) = (guest(&running, "ann").await, guest(&running, "bob").await);
+    for k in 0..3 {
+        let (status, body) = upload_text(&ann, one_play_record(k)).await;
+        assert_eq!((status, &body["status"]), (200, &json!("queued")), "{body}");
+    }
+    let (status, body) = upload_text(&ann, one_play_record(3)).await;
+    assert_eq!(
+        (status, &body["reason"]),
+        (429, &json!("review_queue")),
+        "{body}"
+    );
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("3 of your reviews"),
+        "{body}"
+    );
+    let path = format!("/api/reviews/{}", digest_of(&one_play_record(3)));
+    assert_eq!(ann.get(&path).await.unwrap().0, 404, "nothing kept");
+    assert_eq!(upload_text(&bob, one_play_record(3)).await.0, 200);
+    // A finished game's review counts the same.
+    let (id, black, _) = seated(&running, "chinese:size=9").await;
+    assert_eq!(resign(&black, id).await, 200);
+    let (status, body) = ann
+        .post(&format!("/api/games/{id}/review"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(
+        (status, &body["reason"]),
+        (429, &json!("review_queue")),
+        "{body}"
+    );
+    assert_eq!(
+        bob.post(&format!("/api/games/{id}/review"), json!({}))
+            .await
+            .unwrap()
+            .0,
+        200
+    );
+    running.stop().await.unwrap();
+}
+
+/// Uploads are bounded (the tester sent 30 files of 1 MiB a minute, kept forever): 20 files a day are kept, the
+/// 21st is refused, saying which limit and when it frees, and taken once it has; a file nobody opened for 30
+/// days is forgotten with its review, one opened meanwhile is kept.
+#[tokio::test]
+async fn uploads_are_kept_twenty_a_day_and_expire_unopened() {
+    const DAY: u64 = 24 * 60 * 60 * 1000;
+    let dir = tempfile::tempdir().unwrap();
+    let time = ManualTime::new();
+    let running = start(ServerConfig {
+        time: TimeSource::manual(&time),
+        review_playouts: 10,
+        limits: Limits {
+            actions_per_second: 1000,
+            records_per_minute: 6000,
+            ..Limits::default()
+        },
+        ..config(dir.path())
+    })
+    .await
+    .unwrap();
+    let ann = guest(&running, "ann").await;
+    // Each review done before the next upload: the queue's bound is not what is tested here.
+    let done = |k: usize| {
+        let ann = &ann;
+        async move {
+            let path = format!("/api/reviews/{}", digest_of(&one_play_record(k)));
+            let started = std::time::Instant::now();
+            loop {
+                let (status, review) = ann.get(&path).await.unwrap();
+                if (status, &review["status"]) == (200, &json!("done")) {
+                    return;
+                }
+                assert!(started.elapsed().as_secs() < 60, "file {k}: {review}");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+        }
+    };
+    for k in 0..20 {
+        let (status, body) = upload_text(&ann, one_play_record(k)).await;
+        assert_eq!(status, 200, "file {k}: {body}");
+        done(k).await;
+    }
+    let (status, body) = upload_text(&ann, one_play_record(20)).await;
+    assert_eq!(
+        (status, &body["reason"]),
+        (429, &json!("upload_quota")),
+        "{body}"
+    );
+    let said = body["error"].as_str().unwrap();
+    assert!(
+        said.contains("20 files") && said.contains("in 24 h 0 min"),
+        "{said}"
+    );
+    // The same file as one kept is not a new one.
+    assert_eq!(upload_text(&ann, one_play_record(5)).await.0, 200);
+    time.advance(DAY - 1000);
+    assert_eq!(upload_text(&ann, one_play_record(20)).await.0, 429);
+    time.advance(1000);
+    assert_eq!(upload_text(&ann, one_play_record(20)).await.0, 200);
+    done(20).await;
+
+    // Day 20: file 1 is opened. Day 31: a file not opened since day 1 is gone with its review, file 1 is not.
+    time.advance(19 * DAY);
+    let path = |k: usize| format!("/api/reviews/{}", digest_of(&one_play_record(k)));
+    assert_eq!(ann.get(&path(1)).await.unwrap().0, 200);
+    time.advance(11 * DAY);
+    assert_eq!(upload_text(&ann, one_play_record(40)).await.0, 200);
+    assert_eq!(ann.get(&path(0)).await.unwrap().0, 404);
+    assert_eq!(ann.get(&format!("{}/sgf", path(2))).await.unwrap().0, 404);
+    assert_eq!(ann.get(&path(1)).await.unwrap().0, 200);
     running.stop().await.unwrap();
 }
 

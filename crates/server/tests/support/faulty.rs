@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
-    RatingPoint, RatingUpdate, RecordRow, Reviewed, Seats, Sought, Store, StoreError, StoreFuture,
-    StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek, StoredSession, StoredUser,
-    Vacation, VacationTaken,
+    RatingPoint, RatingUpdate, RecordRow, ReviewBacklog, Reviewed, Seats, Sought, Store,
+    StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
+    StoredSession, StoredUser, UploadUsage, Vacation, VacationTaken,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -260,8 +260,12 @@ impl Store for Faulty {
         subject: Reviewed,
         playouts: i64,
         at_ms: i64,
+        by: i64,
     ) -> StoreFuture<'_, StoredReview> {
-        self.inner.request_review(subject, playouts, at_ms)
+        self.inner.request_review(subject, playouts, at_ms, by)
+    }
+    fn review_backlog(&self, user: i64) -> StoreFuture<'_, ReviewBacklog> {
+        self.inner.review_backlog(user)
     }
     fn review(&self, subject: Reviewed) -> StoreFuture<'_, Option<StoredReview>> {
         self.inner.review(subject)
@@ -271,8 +275,18 @@ impl Store for Faulty {
         digest: &'a str,
         sgf: &'a [u8],
         at_ms: i64,
+        user: i64,
     ) -> StoreFuture<'a, i64> {
-        self.inner.keep_upload(digest, sgf, at_ms)
+        self.inner.keep_upload(digest, sgf, at_ms, user)
+    }
+    fn upload_usage(&self, user: i64, since_ms: i64) -> StoreFuture<'_, UploadUsage> {
+        self.inner.upload_usage(user, since_ms)
+    }
+    fn open_upload(&self, id: i64, at_ms: i64) -> StoreFuture<'_, ()> {
+        self.inner.open_upload(id, at_ms)
+    }
+    fn expire_uploads(&self, before_ms: i64) -> StoreFuture<'_, u64> {
+        self.inner.expire_uploads(before_ms)
     }
     fn upload_named<'a>(&'a self, digest: &'a str) -> StoreFuture<'a, Option<i64>> {
         self.inner.upload_named(digest)
