@@ -493,7 +493,10 @@ mod tests {
     fn a_game_is_rated_only_after_enough_plays_by_each() {
         let mut log = Vec::new();
         for _ in 0..MIN_PLAYS {
-            log.push(Action::Turn(Color::Black, Move::Play(tesuji_rules::Point::new(0, 0))));
+            log.push(Action::Turn(
+                Color::Black,
+                Move::Play(tesuji_rules::Point::new(0, 0)),
+            ));
             log.push(Action::Turn(Color::White, Move::Pass));
         }
         assert_eq!(plays_by(&log), [MIN_PLAYS, 0]);

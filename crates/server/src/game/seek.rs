@@ -135,7 +135,9 @@ pub fn handicap_for(preset: &str, size: u8, weaker: f64, stronger: f64) -> (u8, 
     for (stones, komi) in options {
         let advantage = game_rules(preset, size, stones, komi)
             .parse::<Rules>()
-            .map_or(f64::INFINITY, |r| super::rating::setup_of(&r).advantage_ranks());
+            .map_or(f64::INFINITY, |r| {
+                super::rating::setup_of(&r).advantage_ranks()
+            });
         if advantage <= ranks && advantage <= super::rating::MAX_RANKED_ADVANTAGE {
             best = (stones, komi);
         }

@@ -20,8 +20,8 @@ use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite};
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
 use super::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, REVIEW_COLUMNS,
-    Rated, Rating, RatingPoint, RatingUpdate, RecordRow, ReviewBacklog, Reviewed, Seats, Sought, Store,
-    StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
+    Rated, Rating, RatingPoint, RatingUpdate, RecordRow, ReviewBacklog, Reviewed, Seats, Sought,
+    Store, StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
     StoredSession, StoredUser, UploadUsage, Vacation, VacationTaken, bot_columns, now,
 };
 
