@@ -99,18 +99,58 @@ pub(super) fn bot_choice(
 /// proposal that gives it more than that (opponent's stones the estimate calls alive, marked dead by the
 /// opponent) is the opponent's concession, and it agrees.
 pub(super) fn agrees(game: &Game, me: Color, estimated_dead: &[Point]) -> bool {
+    let (alive, dead) = disagreement(game, me, estimated_dead);
+    alive.is_empty() && dead.is_empty()
+}
+
+/// Where the computer (`me`) and the proposal differ: its own stones the proposal marks dead that its estimate
+/// holds alive, and the opponent's stones its estimate finds dead that the proposal leaves alive.
+pub(super) fn disagreement(
+    game: &Game,
+    me: Color,
+    estimated_dead: &[Point],
+) -> (Vec<Point>, Vec<Point>) {
     let grid = game.grid();
     let proposal = game.dead_stones();
     let own_alive_marked = proposal
         .iter()
-        .any(|p| grid.get(*p) == Some(me) && !estimated_dead.contains(p));
+        .filter(|p| grid.get(**p) == Some(me) && !estimated_dead.contains(p))
+        .copied()
+        .collect();
     let opponent_dead_missed = estimated_dead
         .iter()
-        .any(|p| grid.get(*p) == Some(me.opponent()) && !proposal.contains(p));
-    !own_alive_marked && !opponent_dead_missed
+        .filter(|p| grid.get(**p) == Some(me.opponent()) && !proposal.contains(p))
+        .copied()
+        .collect();
+    (own_alive_marked, opponent_dead_missed)
+}
+
+/// Why the computer disputed a proposal: its stones it holds alive and the opponent's it finds dead, for the
+/// dispute that makes the game's log `log_len` long.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct BotDispute {
+    pub log_len: usize,
+    pub alive: Vec<Point>,
+    pub dead: Vec<Point>,
 }
 
 impl LiveGame {
+    /// The computer's reasons for the dispute that is the game's last action, if it is one.
+    pub(super) fn bot_dispute_view(&self) -> Option<super::view::DisputeView> {
+        let reasons = self.bot_dispute.as_ref()?;
+        let color = self.seat_of(Actor::Bot)?;
+        let log = self.game.log();
+        let last_is_it = log.len() == reasons.log_len
+            && matches!(log.last(), Some(tesuji_rules::Action::Dispute(c)) if *c == color);
+        last_is_it.then(|| {
+            let size = self.game.rules().size;
+            super::view::DisputeView {
+                alive: super::view::point_names(&reasons.alive, size),
+                dead: super::view::point_names(&reasons.dead, size),
+            }
+        })
+    }
+
     /// Whether the computer should act now, and how.
     pub(super) fn bot_turn(&self) -> Option<Color> {
         let color = self.seat_of(Actor::Bot)?;
@@ -183,6 +223,14 @@ impl Games {
                     if agrees(&game, color, &dead) {
                         Request::Accept
                     } else {
+                        let (alive, dead) = disagreement(&game, color, &dead);
+                        // Its reasons go with the dispute, shown until the next action (see `DisputeView`).
+                        let mut live = entry.lock().await;
+                        live.bot_dispute = Some(BotDispute {
+                            log_len: live.game.log().len() + 1,
+                            alive,
+                            dead,
+                        });
                         Request::Dispute
                     }
                 } else {

@@ -18,7 +18,7 @@ use std::time::Duration;
 use serde::Serialize;
 use tesuji_rating::{Outcome, Scored, Setup};
 use tesuji_rules::result::{GameResult, Outcome as Ending};
-use tesuji_rules::{Action, BgaCounting, Color, Move, Phase, Preset, Rules, ScoringRule};
+use tesuji_rules::{Action, BgaCounting, ByColor, Color, Move, Phase, Preset, Rules, ScoringRule};
 
 use crate::clocks::TimeSource;
 use crate::error::ApiError;
@@ -27,7 +27,7 @@ use crate::store::{Rated, Rating, RatingPoint};
 use super::live::LiveGame;
 use super::presence::Absences;
 use super::registry::Games;
-use super::view::Player;
+use super::view::{Player, RatingChangeView};
 
 /// The most points of a player's rating history shown (their last rated games).
 pub const HISTORY: usize = 200;
@@ -114,6 +114,11 @@ pub fn setup_of(rules: &Rules) -> Setup {
     }
 }
 
+/// Whether a game is too short to be rated: a player placed fewer than [`MIN_PLAYS`] stones.
+pub fn too_short(log: &[Action]) -> bool {
+    plays_by(log).iter().any(|&n| n < MIN_PLAYS)
+}
+
 /// The stones each colour placed in a game, from its actions (handicap stones are not turns).
 fn plays_by(log: &[Action]) -> [usize; 2] {
     let mut plays = [0; 2];
@@ -179,7 +184,7 @@ impl LiveGame {
         if !self.seats.ranked || self.game.phase() != Phase::Over {
             return None;
         }
-        if plays_by(self.game.log()).iter().any(|&n| n < MIN_PLAYS) {
+        if too_short(self.game.log()) {
             return None;
         }
         Some(ToRate {
@@ -275,17 +280,66 @@ impl Games {
             .store
             .rate_game(game, black, white, crate::store::now(), update)
             .await?;
-        let now = match rated {
-            Rated::Now { after, .. } => after,
-            // Rated by another node: its ratings are read back.
+        let (now, change) = match rated {
+            Rated::Now { before, after } => (after, Some((before, after))),
+            // Rated by another node: its ratings are read back, and the game's change from the histories.
             Rated::Already => (
-                self.store.rating(black).await?.unwrap_or_default(),
-                self.store.rating(white).await?.unwrap_or_default(),
+                (
+                    self.store.rating(black).await?.unwrap_or_default(),
+                    self.store.rating(white).await?.unwrap_or_default(),
+                ),
+                self.stored_change(game, black, white).await?,
             ),
         };
-        self.show_ratings(game, [(black, now.0), (white, now.1)])
+        let change = change.map(|(before, after)| ByColor {
+            black: RatingChangeView::of(before.0.rating, after.0.rating),
+            white: RatingChangeView::of(before.1.rating, after.1.rating),
+        });
+        self.show_ratings(game, [(black, now.0), (white, now.1)], change)
             .await;
         Ok(rated)
+    }
+
+    /// Game `game`'s players' ratings before and after it, from their histories (`None` when a history no
+    /// longer reaches back to it).
+    async fn stored_change(
+        &self,
+        game: i64,
+        black: i64,
+        white: i64,
+    ) -> Result<Option<((Rating, Rating), (Rating, Rating))>, ApiError> {
+        let around = |history: Vec<RatingPoint>| {
+            let i = history.iter().position(|p| p.game == game)?;
+            let before = match i {
+                0 if history.len() < HISTORY => Rating::default(),
+                0 => return None,
+                _ => history[i - 1].rating,
+            };
+            Some((before, history[i].rating))
+        };
+        let b = around(self.store.rating_history(black, HISTORY).await?);
+        let w = around(self.store.rating_history(white, HISTORY).await?);
+        Ok(b.zip(w).map(|(b, w)| ((b.0, w.0), (b.1, w.1))))
+    }
+
+    /// A finished ranked game just read from the store: how it changed its players' ratings, if it was rated.
+    pub(super) async fn rating_change_stored(&self, live: &mut LiveGame) -> Result<(), ApiError> {
+        let (true, Some(black), Some(white)) =
+            (live.seats.ranked, live.seats.black, live.seats.white)
+        else {
+            return Ok(());
+        };
+        if live.game.phase() != Phase::Over {
+            return Ok(());
+        }
+        live.rating_change =
+            self.stored_change(live.id, black, white)
+                .await?
+                .map(|(before, after)| ByColor {
+                    black: RatingChangeView::of(before.0.rating, after.0.rating),
+                    white: RatingChangeView::of(before.1.rating, after.1.rating),
+                });
+        Ok(())
     }
 
     /// The same two accounts' earlier rated games within [`PAIR_WINDOW`] of `now`, from `black`'s side, and
@@ -350,8 +404,13 @@ impl Games {
 
     /// Shows these users' new ratings: in the cached accounts, and beside their names in their live games,
     /// found from the listings (no other game is locked), and in the game `rated` itself, finished, when it is
-    /// in memory (so its page agrees with the others at once).
-    async fn show_ratings(&self, rated: i64, ratings: [(i64, Rating); 2]) {
+    /// in memory (so its page agrees with the others at once), with the change it made, told to its watchers.
+    async fn show_ratings(
+        &self,
+        rated: i64,
+        ratings: [(i64, Rating); 2],
+        change: Option<ByColor<RatingChangeView>>,
+    ) {
         for (user, rating) in ratings {
             self.accounts.rated(user, rating);
         }
@@ -376,6 +435,15 @@ impl Games {
             }
             if live_game {
                 self.set_summary(&live);
+            }
+            if live.id == rated && change.is_some() && live.rating_change != change {
+                live.rating_change = change;
+                let event = serde_json::json!({
+                    "type": "rated",
+                    "version": live.version,
+                    "rating_change": change,
+                });
+                let _ = live.events.send(std::sync::Arc::from(event.to_string()));
             }
         }
     }

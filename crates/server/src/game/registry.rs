@@ -428,6 +428,7 @@ impl Games {
             ApiError::NotFound(id)
         })?;
         self.rematch_stored(&mut live).await?;
+        self.rating_change_stored(&mut live).await?;
         let (entry, gone) = {
             let mut r = self.registry();
             // Another request may have read it meanwhile: one copy is kept.

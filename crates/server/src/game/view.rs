@@ -97,6 +97,16 @@ pub struct GameState {
     /// After a decline, while the pause runs: how long until its requester may ask again.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub undo_again_in_ms: Option<u64>,
+    /// A rated game's players' ratings before and after it, once it is rated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating_change: Option<ByColor<RatingChangeView>>,
+    /// The computer's reasons for disputing a proposal, while its dispute is the last action: its stones it
+    /// holds alive that the proposal marked dead, and yours it finds dead that the proposal left alive.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub computer_dispute: Option<DisputeView>,
+    /// Why a ranked game that ended changes no rating: `short` (fewer than 5 plays by a player).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unrated: Option<&'static str>,
     pub version: u64,
 }
 
@@ -180,6 +190,32 @@ impl From<&Score> for ScoreView {
             white: side(&s.white),
             dame: s.dame,
             margin: s.margin(),
+        }
+    }
+}
+
+/// The computer's reasons for a dispute (points as GTP vertices).
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub struct DisputeView {
+    pub alive: Vec<String>,
+    pub dead: Vec<String>,
+}
+
+/// A player's rating before and after a rated game, rounded, and the change.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+pub struct RatingChangeView {
+    pub before: i32,
+    pub after: i32,
+    pub change: i32,
+}
+
+impl RatingChangeView {
+    pub fn of(before: f64, after: f64) -> RatingChangeView {
+        let (before, after) = (before.round() as i32, after.round() as i32);
+        RatingChangeView {
+            before,
+            after,
+            change: after - before,
         }
     }
 }
@@ -431,6 +467,12 @@ impl LiveGame {
             undo: self.seats.undo,
             undo_asked: self.undo_asked.map(Color::name),
             undo_again_in_ms: self.undo_again_in_ms(),
+            rating_change: self.rating_change,
+            computer_dispute: self.bot_dispute_view(),
+            unrated: (self.seats.ranked
+                && self.game.phase() == Phase::Over
+                && super::rating::too_short(self.game.log()))
+            .then_some("short"),
             version: self.version,
         }
     }

@@ -1944,11 +1944,23 @@ async fn the_computer_disputes_a_proposal_that_kills_its_living_stones() {
         assert_eq!(answer["action"]["color"], "white", "{answer}");
         assert_eq!(answer["state"]["phase"], "playing", "{answer}");
         assert_eq!(answer["state"]["status"], "playing", "{answer}");
-        let (status, _) = ann
+        // The dispute says why: the computer's stones it holds alive, all among those marked dead.
+        let reasons = &answer["state"]["computer_dispute"];
+        let alive: Vec<String> = serde_json::from_value(reasons["alive"].clone()).unwrap();
+        assert!(!alive.is_empty(), "{bot}: {answer}");
+        assert!(
+            alive.iter().all(|p| white.contains(p)),
+            "{alive:?} {white:?}"
+        );
+        let (_, now) = ann.get(&format!("/api/games/{id}")).await.unwrap();
+        assert_eq!(&now["computer_dispute"], reasons, "{now}");
+        let (status, body) = ann
             .post(&format!("/api/games/{id}/resign"), json!({}))
             .await
             .unwrap();
         assert_eq!(status, 200);
+        // Shown while the dispute is the last action only.
+        assert!(body.get("computer_dispute").is_none(), "{body}");
     }
     running.stop().await.unwrap();
 }
@@ -3868,6 +3880,66 @@ async fn farming_a_rating_with_a_second_account_gains_one_game() {
             "round {round}: {lost}"
         );
     }
+    running.stop().await.unwrap();
+}
+
+/// What happens is seen: when a rated game ends, its page hears the rating change live (an event), its state
+/// carries it, also once read back from the store after a restart; a ranked game too short to be rated says so.
+#[tokio::test]
+async fn a_rated_games_end_shows_the_rating_change_live() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (ann, _) = account(&running, "ann").await;
+    let (bob, _) = account(&running, "bob").await;
+    let (status, body) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "ranked": true}))
+        .await
+        .unwrap();
+    assert_eq!(status, 201, "{body}");
+    let id = body["id"].as_i64().unwrap();
+    assert_eq!(bob.join(id, None).await.unwrap().0, 200);
+    let mut watching = ann.game_socket(id).await.unwrap();
+    play_ten(&ann, &bob, id).await;
+    assert_eq!(resign(&bob, id).await, 200);
+    let (black, white) = tesuji_rating::rate(
+        tesuji_rating::Rating::default(),
+        tesuji_rating::Rating::default(),
+        tesuji_rating::Outcome::BlackWins,
+        &chinese_9(),
+    );
+    let change = |before: f64, after: f64| {
+        let (b, a) = (before.round() as i64, after.round() as i64);
+        json!({"before": b, "after": a, "change": a - b})
+    };
+    let expected =
+        json!({"black": change(1500.0, black.rating), "white": change(1500.0, white.rating)});
+    let event = watching
+        .next_matching(|m| m["type"] == "rated")
+        .await
+        .unwrap();
+    assert_eq!(event["rating_change"], expected, "{event}");
+    assert!(expected["black"]["change"].as_i64().unwrap() > 0);
+    let (_, state) = ann.game(id).await.unwrap();
+    assert_eq!(state["rating_change"], expected, "{state}");
+    assert!(state.get("unrated").is_none(), "{state}");
+
+    // A ranked game resigned at once: no change, and the state says why.
+    let (_, body) = ann
+        .create_game(json!({"rules": "chinese:size=9", "color": "black", "ranked": true}))
+        .await
+        .unwrap();
+    let short = body["id"].as_i64().unwrap();
+    assert_eq!(bob.join(short, None).await.unwrap().0, 200);
+    assert_eq!(resign(&bob, short).await, 200);
+    let (_, state) = ann.game(short).await.unwrap();
+    assert_eq!(state["unrated"], "short", "{state}");
+    assert!(state.get("rating_change").is_none(), "{state}");
+
+    // Read back from the store after a restart, the rated game still says how it changed the ratings.
+    running.stop().await.unwrap();
+    let running = server(dir.path()).await;
+    let (_, state) = anonymous(&running).game(id).await.unwrap();
+    assert_eq!(state["rating_change"], expected, "{state}");
     running.stop().await.unwrap();
 }
 

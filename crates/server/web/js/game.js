@@ -664,6 +664,7 @@ function renderOver() {
     result.textContent = over ? t("result.none") : "";
     delete result.dataset.result;
   }
+  renderRatingChange(over);
   const table = $("score");
   const score = over ? game.score : null;
   table.hidden = !score;
@@ -680,6 +681,42 @@ function renderOver() {
       el("td", { class: "num", colspan: 2 }, halfPoints(score.margin ?? 0)),
     ),
   );
+}
+
+/** The computer's reasons for disputing the count, while its dispute is the last action. */
+function renderComputerDispute() {
+  const box = $("computer-dispute");
+  const reasons = game.computer_dispute;
+  box.hidden = !reasons;
+  if (!reasons) return;
+  const lines = [];
+  if (reasons.alive?.length) lines.push(t("game.computer-holds-alive", { points: reasons.alive.join(" ") }));
+  if (reasons.dead?.length) lines.push(t("game.computer-finds-dead", { points: reasons.dead.join(" ") }));
+  box.textContent = `${t("game.computer-disputes")} ${lines.join(" ")}`;
+}
+
+/** How a ranked game that ended changed its players' ratings (each player's line, "+58"), or why it did not. */
+function renderRatingChange(over) {
+  const box = $("rating-change");
+  const change = over ? game.rating_change : null;
+  box.hidden = !(change || (over && game.unrated));
+  if (change) {
+    const signed = (n) => (n > 0 ? `+${n}` : String(n));
+    box.replaceChildren(
+      ...["black", "white"].map((c) => {
+        const r = change[c];
+        return el(
+          "span",
+          { class: "rating-change", "data-color": c, "data-change": String(r.change) },
+          t("game.rating-change", { name: playerName(game.players?.[c]), before: r.before, after: r.after, change: signed(r.change) }),
+        );
+      }),
+    );
+  } else if (over && game.unrated) {
+    box.textContent = t(`game.unrated-${game.unrated}`);
+  } else {
+    box.replaceChildren();
+  }
 }
 
 function renderBoard() {
@@ -755,6 +792,7 @@ function render() {
   renderNotice();
   renderReview();
   renderProposal();
+  renderComputerDispute();
   renderPlayers();
   renderClocks();
   renderAbsent();
@@ -1445,6 +1483,14 @@ function onSocketMessage(m) {
   }
   if (m.type === "cancelled" || m.type === "aborted") {
     showCancelled(`game.${m.type}`);
+    return;
+  }
+  if (m.type === "rated") {
+    // The ratings a rated game changed, once the server rated it (after its end).
+    if (game) {
+      game.rating_change = m.rating_change;
+      renderOver();
+    }
     return;
   }
   if (m.type === "rematch") {
