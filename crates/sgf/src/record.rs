@@ -145,9 +145,41 @@ pub fn handicap_of(tree: &Tree) -> Result<u8, RecordError> {
     }
 }
 
-/// The rules the root's `RU` names: one of our spec strings, a name other programs write (Japanese, Chinese,
-/// AGA, NZ / New Zealand, Korean, Tromp-Taylor), or one of KataGo's `koPOSITIONALscoreAREA...` strings.
+/// Our own root property holding the rules' exact spec, e.g. `TESUJIRULES[japanese:size=9]`; `RU` holds the
+/// conventional name other programs read ([`conventional_name`]).
+pub const OWN_RULES: &str = "TESUJIRULES";
+
+/// Our own root property holding the time control's exact spec (`TESUJITIME[fischer:3m+10s,max=3m]`), beside
+/// the `TM`/`OT` other programs read; the clock crate reads it back.
+pub const OWN_TIME: &str = "TESUJITIME";
+
+/// The name other programs read in `RU` for our rules: `Japanese`, `Chinese`, `Korean`, `AGA`, `NZ`,
+/// `Tromp-Taylor` and `BGA` (the names KGS, OGS and Sabaki write, and KataGo reads); `ideal`, which no
+/// other program knows, as its nearest, `Tromp-Taylor` (area scoring, suicide allowed). Overridden knobs are
+/// not named: the exact rules are in [`OWN_RULES`].
+pub fn conventional_name(rules: &Rules) -> &'static str {
+    match rules.preset {
+        Preset::Japanese => "Japanese",
+        Preset::Chinese => "Chinese",
+        Preset::Korean => "Korean",
+        Preset::Aga => "AGA",
+        Preset::NewZealand => "NZ",
+        Preset::TrompTaylor | Preset::Ideal => "Tromp-Taylor",
+        Preset::Bga => "BGA",
+    }
+}
+
+/// The rules the root names: our own [`OWN_RULES`] spec when present and readable, else `RU`: one of our spec
+/// strings, a name other programs write (Japanese, Chinese, AGA, NZ / New Zealand, Korean, Tromp-Taylor,
+/// BGA), or one of KataGo's `koPOSITIONALscoreAREA...` strings.
 pub fn rules_of(tree: &Tree) -> RulesFromRecord {
+    if let Some(r) = tree
+        .root()
+        .value(OWN_RULES)
+        .and_then(|raw| unescape(raw).trim().parse::<Rules>().ok())
+    {
+        return RulesFromRecord::Known(r);
+    }
     match tree.root().value("RU") {
         None => RulesFromRecord::Absent,
         Some(raw) => {
@@ -509,13 +541,16 @@ pub struct GameInfo {
     pub time_limit: Option<String>,
     /// Overtime description (`OT`).
     pub overtime: Option<String>,
+    /// The time control's exact spec, in our own [`OWN_TIME`] property.
+    pub time_spec: Option<String>,
     /// A comment on the root node (`C`).
     pub comment: Option<String>,
     /// Notes on the game as a whole (`GC`).
     pub game_comment: Option<String>,
 }
 
-/// The SGF of a game: `FF[4]GM[1]CA[UTF-8]`, size, komi, handicap, rules (our canonical spec string), the
+/// The SGF of a game: `FF[4]GM[1]CA[UTF-8]`, size, komi, handicap, rules (`RU` the conventional name, and our
+/// canonical spec string in [`OWN_RULES`]), the
 /// starting position (`AB`/`AW`, and `PL` when White starts without handicap stones), the game information,
 /// every turn in order (passes as `B[]`), and the result when the game is over.
 pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
@@ -541,7 +576,8 @@ pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
     if rules.handicap >= 2 {
         root.push(crate::Property::raw("HA", vec![rules.handicap.to_string()]));
     }
-    root.push(crate::Property::text("RU", &rules.to_string()));
+    root.push(crate::Property::text("RU", conventional_name(rules)));
+    root.push(crate::Property::text(OWN_RULES, &rules.to_string()));
     let start = game.start_grid();
     for (ident, color) in [("AB", Color::Black), ("AW", Color::White)] {
         let points: Vec<String> = size
@@ -568,6 +604,7 @@ pub fn to_tree(game: &Game, info: &GameInfo) -> Tree {
         ("PC", &info.place),
         ("TM", &info.time_limit),
         ("OT", &info.overtime),
+        (OWN_TIME, &info.time_spec),
         ("C", &info.comment),
         ("GC", &info.game_comment),
     ];

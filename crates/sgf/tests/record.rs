@@ -515,3 +515,83 @@ fn a_counted_record_marks_each_players_territory() {
         vec![e5]
     );
 }
+
+/// Every preset (and every bga table, sizes, komi, handicap, overrides): `RU` is the name other programs read,
+/// our own property reads back exactly, and `RU` alone gives the same preset (`ideal`, unknown elsewhere, as
+/// Tromp-Taylor).
+#[test]
+fn written_rules_are_conventional_and_read_back() {
+    use tesuji_sgf::record::{OWN_RULES, to_tree};
+    let expected = [
+        ("tromp-taylor", "Tromp-Taylor"),
+        ("ideal", "Tromp-Taylor"),
+        ("bga", "BGA"),
+        ("aga", "AGA"),
+        ("chinese", "Chinese"),
+        ("japanese", "Japanese"),
+        ("korean", "Korean"),
+        ("new-zealand", "NZ"),
+    ];
+    assert_eq!(expected.len(), Preset::ALL.len());
+    let mut specs: Vec<String> = Vec::new();
+    for (name, _) in expected {
+        specs.push(name.to_string());
+        specs.push(format!("{name}:size=9"));
+    }
+    specs.extend(
+        [
+            "japanese:size=9,komi=0.5,handicap=3",
+            "chinese:size=13,handicap=4,ko=situational",
+            "bga:size=9,counting=japanese,komi=big,aga=on",
+            "bga:size=13,counting=chinese,komi=h3,aga=off",
+            "aga:size=19,handicap=2",
+            "ideal:size=7,handicap=2",
+        ]
+        .map(String::from),
+    );
+    for spec in specs {
+        let rules: Rules = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let game = tesuji_rules::Game::new(rules).unwrap();
+        let tree = to_tree(&game, &Default::default());
+        let text = tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] });
+        let t = &tesuji_sgf::read(text.as_bytes()).unwrap().collection.trees[0];
+        let ru = t.root().value("RU").unwrap();
+        let name = expected
+            .iter()
+            .find(|(n, _)| *n == rules.preset.name())
+            .map(|(_, sgf)| *sgf)
+            .unwrap();
+        assert_eq!(ru, name, "{spec}: {text}");
+        assert_eq!(t.root().value(OWN_RULES), Some(rules.to_string().as_str()));
+        let back = record_rules(t, None, Rules::default()).unwrap();
+        assert_eq!(back, rules, "{spec}: {text}");
+        // Other programs' path: RU alone.
+        let from_name = rules_from_name(ru).unwrap_or_else(|| panic!("{spec}: RU[{ru}] not read"));
+        let preset = if rules.preset == Preset::Ideal {
+            Preset::TrompTaylor
+        } else {
+            rules.preset
+        };
+        assert_eq!(from_name.preset, preset, "{spec}");
+        let mut plain = t.clone();
+        plain.root_mut().properties.retain(|p| p.ident != OWN_RULES);
+        let read = record_rules(&plain, None, Rules::default()).unwrap();
+        assert_eq!(read.preset, preset, "{spec}");
+        assert_eq!(
+            (read.size, read.komi.net(), read.handicap),
+            (rules.size, rules.komi.net(), rules.handicap),
+            "{spec}"
+        );
+        // An external reader sees the same RU.
+        let theirs = sgf_parse::parse(&text).unwrap();
+        let root = theirs[0].as_go_node().unwrap();
+        let ru_theirs = root
+            .properties()
+            .find_map(|p| match p {
+                sgf_parse::go::Prop::RU(v) => Some(v.to_string()),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(ru_theirs, name, "{spec}");
+    }
+}
