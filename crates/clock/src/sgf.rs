@@ -1,8 +1,10 @@
 //! SGF forms: `TM` and `OT` for the time control, `BL`/`WL` and `OB`/`OW` for a player's time left.
 //!
-//! `TM` is the main time in seconds. `OT` is free text; we write and read `5x30 byo-yomi` and `25/300 Canadian`
-//! (the common forms), and our own `10 fischer`, `10 fischer max 600` and `30 simple` (seconds). Absolute time
-//! has `TM` alone; no time limit has neither. `BL`/`WL` is the time left in seconds: the main time, or in
+//! `TM` is the main time in seconds. `OT` is free text; we write it as KGS and OGS do: `5x30 byo-yomi`,
+//! `25/300 Canadian`, `10 fischer` and `30 simple` (seconds). OGS's Fischer form has no cap, so a capped Fischer
+//! clock's `OT` leaves the cap out; we still read `10 fischer max 600`, which we wrote before. Absolute time
+//! has `TM` alone; no time limit has neither. Our exact spec goes in a property of our own, [`OWN_TIME`]
+//! (`TESUJITIME[fischer:3m+10s,max=3m]`), which [`control_from_record`] prefers when present. `BL`/`WL` is the time left in seconds: the main time, or in
 //! overtime the time left in the current period or block; `OB`/`OW`, written only in overtime, is the byo-yomi
 //! periods or Canadian stones left. This module works on the property values; the caller reads and writes the
 //! properties.
@@ -12,11 +14,16 @@ use crate::control::{SECOND_MS, TimeControl};
 use crate::gtp::MapError;
 use crate::spec::format_seconds;
 
-/// The `TM` and `OT` values of a time control.
+/// Our own root property holding the time control's exact spec, e.g. `TESUJITIME[byoyomi:10m+5x30s]`.
+pub const OWN_TIME: &str = "TESUJITIME";
+
+/// The `TM` and `OT` values of a time control, and its spec for [`OWN_TIME`].
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct SgfTime {
     pub tm: Option<String>,
     pub ot: Option<String>,
+    /// The canonical spec; `None` when there is no time limit.
+    pub spec: Option<String>,
 }
 
 /// A player's time left as `BL`/`WL` (`time`) and `OB`/`OW` (`overtime`) values.
@@ -32,17 +39,12 @@ pub fn control_to_sgf(control: &TimeControl) -> SgfTime {
     let (tm, ot) = match *control {
         TimeControl::None => (None, None),
         TimeControl::Absolute { main_ms } => (Some(main_ms), None),
+        // OGS's form; a cap is only in our own property.
         TimeControl::Fischer {
             main_ms,
             increment_ms,
-            max_ms,
-        } => {
-            let ot = match max_ms {
-                Some(max_ms) => format!("{} fischer max {}", s(increment_ms), s(max_ms)),
-                None => format!("{} fischer", s(increment_ms)),
-            };
-            (Some(main_ms), Some(ot))
-        }
+            ..
+        } => (Some(main_ms), Some(format!("{} fischer", s(increment_ms)))),
         TimeControl::ByoYomi {
             main_ms,
             periods,
@@ -63,7 +65,25 @@ pub fn control_to_sgf(control: &TimeControl) -> SgfTime {
             (Some(0), Some(format!("{} simple", s(per_move_ms))))
         }
     };
-    SgfTime { tm: tm.map(s), ot }
+    let spec = (*control != TimeControl::None).then(|| control.to_string());
+    SgfTime {
+        tm: tm.map(s),
+        ot,
+        spec,
+    }
+}
+
+/// Our time control from a record: the spec of [`OWN_TIME`] when present and readable, else what `TM` and
+/// `OT` say (see [`control_from_sgf`]).
+pub fn control_from_record(
+    tm: Option<&str>,
+    ot: Option<&str>,
+    own: Option<&str>,
+) -> Result<TimeControl, MapError> {
+    if let Some(control) = own.and_then(|spec| spec.parse::<TimeControl>().ok()) {
+        return Ok(control);
+    }
+    control_from_sgf(tm, ot)
 }
 
 /// An SGF real number of seconds (`600`, `12.5`, `+3`) as milliseconds, rounded down. Negative values are

@@ -1,6 +1,8 @@
 //! GTP `time_settings`, `kgs-time_settings`, `time_left`, and SGF `TM`, `OT`, `BL`/`WL`, `OB`/`OW`.
 
-use tesuji_clock::sgf::{control_from_sgf, control_to_sgf, time_left_from_sgf, time_left_to_sgf};
+use tesuji_clock::sgf::{
+    control_from_record, control_from_sgf, control_to_sgf, time_left_from_sgf, time_left_to_sgf,
+};
 use tesuji_clock::{
     Clock, GtpTimeLeft, GtpTimeSettings, KgsTimeSettings, MapError, Overtime, PRESETS, Remaining,
     SgfTime, SgfTimeLeft, TimeControl,
@@ -249,10 +251,11 @@ fn time_left_to_ours() {
 
 // ---- SGF ----
 
-fn sgf(tm: Option<&str>, ot: Option<&str>) -> SgfTime {
+fn sgf(tm: Option<&str>, ot: Option<&str>, spec: Option<&str>) -> SgfTime {
     SgfTime {
         tm: tm.map(str::to_string),
         ot: ot.map(str::to_string),
+        spec: spec.map(str::to_string),
     }
 }
 
@@ -264,18 +267,67 @@ fn sgf_tm_and_ot() {
         ("byoyomi:10m+5x30s", Some("600"), Some("5x30 byo-yomi")),
         ("canadian:10m+25/5m", Some("600"), Some("25/300 Canadian")),
         ("fischer:5m+10s", Some("300"), Some("10 fischer")),
-        (
-            "fischer:5m+10s,max=10m",
-            Some("300"),
-            Some("10 fischer max 600"),
-        ),
         ("simple:30s", Some("0"), Some("30 simple")),
         ("byoyomi:0s+3x1.5s", Some("0"), Some("3x1.5 byo-yomi")),
     ] {
         let control = spec(text);
-        assert_eq!(control_to_sgf(&control), sgf(tm, ot), "{text}");
+        let own = (control != TimeControl::None).then(|| control.to_string());
+        assert_eq!(
+            control_to_sgf(&control),
+            sgf(tm, ot, own.as_deref()),
+            "{text}"
+        );
         assert_eq!(control_from_sgf(tm, ot), Ok(control), "{text}");
     }
+    // OGS writes Fischer without a cap; the cap is kept in our own property only, and read from there.
+    let capped = spec("fischer:5m+10s,max=10m");
+    let written = control_to_sgf(&capped);
+    assert_eq!(written.ot.as_deref(), Some("10 fischer"));
+    assert_eq!(
+        control_from_sgf(written.tm.as_deref(), written.ot.as_deref()),
+        Ok(spec("fischer:5m+10s"))
+    );
+    // What we wrote before is still read.
+    assert_eq!(
+        control_from_sgf(Some("300"), Some("10 fischer max 600")),
+        Ok(capped)
+    );
+}
+
+/// Every kind of clock and every preset: our own property reads back exactly, and `TM`/`OT` alone (what other
+/// programs read) give the same control, but for a Fischer cap, which `OT` cannot say.
+#[test]
+fn sgf_round_trip_every_control() {
+    let mut controls: Vec<TimeControl> = tesuji_clock::PRESETS.iter().map(|(_, c)| *c).collect();
+    for text in [
+        "none",
+        "absolute:1h",
+        "fischer:3m+10s,max=3m",
+        "fischer:90s+2s",
+        "byoyomi:10m+5x30s",
+        "canadian:10m+25/5m",
+        "simple:30s",
+        "correspondence:3d",
+    ] {
+        controls.push(spec(text));
+    }
+    for control in controls {
+        let w = control_to_sgf(&control);
+        let (tm, ot, own) = (w.tm.as_deref(), w.ot.as_deref(), w.spec.as_deref());
+        assert_eq!(control_from_record(tm, ot, own), Ok(control), "{control}");
+        let mut plain = control;
+        if let TimeControl::Fischer { max_ms, .. } = &mut plain {
+            *max_ms = None;
+        }
+        assert_eq!(control_from_record(tm, ot, None), Ok(plain), "{control}");
+        // Nothing of our spec syntax leaks into the properties other programs read.
+        assert!(!ot.unwrap_or("").contains("max"), "{control}: {ot:?}");
+    }
+    // An unreadable own property falls back to TM/OT.
+    assert_eq!(
+        control_from_record(Some("600"), Some("5x30 byo-yomi"), Some("klingon")),
+        Ok(spec("byoyomi:10m+5x30s"))
+    );
 }
 
 #[test]
@@ -372,7 +424,10 @@ fn sgf_time_left() {
 #[test]
 fn every_preset_has_an_sgf_form_that_reads_back() {
     for (_, control) in PRESETS {
-        let SgfTime { tm, ot } = control_to_sgf(&control);
-        assert_eq!(control_from_sgf(tm.as_deref(), ot.as_deref()), Ok(control));
+        let SgfTime { tm, ot, spec } = control_to_sgf(&control);
+        assert_eq!(
+            control_from_record(tm.as_deref(), ot.as_deref(), spec.as_deref()),
+            Ok(control)
+        );
     }
 }

@@ -1,7 +1,9 @@
 //! Property tests in simulated time: random controls, move times, lags, pauses and restarts.
 
 use proptest::prelude::*;
-use tesuji_clock::sgf::{control_from_sgf, control_to_sgf, time_left_from_sgf, time_left_to_sgf};
+use tesuji_clock::sgf::{
+    control_from_record, control_from_sgf, control_to_sgf, time_left_from_sgf, time_left_to_sgf,
+};
 use tesuji_clock::{
     Clock, ClockState, GtpTimeLeft, GtpTimeSettings, KgsTimeSettings, MAX_DURATION_MS, Overtime,
     Remaining, RunningTurn, TimeControl, format_duration, parse_duration,
@@ -426,7 +428,16 @@ proptest! {
     #[test]
     fn sgf_round_trip(control in any_control()) {
         let sgf = control_to_sgf(&control);
-        prop_assert_eq!(control_from_sgf(sgf.tm.as_deref(), sgf.ot.as_deref()), Ok(control));
+        prop_assert_eq!(
+            control_from_record(sgf.tm.as_deref(), sgf.ot.as_deref(), sgf.spec.as_deref()),
+            Ok(control)
+        );
+        // TM/OT alone say all but a Fischer cap.
+        let mut plain = control;
+        if let TimeControl::Fischer { max_ms, .. } = &mut plain {
+            *max_ms = None;
+        }
+        prop_assert_eq!(control_from_sgf(sgf.tm.as_deref(), sgf.ot.as_deref()), Ok(plain));
     }
 
     /// GTP's and KGS's forms, where they exist, read back to a control that plays the same.

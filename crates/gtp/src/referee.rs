@@ -451,7 +451,8 @@ fn finish(
         white: (!white.is_empty()).then(|| white.to_string()),
         comment: fault.clone(),
         time_limit: time.as_ref().and_then(|t| t.tm.clone()),
-        overtime: time.and_then(|t| t.ot),
+        overtime: time.as_ref().and_then(|t| t.ot.clone()),
+        time_spec: time.and_then(|t| t.spec),
         ..Default::default()
     };
     let tree = tesuji_sgf::record::to_tree(&game, &info);

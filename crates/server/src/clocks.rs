@@ -429,14 +429,15 @@ impl GameClock {
     }
 }
 
-/// Adds a timed game's clock to its record: `TM`/`OT` on the root, and on each move node the mover's time left
-/// after the move (`BL`/`WL`, with `OB`/`OW` in overtime). `left[k]` belongs to the k-th move node of the main
-/// line.
+/// Adds a timed game's clock to its record: `TM`/`OT` (and the exact spec in our own `TESUJITIME`) on the root,
+/// and on each move node the mover's time left after the move (`BL`/`WL`, with `OB`/`OW` in overtime). `left[k]`
+/// belongs to the k-th move node of the main line.
 pub fn add_times(tree: &mut tesuji_sgf::Tree, control: &TimeControl, left: &[(Color, Remaining)]) {
     use tesuji_clock::sgf::{control_to_sgf, time_left_to_sgf};
     use tesuji_sgf::Property;
     let times = control_to_sgf(control);
-    for (ident, value) in [("TM", times.tm), ("OT", times.ot)] {
+    let own = tesuji_sgf::record::OWN_TIME;
+    for (ident, value) in [("TM", times.tm), ("OT", times.ot), (own, times.spec)] {
         if let Some(v) = value {
             tree.root_mut().properties.retain(|p| p.ident != ident);
             tree.root_mut().properties.push(Property::text(ident, &v));
