@@ -2956,6 +2956,24 @@ async fn timed_games(ann: &Browser, bob: &Browser, time: &ManualTime) -> Res<Str
         )
         .await?;
     same("Bob's button", accept, json!("Accept the rematch"))?;
+    // The offer is said at the top of Bob's page, with its own button, and in his chat.
+    same(
+        "the offer at the top of Bob's page and in his chat",
+        bob.js(
+            "return [document.getElementById('rematch-offer').hidden,
+                     document.getElementById('rematch-offer-text').textContent,
+                     document.getElementById('rematch-offer-accept').hidden,
+                     document.getElementById('chat-rematch').textContent];",
+            json!([]),
+        )
+        .await?,
+        json!([
+            false,
+            "Ann offers a rematch.",
+            false,
+            "Ann offers a rematch."
+        ]),
+    )?;
     bob.click("#rematch").await?;
     bob.wait_path(&format!("^{table}$")).await?;
     let seats = ann

@@ -629,6 +629,17 @@ function renderRematch(over) {
     link.href = `/game/${offer.game}`;
     link.textContent = t(mineOffer ? "game.rematch-offered" : "game.rematch-watch");
   }
+  // Said at the top of the page and in the chat too, where the players look after a game.
+  const text = offer
+    ? mineOffer
+      ? t("game.rematch-you-offered")
+      : t("game.rematch-offered-by", { name: playerName(game.players?.[offer.by]) })
+    : "";
+  $("rematch-offer").hidden = !offer;
+  $("rematch-offer-text").textContent = text;
+  $("rematch-offer-accept").hidden = !offer || !mine || mineOffer;
+  $("chat-rematch").hidden = !offer;
+  $("chat-rematch").textContent = text;
 }
 
 async function rematch() {
@@ -1006,6 +1017,8 @@ function takeDownButton(id, confirmKey, action) {
 
 takeDownButton("cancel-table", "game.cancel-confirm", "cancel");
 takeDownButton("abort", "game.abort-confirm", "abort");
+
+$("rematch-offer-accept").addEventListener("click", rematch);
 
 $("copy-invite").addEventListener("click", async () => {
   const input = $("invite-link");
