@@ -664,8 +664,35 @@ async fn scenario(
     shots: Option<&Path>,
     time: &ManualTime,
 ) -> Res<()> {
+    // A newcomer's lobby says in one line what the site is and offers the computer at once; open tables come
+    // before everything else.
+    ann.goto("/").await?;
+    ann.wait_js(
+        "the newcomer's welcome",
+        "return !document.getElementById('welcome').hidden",
+        json!([]),
+    )
+    .await?;
+    same(
+        "a newcomer's lobby (the offer, the first two cards)",
+        ann.js(
+            "const cards = [...document.querySelectorAll('main > .stack > section')]
+               .map((s) => s.id || s.getAttribute('aria-labelledby'));
+             return [document.getElementById('play-computer').textContent, cards.slice(0, 2)];",
+            json!([]),
+        )
+        .await?,
+        json!(["Play the computer now", ["welcome", "open-title"]]),
+    )?;
+
     // Ann and Bob sign up through the login page's form.
     tokio::try_join!(ann.sign_up("Ann", PASSWORD), bob.sign_up("Bob", PASSWORD))?;
+    ann.wait_js(
+        "the welcome gone for an account",
+        "return document.getElementById('welcome').hidden",
+        json!([]),
+    )
+    .await?;
 
     // Both are on the lobby now; Bob's list is live.
     bob.wait_for("#lobby-status[data-status=\"open\"]").await?;

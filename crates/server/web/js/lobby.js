@@ -511,6 +511,30 @@ if (!me) {
   submit.disabled = true;
 }
 
+// A newcomer (no account) is told what the site is and offered the computer at once: a 9×9 game as Black
+// against the medium bot. Who is not signed in signs in (as a guest, if they like) and comes back to it.
+field("welcome").hidden = Boolean(me && !me.guest);
+async function playComputer() {
+  if (!me) {
+    location.href = `/login?next=${encodeURIComponent("/?play=computer")}`;
+    return;
+  }
+  field("play-computer").disabled = true;
+  try {
+    const body = { rules: "chinese:size=9", color: "black", opponent: "bot", bot: "mcts-2" };
+    const created = await post("/api/games", { json: body });
+    location.href = `/game/${created.id}`;
+  } catch (e) {
+    showError(field("play-computer-error"), e);
+    field("play-computer").disabled = false;
+  }
+}
+field("play-computer").addEventListener("click", playComputer);
+if (me && new URLSearchParams(location.search).get("play") === "computer") {
+  history.replaceState(null, "", "/");
+  playComputer();
+}
+
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   if (!me) return;
