@@ -3503,6 +3503,22 @@ async fn ranked_game(ann: &Browser, bob: &Browser) -> Res<()> {
             json!("B+R"),
         )?;
     }
+    // Both game pages show the rating change once the game is rated, without a reload: Ann's up, Bob's down.
+    for b in [ann, bob] {
+        let changes = b
+            .wait_js(
+                &format!("{}'s page: the rating change", b.name),
+                "const box = document.getElementById('rating-change');
+                 const spans = [...box.querySelectorAll('.rating-change')];
+                 return !box.hidden && spans.length === 2 && spans.map((s) => Number(s.dataset.change));",
+                json!([]),
+            )
+            .await?;
+        let (up, down) = (changes[0].as_i64(), changes[1].as_i64());
+        if !(up.is_some_and(|c| c > 0) && down.is_some_and(|c| c < 0)) {
+            return Err(format!("{}'s page: rating changes {changes}", b.name));
+        }
+    }
 
     // Each page's graph has this game, the only rated one; the winner went up as far as the loser went down
     // (equal ratings before), and the one game made both ratings surer, still provisional.
