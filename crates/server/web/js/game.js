@@ -19,6 +19,7 @@ import { positions } from "./positions.js";
 import { LiveSocket } from "./socket.js";
 import { readSoundSettings, SOUND_SETTINGS, soundFor, SOUNDS_KEY, tickSecond, writeSoundSettings } from "./sounds.js";
 import { gameFacts, summarizeSpec } from "./spec.js";
+import { rulesWords } from "./words.js";
 import { askedMove, countTurns, mayAskUndo, readMoves, replayAgrees, takenBack, turnOf, undoPauseLeft } from "./undo.js";
 import { untilText } from "./vacation.js";
 
@@ -595,7 +596,7 @@ function renderRulesets() {
       return el(
         "tr",
         { "data-spec": r.spec, "data-result": r.result ?? "", class: i === 0 ? "own" : null },
-        el("th", { scope: "row", title: r.rules ?? "" }, i === 0 ? t("game.ruleset-own") : r.spec.replaceAll(",", ",\u200b")),
+        el("th", { scope: "row", title: r.spec }, i === 0 ? t("game.ruleset-own") : rulesWords(r.spec, t)),
         ...rest,
       );
     }),

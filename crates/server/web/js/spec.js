@@ -1,4 +1,5 @@
 import { halfPoints } from "./format.js";
+import { clockWords } from "./words.js";
 // Rules spec strings (docs/RULES.md, README "Rules specs"): composing one from the create-table form and reading
 // one back for display. Pure functions; the server is the judge of what is valid.
 
@@ -86,7 +87,7 @@ export function summarizeSpec(spec, t) {
 /**
  * What a game's spec leaves unsaid, for a listing or the game page: its komi (White's net komi in half-points,
  * `game.komi`, also 0) and handicap when the spec names neither, and its clock (`game.time`: a time control, or
- * none for an untimed game).
+ * none for an untimed game), the clock in words.
  */
 export function gameFacts(game, t) {
   const { settings } = parseSpec(game.rules);
@@ -96,6 +97,6 @@ export function gameFacts(game, t) {
   const komiNamed = /^([-+]?\d|[bw]-?\d)/i.test(settings.komi ?? "");
   if (!komiNamed && typeof game.komi === "number") facts.push(t("rules.komi", { komi: halfPoints(game.komi) }));
   if (!("handicap" in settings) && !bgaHandicap && game.handicap >= 2) facts.push(t("rules.handicap", { n: game.handicap }));
-  facts.push(game.time ? t("rules.clock", { control: game.time }) : t("rules.untimed"));
+  facts.push(game.time ? clockWords(game.time, t) : t("rules.untimed"));
   return facts;
 }

@@ -230,7 +230,7 @@ test("a game's facts say its komi, handicap and clock unless the spec does", () 
   const t = (key, args = {}) => `${key}${Object.values(args).map((v) => `:${v}`).join("")}`;
   assert.deepEqual(gameFacts({ rules: "chinese:size=9", komi: 15, handicap: 0, time: "fischer:3m+10s" }, t), [
     "rules.komi:7.5",
-    "rules.clock:fischer:3m+10s",
+    "clock.words.fischer:unit.min:3:unit.s:10",
   ]);
   assert.deepEqual(gameFacts({ rules: "japanese", komi: 0, handicap: 3, time: null }, t), [
     "rules.komi:0",
