@@ -36,6 +36,8 @@ pub struct NewsGame {
     /// `playing`, `marking` or `over`.
     pub status: String,
     pub result: Option<String>,
+    /// The reader's colour in the game (`black` or `white`), so that the result can be told from their side.
+    pub you: Option<&'static str>,
     /// How many actions the others took since (of those read).
     pub count: usize,
     /// The last of them, oldest first.
@@ -51,8 +53,20 @@ pub struct NewsView {
     pub games: Vec<NewsGame>,
 }
 
-/// Groups actions (newest first) by game, the game with the newest action first.
-pub fn group(rows: Vec<NewsRow>) -> Vec<NewsGame> {
+/// The colour of the player named `me` between `black` and `white`, if either.
+fn side_of(me: Option<&str>, black: Option<&str>, white: Option<&str>) -> Option<&'static str> {
+    let me = me?;
+    if black == Some(me) {
+        Some("black")
+    } else if white == Some(me) {
+        Some("white")
+    } else {
+        None
+    }
+}
+
+/// Groups actions (newest first) by game, the game with the newest action first; `me` is the reader's name.
+pub fn group(rows: Vec<NewsRow>, me: Option<&str>) -> Vec<NewsGame> {
     let mut games: Vec<NewsGame> = Vec::new();
     for row in rows {
         let action = NewsAction {
@@ -64,7 +78,9 @@ pub fn group(rows: Vec<NewsRow>) -> Vec<NewsGame> {
         let game = match games.iter_mut().position(|g| g.game == row.game) {
             Some(k) => &mut games[k],
             None => {
+                let you = side_of(me, row.black.as_deref(), row.white.as_deref());
                 games.push(NewsGame {
+                    you,
                     game: row.game,
                     rules: row.rules,
                     black: row.black,
@@ -94,9 +110,10 @@ impl Games {
     pub async fn news(&self, user: i64) -> Result<NewsView, ApiError> {
         let since = self.news_since(user).await?;
         let rows = self.store.news(user, since, NEWS_READ).await?;
+        let me = self.accounts.user(user).await?.map(|u| u.name);
         Ok(NewsView {
             since,
-            games: group(rows),
+            games: group(rows, me.as_deref()),
         })
     }
 
@@ -144,7 +161,7 @@ mod tests {
     fn news_come_by_game_the_newest_first_each_game_oldest_first() {
         let mut rows = vec![row(2, 6, 90), row(1, 4, 80), row(2, 4, 70)];
         rows.extend((0..12).map(|k| row(3, 40 - k, 60 - k)));
-        let games = group(rows);
+        let games = group(rows, Some("bob"));
         assert_eq!(
             games.iter().map(|g| (g.game, g.count)).collect::<Vec<_>>(),
             [(2, 2), (1, 1), (3, 12)]
@@ -153,5 +170,10 @@ mod tests {
         assert_eq!(numbers(&games[0]), [4, 6]);
         // Only the last ten of a game's actions are shown, all counted.
         assert_eq!(numbers(&games[2]), (31..=40).collect::<Vec<_>>());
+        // The reader's side, for the result told from it.
+        assert!(games.iter().all(|g| g.you == Some("white")));
+        let ann = group(vec![row(1, 1, 1)], Some("ann"));
+        assert_eq!(ann[0].you, Some("black"));
+        assert_eq!(group(vec![row(1, 1, 1)], Some("cy"))[0].you, None);
     }
 }

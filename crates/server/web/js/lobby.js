@@ -3,8 +3,8 @@
 
 import { ApiError, get, post, socketUrl } from "./api.js";
 import { onLanguageChange, t } from "./i18n.js";
-import { colorOf, formatRank, formatResult, moveCount } from "./format.js";
-import { actionLabel, afterSeen, countLabel, newestAt, newsGames, refreshDelay } from "./news.js";
+import { colorOf, formatRank, moveCount } from "./format.js";
+import { actionLabel, afterSeen, countLabel, newestAt, newsGames, newsResult, refreshDelay } from "./news.js";
 import { boot, el, playerNode, showError } from "./page.js";
 import { inviteUrl } from "./paths.js";
 import {
@@ -314,7 +314,7 @@ let newsTimer = null;
 function newsEntry(g) {
   let state = null;
   if (g.status === "over") {
-    const result = g.result ? formatResult(g.result, t) : t("result.none");
+    const result = newsResult(g, t);
     state = el("span", { class: "news-result", "data-result": g.result ?? "" }, result);
   } else if (g.status === "marking") {
     state = el("span", { class: "news-result" }, t("status.marking"));

@@ -4,6 +4,8 @@
 /** The lobby fetches the news at most this often (its socket says when something changed, not what). */
 export const NEWS_GAP_MS = 5000;
 
+import { formatResult, parseResult } from "./format.js";
+
 const WORDS = ["pass", "resign", "accept", "dispute", "claim", "timeout"];
 const UNDO = ["undo", "undo-accept", "undo-decline"];
 
@@ -56,6 +58,17 @@ export function actionLabel(action, t) {
     return points ? t("move.mark", { points }) : t("move.mark-none");
   }
   return text;
+}
+
+/** A finished game's result told from the reader's side (`game.you`: their colour): "You won by resignation",
+ * "You lost on time"; as the record says it (Black's or White's win) when they did not play or nobody won. */
+export function newsResult(game, t) {
+  if (!game?.result) return t("result.none");
+  const r = parseResult(game.result);
+  const you = game.you === "black" || game.you === "white" ? game.you : null;
+  if (!you || !r.winner || r.kind === "unknown") return formatResult(game.result, t);
+  const side = r.winner === you ? "won" : "lost";
+  return t(`result.you-${side}.${r.kind}`, { margin: r.margin ?? "" });
 }
 
 /** The words before a game's actions: "3 new:", or "12 new, the last 10:" when not all are shown. */

@@ -96,3 +96,29 @@ test("an unknown spec is shown as it is", () => {
   assert.equal(clockWords("hourglass:5m", t), "hourglass:5m");
   assert.equal(rulesWords("klingon:size=9", t), "klingon:size=9");
 });
+
+test("the news tell a finished game from the reader's side, in every language", async () => {
+  const { newsResult } = await import("../js/news.js");
+  const t = tOf("en");
+  const game = (result, you) => ({ result, you, status: "over" });
+  assert.equal(newsResult(game("B+R", "black"), t), "You won by resignation");
+  assert.equal(newsResult(game("B+R", "white"), t), "You lost by resignation");
+  assert.equal(newsResult(game("W+T", "black"), t), "You lost on time");
+  assert.equal(newsResult(game("W+3.5", "white"), t), "You won by 3.5");
+  assert.equal(newsResult(game("B+F", "white"), t), "You lost by forfeit");
+  assert.equal(newsResult(game("B+", "black"), t), "You won");
+  assert.equal(newsResult(game("W+0", "black"), t), "You lost equal scores on the tie-break");
+  // Nobody won, or the reader did not play: as the record says.
+  assert.equal(newsResult(game("0", "black"), t), "Draw");
+  assert.equal(newsResult(game("B+R", undefined), t), "Black wins by resignation");
+  for (const lang of Object.keys(LANGUAGES)) {
+    const tl = tOf(lang);
+    for (const result of ["B+R", "B+T", "B+F", "B+", "B+0", "B+2.5"]) {
+      const won = newsResult(game(result, "black"), tl);
+      const lost = newsResult(game(result, "white"), tl);
+      assert.notEqual(won, lost, `${lang} ${result}`);
+      assert.doesNotMatch(won + lost, /[{}]/, `${lang} ${result}`);
+      if (result === "B+2.5") assert.ok(won.includes("2.5") && lost.includes("2.5"), `${lang}: ${won} / ${lost}`);
+    }
+  }
+});
