@@ -78,10 +78,17 @@ export function describeError(e) {
   return { headline, detail };
 }
 
-/** Whether `sentence` holds `phrase` as whole words, in any case. */
+/** Whether `sentence` holds `phrase` as whole words, in any case: the phrase itself, or each of its words of
+ * two letters or more ("Name taken" in "that name is taken"), so that a headline the sentence repeats in other
+ * words is not shown twice. */
 export function saysAlready(sentence, phrase) {
-  const escaped = phrase.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, "iu").test(sentence);
+  const holds = (part) => {
+    const escaped = part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    return new RegExp(`(^|[^\\p{L}])${escaped}($|[^\\p{L}])`, "iu").test(sentence);
+  };
+  if (holds(phrase)) return true;
+  const words = phrase.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length >= 2);
+  return words.length >= 2 && words.every(holds);
 }
 
 /** Shows a refusal (or clears the box with `null`) in an element with role="alert"/"status". */

@@ -122,3 +122,25 @@ test("the news tell a finished game from the reader's side, in every language", 
     }
   }
 });
+
+test("one error text: a headline the server's sentence repeats in other words is not shown twice", async () => {
+  const { saysAlready } = await import("../js/page.js");
+  // The server's sentences, by reason, as crates/server/src/error.rs gives them.
+  const source = readFileSync(new URL("../../src/error.rs", import.meta.url), "utf8");
+  const sentences = {};
+  for (const [, sentence, variant] of source.matchAll(/#\[error\("([^"{]*)"\)\]\s*(\w+)\s*,/g)) sentences[variant] = sentence;
+  const reasons = {};
+  for (const [, variant, reason] of source.matchAll(/ApiError::(\w+)\s*=>\s*\(StatusCode::\w+,\s*"(\w+)"\)/g)) {
+    reasons[reason] = sentences[variant];
+  }
+  const en = dictionaries.en;
+  for (const reason of ["name_taken", "seat_taken"]) {
+    const sentence = reasons[reason];
+    assert.equal(typeof sentence, "string", `no sentence for ${reason}`);
+    assert.ok(saysAlready(sentence, en[`reason.${reason}`]), `${en[`reason.${reason}`]} / ${sentence}`);
+  }
+  // Still shown where the sentence does not say it.
+  assert.equal(saysAlready("situational superko forbids that play", "Ko"), false);
+  assert.equal(saysAlready("a name has 3 to 20 letters", "Name taken"), false);
+  assert.equal(saysAlready("the point is occupied", "Occupied"), true);
+});
