@@ -95,15 +95,22 @@ impl LiveGame {
         tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] })
     }
 
-    /// Adds each message to the comment of the node of the last turn among the actions stored before it was
-    /// sent (each stored action is one action of the game's log; the record has a node per turn).
+    /// Adds each message to the comment of the node of the last turn standing among the actions stored before it
+    /// was sent (the move its page showed; the record has a node per turn).
     fn add_chat(&self, tree: &mut tesuji_sgf::Tree, chat: &[StoredChat]) {
         let nodes: Vec<_> = tree.main_line().collect();
         let log = self.game.log();
         for message in chat {
-            let before = usize::try_from(message.move_number)
-                .unwrap_or(0)
-                .min(log.len());
+            // The log's actions stored before the message and standing now (the stored count includes
+            // take-back requests and answers, and turns taken back since are not in the log).
+            let before = if self.log_numbers.len() == log.len() {
+                self.log_numbers
+                    .partition_point(|&number| number <= message.move_number)
+            } else {
+                usize::try_from(message.move_number)
+                    .unwrap_or(0)
+                    .min(log.len())
+            };
             let turns = log[..before]
                 .iter()
                 .filter(|a| matches!(a, tesuji_rules::Action::Turn(..)))

@@ -13,6 +13,7 @@ use crate::support::site::Site;
 
 /// Issue 42's attacks (abuse limits), in a file of their own: tests/api/limits.rs.
 mod limits;
+mod words;
 
 /// A server on port 0 keeping its data in `dir`, otherwise as by default.
 fn config(dir: &Path) -> ServerConfig {
