@@ -18,17 +18,26 @@ use rand::RngExt;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
+use crate::clocks::TimeSource;
 use crate::error::ApiError;
 use crate::names::{self, Name};
-use crate::store::now;
-use crate::store::{NewUser, Rating, Store, StoreError, StoredSession};
+use crate::store::{
+    NewUser, Rating, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS, Store, StoreError, StoredSession,
+};
 
 /// The session cookie's name.
 pub const COOKIE: &str = "tesuji_session";
 /// The header that must carry the session's CSRF token on every state-changing request.
 pub const CSRF_HEADER: &str = "x-csrf-token";
-/// Sessions last thirty days.
+/// Sessions last thirty days at most (the cookie's age); one unused for [`SESSION_IDLE_SECONDS`] lapses before.
 const SESSION_SECONDS: i64 = 30 * 24 * 3600;
+/// A password reset's link is good for a day.
+pub const RESET_SECONDS: i64 = 24 * 3600;
+/// The name a deleted account's games, ratings and chat messages are shown under (no account can take it: it
+/// has a space).
+pub const DELETED_NAME: &str = "deleted player";
+/// The longest user agent stored with a session.
+const USER_AGENT_CHARS: usize = 200;
 const PASSWORD_MIN: usize = 8;
 const PASSWORD_MAX: usize = 200;
 /// Users and sessions kept in memory at most (each a few dozen bytes); others are read from the store.
@@ -87,6 +96,57 @@ pub struct Session {
     token_hash: [u8; 32],
 }
 
+impl Session {
+    /// The session's id as the account page shows it: the hex of its token's hash (never the token).
+    pub fn id(&self) -> String {
+        hex(&self.token_hash)
+    }
+}
+
+/// The client a session is made for, as stored with it.
+#[derive(Clone, Debug, Default)]
+pub struct ClientInfo {
+    pub user_agent: Option<String>,
+    pub address: Option<String>,
+}
+
+impl ClientInfo {
+    /// The `User-Agent` of `headers` (cut) and the client's address.
+    pub fn new(headers: &HeaderMap, address: std::net::IpAddr) -> ClientInfo {
+        ClientInfo {
+            user_agent: headers
+                .get(header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .map(|v| v.chars().take(USER_AGENT_CHARS).collect()),
+            address: Some(address.to_string()),
+        }
+    }
+}
+
+/// One of an account's sessions as its owner sees it.
+#[derive(Clone, Debug, Serialize)]
+pub struct SessionView {
+    /// The hex of the token's hash.
+    pub id: String,
+    pub created: i64,
+    pub last_used: i64,
+    pub user_agent: Option<String>,
+    pub address: Option<String>,
+    /// The session of the request that asked.
+    pub current: bool,
+}
+
+/// Why a password reset could not be issued.
+#[derive(Debug, thiserror::Error)]
+pub enum ResetError {
+    #[error("no account is named {0:?}")]
+    NoAccount(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("cannot start a runtime: {0}")]
+    Runtime(String),
+}
+
 /// A session just made: the cookie to set and what the client needs.
 pub struct NewSession {
     pub user: User,
@@ -99,6 +159,7 @@ struct CachedSession {
     user_id: i64,
     csrf: String,
     expires: i64,
+    last_used: i64,
 }
 
 /// Users and sessions, backed by the store and cached in memory (a move must not wait for a session read): the
@@ -110,6 +171,8 @@ pub struct Accounts {
     store: Arc<dyn Store>,
     /// Whether the session cookie carries `Secure` (the server is reached over HTTPS).
     secure_cookies: bool,
+    /// The server's time: sessions' ages and lapses are read on it (seconds of its wall time).
+    time: TimeSource,
     users: Mutex<LruCache<i64, User>>,
     sessions: Mutex<LruCache<[u8; 32], CachedSession>>,
     /// Cookies the store had no session for, and until when (seconds) that answer stands: a client sending a
@@ -201,6 +264,42 @@ fn token_hash(token: &str) -> [u8; 32] {
     Sha256::digest(token.as_bytes()).into()
 }
 
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of a hex session id (`None` when it is not 32 bytes of hex).
+fn unhex(id: &str) -> Option<[u8; 32]> {
+    if id.len() != 64 || !id.is_ascii() {
+        return None;
+    }
+    let mut bytes = [0u8; 32];
+    for (i, b) in bytes.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&id[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(bytes)
+}
+
+/// Issues a one-time password reset of the account named `name` (any case or normalization), valid from `now`
+/// (seconds) for [`RESET_SECONDS`]: answers the token, of which only the hash is stored. The operator's
+/// `tesuji reset-password` gives it as a link.
+pub async fn issue_reset(store: &dyn Store, name: &str, now: i64) -> Result<String, ResetError> {
+    let key = names::key(name);
+    let mut found = store.find_account(&key).await?;
+    let unnormalized = name.trim().to_lowercase();
+    if found.is_none() && unnormalized != key {
+        found = store.find_account(&unnormalized).await?;
+    }
+    let Some(account) = found.filter(|a| a.password_hash.is_some()) else {
+        return Err(ResetError::NoAccount(name.to_owned()));
+    };
+    let token = random_hex(32);
+    store
+        .create_reset(&token_hash(&token), account.id, now + RESET_SECONDS)
+        .await?;
+    Ok(token)
+}
+
 fn hash_password(password: String) -> Result<String, ApiError> {
     // argon2id with the crate's recommended parameters and a random salt.
     Argon2::default()
@@ -239,13 +338,28 @@ fn cookie_token(headers: &HeaderMap) -> Option<&str> {
         })
 }
 
+/// [`issue_reset`] of the account named `name` in `database`, now, on a runtime of its own: the operator's
+/// `tesuji reset-password`.
+pub fn issue_reset_now(database: &crate::Database, name: &str) -> Result<String, ResetError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| ResetError::Runtime(e.to_string()))?;
+    runtime.block_on(async {
+        let store = crate::store::open(database).await?;
+        let token = issue_reset(&*store, name, crate::store::now()).await;
+        store.close().await?;
+        token
+    })
+}
+
 impl Accounts {
     /// Accounts over `store`. `secure_cookies`: the session cookie is marked `Secure`, for a server that users
     /// reach over HTTPS (browsers then never send it over plain HTTP).
     ///
     /// The skeletons of earlier accounts' names are filled in at once in the background when there is a tokio
     /// runtime, else before the first new name; every new name waits for them.
-    pub fn new(store: Arc<dyn Store>, secure_cookies: bool) -> Accounts {
+    pub fn new(store: Arc<dyn Store>, secure_cookies: bool, time: TimeSource) -> Accounts {
         let skeletons = Arc::new(tokio::sync::OnceCell::new());
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (store, skeletons) = (Arc::clone(&store), Arc::clone(&skeletons));
@@ -262,11 +376,17 @@ impl Accounts {
         Accounts {
             store,
             secure_cookies,
+            time,
             users: Mutex::new(LruCache::new(CACHE_ENTRIES)),
             sessions: Mutex::new(LruCache::new(CACHE_ENTRIES)),
             unknown: Mutex::new(LruCache::new(CACHE_ENTRIES)),
             skeletons,
         }
+    }
+
+    /// Now, in seconds of the server's wall time.
+    fn now(&self) -> i64 {
+        i64::try_from(self.time.wall_ms() / 1000).unwrap_or(i64::MAX)
     }
 
     /// Waits until every account's name has its skeleton stored, so that a new name is compared with all.
@@ -333,10 +453,12 @@ impl Accounts {
         locked(&self.users).put(user.id, user.clone());
     }
 
-    async fn start_session(&self, user: User) -> Result<NewSession, ApiError> {
+    async fn start_session(&self, user: User, client: ClientInfo) -> Result<NewSession, ApiError> {
         let token = random_hex(32);
         let csrf = random_hex(16);
-        let expires = now() + SESSION_SECONDS;
+        let now = self.now();
+        // The ceiling on the system's clock, as the cookie's age runs in the browser; use on the server's time.
+        let expires = crate::store::now() + SESSION_SECONDS;
         let hash = token_hash(&token);
         self.store
             .create_session(
@@ -345,6 +467,10 @@ impl Accounts {
                     user_id: user.id,
                     csrf: csrf.clone(),
                     expires,
+                    created: now,
+                    last_used: now,
+                    user_agent: client.user_agent,
+                    address: client.address,
                 },
             )
             .await?;
@@ -354,6 +480,7 @@ impl Accounts {
                 user_id: user.id,
                 csrf: csrf.clone(),
                 expires,
+                last_used: now,
             },
         );
         let cookie = self
@@ -363,7 +490,12 @@ impl Accounts {
     }
 
     /// Creates an account and signs it in.
-    pub async fn sign_up(&self, name: &str, password: &str) -> Result<NewSession, ApiError> {
+    pub async fn sign_up(
+        &self,
+        name: &str,
+        password: &str,
+        client: ClientInfo,
+    ) -> Result<NewSession, ApiError> {
         let name = check_name(name)?;
         check_password(password)?;
         let password = password.to_owned();
@@ -372,12 +504,17 @@ impl Accounts {
         let id = create(&*self.store, &name, Some(&hash)).await?;
         let user = User::new(id, name.text, false, None);
         self.remember(&user);
-        self.start_session(user).await
+        self.start_session(user, client).await
     }
 
     /// Signs an account in, found by its name in any case and any normalization form. An unknown name and a
     /// wrong password get the same answer.
-    pub async fn log_in(&self, name: &str, password: &str) -> Result<NewSession, ApiError> {
+    pub async fn log_in(
+        &self,
+        name: &str,
+        password: &str,
+        client: ClientInfo,
+    ) -> Result<NewSession, ApiError> {
         let key = names::key(name);
         let mut found = self.store.find_account(&key).await?;
         // An account made before names were normalized has its key lowered only.
@@ -398,18 +535,18 @@ impl Accounts {
             return Err(ApiError::WrongLogin);
         }
         let user = User::new(stored.id, stored.name, false, stored.rating);
-        self.start_session(user).await
+        self.start_session(user, client).await
     }
 
     /// Creates a guest under a chosen name and signs it in. The name may be another guest's, but neither be
     /// an account's (`name_taken`) nor look like one (`bad_name`).
-    pub async fn guest(&self, name: &str) -> Result<NewSession, ApiError> {
+    pub async fn guest(&self, name: &str, client: ClientInfo) -> Result<NewSession, ApiError> {
         let name = check_name(name)?;
         self.skeletons_ready().await?;
         let id = create(&*self.store, &name, None).await?;
         let user = User::new(id, name.text, true, None);
         self.remember(&user);
-        self.start_session(user).await
+        self.start_session(user, client).await
     }
 
     /// The session of a request, if it has a valid one.
@@ -418,6 +555,8 @@ impl Accounts {
             return Ok(None);
         };
         let hash = token_hash(token);
+        let now = self.now();
+        let real = crate::store::now();
         let cached = locked(&self.sessions).get(&hash).cloned();
         let cached = match cached {
             Some(c) => c,
@@ -426,28 +565,27 @@ impl Accounts {
             None => {
                 if locked(&self.unknown)
                     .get(&hash)
-                    .is_some_and(|&until| until > now())
+                    .is_some_and(|&until| until > real)
                 {
                     return Ok(None);
                 }
-                let Some(s) = self.store.find_session(&hash).await? else {
-                    locked(&self.unknown).put(hash, now() + UNKNOWN_SESSION_SECONDS);
+                let Some(c) = self.read_session(&hash).await? else {
+                    locked(&self.unknown).put(hash, real + UNKNOWN_SESSION_SECONDS);
                     return Ok(None);
                 };
-                let c = CachedSession {
-                    user_id: s.user_id,
-                    csrf: s.csrf,
-                    expires: s.expires,
-                };
-                if c.expires >= now() {
+                if c.expires >= real {
                     locked(&self.sessions).put(hash, c.clone());
                 }
                 c
             }
         };
-        if cached.expires < now() {
+        if cached.expires < real {
             return Ok(None);
         }
+        let cached = match self.check_use(&hash, cached, now).await? {
+            Some(c) => c,
+            None => return Ok(None),
+        };
         let Some(user) = self.user(cached.user_id).await? else {
             return Ok(None);
         };
@@ -456,6 +594,42 @@ impl Accounts {
             csrf: cached.csrf,
             token_hash: hash,
         }))
+    }
+
+    async fn read_session(&self, hash: &[u8; 32]) -> Result<Option<CachedSession>, StoreError> {
+        Ok(self.store.find_session(hash).await?.map(|s| CachedSession {
+            user_id: s.user_id,
+            csrf: s.csrf,
+            expires: s.expires,
+            last_used: s.last_used,
+        }))
+    }
+
+    /// A session used `now`: refused and deleted when it has lapsed (unused for [`SESSION_IDLE_SECONDS`]; the
+    /// store is asked first, since another node may have seen it used), its last use written when the stored
+    /// one is an hour old or more.
+    async fn check_use(
+        &self,
+        hash: &[u8; 32],
+        mut cached: CachedSession,
+        now: i64,
+    ) -> Result<Option<CachedSession>, ApiError> {
+        if cached.last_used + SESSION_IDLE_SECONDS < now {
+            match self.read_session(hash).await? {
+                Some(stored) if stored.last_used + SESSION_IDLE_SECONDS >= now => cached = stored,
+                _ => {
+                    locked(&self.sessions).pop(hash);
+                    self.store.delete_session(hash).await?;
+                    return Ok(None);
+                }
+            }
+        }
+        if now - cached.last_used >= SESSION_TOUCH_SECONDS {
+            self.store.touch_session(hash, now).await?;
+            cached.last_used = now;
+            locked(&self.sessions).put(*hash, cached.clone());
+        }
+        Ok(Some(cached))
     }
 
     /// The signed-in user of a state-changing request: refused without a session or without the session's
@@ -479,11 +653,11 @@ impl Accounts {
 
     /// Forgets expired sessions kept in memory (the store sweeps its own when new sessions are made).
     pub fn sweep(&self) {
-        let t = now();
+        let (t, real) = (self.now(), crate::store::now());
         let mut sessions = locked(&self.sessions);
         let expired: Vec<[u8; 32]> = sessions
             .iter()
-            .filter(|(_, s)| s.expires < t)
+            .filter(|(_, s)| s.expires < real || s.last_used + SESSION_IDLE_SECONDS < t)
             .map(|(k, _)| *k)
             .collect();
         for k in expired {
@@ -495,6 +669,125 @@ impl Accounts {
     pub async fn log_out(&self, session: &Session) -> Result<(), ApiError> {
         locked(&self.sessions).pop(&session.token_hash);
         self.store.delete_session(&session.token_hash).await?;
+        Ok(())
+    }
+
+    /// Forgets what this node keeps of `user`'s sessions but `keep` (ended here, or on another node that told),
+    /// and the user itself (its name may have changed).
+    pub fn forget_sessions(&self, user: i64, keep: Option<&[u8; 32]>) {
+        let mut sessions = locked(&self.sessions);
+        let theirs: Vec<[u8; 32]> = sessions
+            .iter()
+            .filter(|(k, s)| s.user_id == user && Some(*k) != keep)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in theirs {
+            sessions.pop(&k);
+        }
+        drop(sessions);
+        locked(&self.users).pop(&user);
+    }
+
+    /// Checks an account's password (`wrong_password`; a guest has none: `not_an_account`).
+    pub async fn check_password_of(&self, user: &User, password: &str) -> Result<(), ApiError> {
+        let Some(hash) = self.store.password_hash(user.id).await? else {
+            return Err(ApiError::NotAnAccount);
+        };
+        let password = password.to_owned();
+        if !blocking(move || verify_password(password, hash)).await? {
+            return Err(ApiError::WrongPassword);
+        }
+        Ok(())
+    }
+
+    /// Changes the password of the session's account, its current one checked first; its other sessions end,
+    /// this one stays. Answers how many ended.
+    pub async fn change_password(
+        &self,
+        session: &Session,
+        current: &str,
+        new: &str,
+    ) -> Result<u64, ApiError> {
+        if session.user.guest {
+            return Err(ApiError::NotAnAccount);
+        }
+        check_password(new)?;
+        self.check_password_of(&session.user, current).await?;
+        let new = new.to_owned();
+        let hash = blocking(move || hash_password(new)).await??;
+        let ended = self
+            .store
+            .set_password(session.user.id, &hash, Some(&session.token_hash))
+            .await?;
+        self.forget_sessions(session.user.id, Some(&session.token_hash));
+        Ok(ended)
+    }
+
+    /// Sets a new password with a reset's token (once, before it expires); every session of the account ends.
+    /// Answers the account and how many sessions ended.
+    pub async fn reset_password(&self, token: &str, new: &str) -> Result<(i64, u64), ApiError> {
+        check_password(new)?;
+        let new = new.to_owned();
+        let hash = blocking(move || hash_password(new)).await??;
+        let (user, ended) = self
+            .store
+            .reset_password(&token_hash(token), self.now(), &hash)
+            .await?
+            .ok_or(ApiError::BadReset)?;
+        self.forget_sessions(user, None);
+        Ok((user, ended))
+    }
+
+    /// The sessions of the session's user, the most recently used first.
+    pub async fn sessions(&self, session: &Session) -> Result<Vec<SessionView>, ApiError> {
+        let now = self.now();
+        Ok(self
+            .store
+            .user_sessions(session.user.id)
+            .await?
+            .into_iter()
+            .filter(|(_, s)| {
+                s.expires >= crate::store::now() && s.last_used + SESSION_IDLE_SECONDS >= now
+            })
+            .map(|(hash, s)| SessionView {
+                current: hash == session.token_hash,
+                id: hex(&hash),
+                created: s.created,
+                last_used: s.last_used,
+                user_agent: s.user_agent,
+                address: s.address,
+            })
+            .collect())
+    }
+
+    /// Ends one session of the session's user, by its id (`no_session` when the user has none such).
+    pub async fn end_session(&self, session: &Session, id: &str) -> Result<(), ApiError> {
+        let hash = unhex(&id.to_ascii_lowercase()).ok_or(ApiError::NoSession)?;
+        if !self.store.end_session(session.user.id, &hash).await? {
+            return Err(ApiError::NoSession);
+        }
+        locked(&self.sessions).pop(&hash);
+        Ok(())
+    }
+
+    /// Ends every other session of the session's user: how many.
+    pub async fn end_other_sessions(&self, session: &Session) -> Result<u64, ApiError> {
+        let ended = self
+            .store
+            .end_sessions(session.user.id, Some(&session.token_hash))
+            .await?;
+        self.forget_sessions(session.user.id, Some(&session.token_hash));
+        Ok(ended)
+    }
+
+    /// Deletes the session's account (see [`Store::delete_account`]), its password checked by the caller: it
+    /// stays under [`DELETED_NAME`], its name free again, every session of it ended.
+    pub async fn delete_account(&self, session: &Session) -> Result<(), ApiError> {
+        self.store
+            .delete_account(session.user.id, DELETED_NAME)
+            .await?;
+        self.forget_sessions(session.user.id, None);
+        locked(&self.sessions).pop(&session.token_hash);
         Ok(())
     }
 }

@@ -87,6 +87,8 @@ pub enum Signal {
     Seeks { node: u64 },
     /// User `user` went on vacation or came back, on node `node`: the others read their vacations again.
     Vacation { node: u64, user: i64 },
+    /// Sessions of user `user` were ended on node `node`: the others forget the ones they keep.
+    Sessions { node: u64, user: i64 },
 }
 
 impl Signal {
@@ -99,6 +101,7 @@ impl Signal {
             | Signal::Said { node, .. }
             | Signal::Muted { node, .. }
             | Signal::Vacation { node, .. }
+            | Signal::Sessions { node, .. }
             | Signal::Seeks { node } => *node,
         }
     }
@@ -203,6 +206,10 @@ impl Cluster {
                             presence.clone(),
                             serde_json::to_vec(&Signal::Vacation { node, user }),
                         ),
+                        Tell::Sessions(user) => (
+                            presence.clone(),
+                            serde_json::to_vec(&Signal::Sessions { node, user }),
+                        ),
                     };
                     let Ok(payload) = payload else {
                         continue;
@@ -277,6 +284,7 @@ impl Cluster {
                         Signal::Said { chat, .. } => games.remote_said(chat).await,
                         Signal::Muted { user, .. } => games.forget_mutes(user),
                         Signal::Vacation { user, .. } => games.vacation_changed(user).await,
+                        Signal::Sessions { user, .. } => games.forget_user(user).await,
                         Signal::Seeks { .. } => {
                             if let Err(e) = games.refresh_seeks().await {
                                 tracing::warn!(error = %e, "reading the seeks failed");

@@ -85,6 +85,16 @@ pub enum ApiError {
     NameTaken,
     #[error("wrong name or password")]
     WrongLogin,
+    #[error("the current password is wrong")]
+    WrongPassword,
+    #[error("a guest has no password: sign up for an account first")]
+    NotAnAccount,
+    #[error("you have no such session: it has ended")]
+    NoSession,
+    #[error("this reset link is unknown, used or expired: ask the operator for a new one")]
+    BadReset,
+    #[error("{}", in_play_text(.0))]
+    GamesInPlay(Vec<i64>),
     #[error("sign in or play as a guest first")]
     NotSignedIn,
     #[error("the request lacks this session's CSRF token (header X-CSRF-Token)")]
@@ -242,6 +252,11 @@ impl ApiError {
             ApiError::BadPassword(_) => (StatusCode::BAD_REQUEST, "bad_password"),
             ApiError::NameTaken => (StatusCode::CONFLICT, "name_taken"),
             ApiError::WrongLogin => (StatusCode::UNAUTHORIZED, "wrong_login"),
+            ApiError::WrongPassword => (StatusCode::FORBIDDEN, "wrong_password"),
+            ApiError::NotAnAccount => (StatusCode::FORBIDDEN, "not_an_account"),
+            ApiError::NoSession => (StatusCode::NOT_FOUND, "no_session"),
+            ApiError::BadReset => (StatusCode::BAD_REQUEST, "bad_reset"),
+            ApiError::GamesInPlay(_) => (StatusCode::CONFLICT, "games_in_play"),
             ApiError::NotSignedIn => (StatusCode::UNAUTHORIZED, "not_signed_in"),
             ApiError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
             ApiError::NotSeated => (StatusCode::FORBIDDEN, "not_seated"),
@@ -295,6 +310,15 @@ impl ApiError {
             _ => None,
         }
     }
+}
+
+/// The refusal of an account's deletion while it plays: the games named.
+fn in_play_text(games: &[i64]) -> String {
+    let list: Vec<String> = games.iter().map(|g| format!("game {g}")).collect();
+    format!(
+        "finish or resign your games in play first: {}",
+        list.join(", ")
+    )
 }
 
 /// The seconds a client is asked to wait (`Retry-After`) when the database cannot be reached.

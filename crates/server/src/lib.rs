@@ -144,6 +144,7 @@ pub async fn start_with_store(
     let accounts = Arc::new(auth::Accounts::new(
         Arc::clone(&store),
         config.secure_cookies,
+        config.time.clone(),
     ));
     let games = Games::load(
         Arc::clone(&store),

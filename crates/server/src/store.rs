@@ -52,6 +52,18 @@ macro_rules! listing {
 /// invokes it once, so that both read their rows alike.
 macro_rules! row_decoders {
     ($row:ty) => {
+        fn session_row(r: &$row) -> Result<StoredSession, StoreError> {
+            Ok(StoredSession {
+                user_id: r.try_get("user_id")?,
+                csrf: r.try_get("csrf")?,
+                expires: r.try_get("expires")?,
+                created: r.try_get("created")?,
+                last_used: r.try_get("last_used")?,
+                user_agent: r.try_get("user_agent")?,
+                address: r.try_get("address")?,
+            })
+        }
+
         fn user_row(r: &$row, with_hash: bool) -> Result<StoredUser, StoreError> {
             Ok(StoredUser {
                 id: r.try_get("id")?,
@@ -547,9 +559,26 @@ pub struct NewUser<'a> {
 pub struct StoredSession {
     pub user_id: i64,
     pub csrf: String,
-    /// Seconds since the Unix epoch.
+    /// Seconds since the Unix epoch on the system's clock (the cookie's age runs on it in the browser).
     pub expires: i64,
+    /// The other times are seconds since the Unix epoch on the server's time source (`ServerConfig::time`).
+    /// When it was made.
+    pub created: i64,
+    /// When it was last used, to within [`SESSION_TOUCH_SECONDS`]; unused for [`SESSION_IDLE_SECONDS`], it lapses.
+    pub last_used: i64,
+    /// The `User-Agent` of the client that made it (cut to 200 characters), if it sent one.
+    pub user_agent: Option<String>,
+    /// The address of the client that made it.
+    pub address: Option<String>,
 }
+
+/// A session unused for this long (14 days) lapses: refused and deleted, whatever its cookie's age.
+pub const SESSION_IDLE_SECONDS: i64 = 14 * 24 * 3600;
+/// The password hash of a deleted account: no password matches it (it is no hash at all), and it is not null, so
+/// that the account is not taken for a guest.
+pub const DELETED_PASSWORD: &str = "deleted";
+/// A session's last use is written at most this often (an hour), so that requests do not each write.
+pub const SESSION_TOUCH_SECONDS: i64 = 3600;
 
 /// How far a stored game has come (see [`Store::progress`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -831,6 +860,52 @@ pub trait Store: Send + Sync {
     fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>>;
 
     fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()>;
+
+    /// Marks a session used at `at`.
+    fn touch_session<'a>(&'a self, token_hash: &'a [u8], at: i64) -> StoreFuture<'a, ()>;
+
+    /// A user's sessions with their token hashes, the most recently used first.
+    fn user_sessions(&self, user: i64) -> StoreFuture<'_, Vec<(Vec<u8>, StoredSession)>>;
+
+    /// Ends every session of `user` but the one whose token hash is `keep`: how many ended.
+    fn end_sessions<'a>(&'a self, user: i64, keep: Option<&'a [u8]>) -> StoreFuture<'a, u64>;
+
+    /// Ends the session of `user` whose token hash is `token_hash`: false when the user has no such session.
+    fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool>;
+
+    /// An account's password hash (`None` for a guest or an unknown id).
+    fn password_hash(&self, user: i64) -> StoreFuture<'_, Option<String>>;
+
+    /// Sets an account's password hash and ends its sessions but `keep`, in one transaction: how many ended.
+    fn set_password<'a>(
+        &'a self,
+        user: i64,
+        hash: &'a str,
+        keep: Option<&'a [u8]>,
+    ) -> StoreFuture<'a, u64>;
+
+    /// Stores a one-time password reset of `user` under its token's hash, valid until `expires`.
+    fn create_reset<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        user: i64,
+        expires: i64,
+    ) -> StoreFuture<'a, ()>;
+
+    /// Deletes account `user` but what others keep of it: its row stays (its games, ratings and chat messages
+    /// refer to it) under `neutral` as its name, without a name key or skeleton (its name is free again) and with
+    /// a password hash nothing matches; its sessions and password resets go, in one transaction.
+    fn delete_account<'a>(&'a self, user: i64, neutral: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Uses the reset whose token hash is `token_hash`, unexpired at `now`: deletes it, sets the account's
+    /// password hash and ends all its sessions, in one transaction. Answers the user and how many sessions
+    /// ended, or `None` (an unknown, used or expired token; expired resets are swept).
+    fn reset_password<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        now: i64,
+        hash: &'a str,
+    ) -> StoreFuture<'a, Option<(i64, u64)>>;
 
     /// Appends one action to a game and records the game's new state and action count, and its ending when
     /// the action ended it, atomically; durable when it returns.

@@ -184,15 +184,24 @@ async fn appends_are_unique_and_load_in_order(db: &Database) {
     assert_eq!(store.find_user(999).await.unwrap(), None);
 
     // Sessions: found by the hash, gone when deleted, expired ones swept when a new one is made.
+    let t = tesuji_server::store::now();
     let live = StoredSession {
         user_id: ann,
         csrf: "c".into(),
         expires: i64::MAX,
+        created: t,
+        last_used: t,
+        user_agent: Some("a browser".into()),
+        address: Some("192.0.2.1".into()),
     };
     let old = StoredSession {
         user_id: bob,
         csrf: "d".into(),
         expires: 1,
+        created: 0,
+        last_used: 0,
+        user_agent: None,
+        address: None,
     };
     store.create_session(b"old", &old).await.unwrap();
     store.create_session(b"live", &live).await.unwrap();

@@ -52,6 +52,8 @@ pub enum Tell {
     Seeks,
     /// User `user` went on vacation or came back.
     Vacation(i64),
+    /// Sessions of user `user` were ended (a password changed or reset, sessions ended by their owner).
+    Sessions(i64),
 }
 
 /// Whether a copy with `moves` stored actions and its second seat `joined` or not differs from the store's
@@ -67,6 +69,36 @@ impl Games {
     /// Makes this node tell the others of every change it makes from now on (see [`crate::cluster`]).
     pub fn tell_others(&self, tells: tokio::sync::mpsc::UnboundedSender<Tell>) {
         let _ = self.tells.set(tells);
+    }
+
+    /// Sessions of `user` were ended on this node: the other nodes forget what they keep of them.
+    pub fn sessions_ended(&self, user: i64) {
+        self.tell(Tell::Sessions(user));
+    }
+
+    /// Sessions of `user` were ended, or its account deleted (here, or on another node that told): this node
+    /// forgets what it keeps of its sessions and of the user, and lets the finished games in memory where it sat
+    /// go, so that they are read again under the name it has now.
+    pub async fn forget_user(&self, user: i64) {
+        self.accounts.forget_sessions(user, None);
+        let finished: Vec<(i64, super::Entry)> = self
+            .registry()
+            .finished
+            .iter()
+            .map(|(&id, entry)| (id, Arc::clone(entry)))
+            .collect();
+        let mut theirs = Vec::new();
+        for (id, entry) in finished {
+            let live = entry.lock().await;
+            if live.seats.black == Some(user) || live.seats.white == Some(user) {
+                theirs.push(id);
+            }
+        }
+        let gone: Vec<super::Entry> = {
+            let mut r = self.registry();
+            theirs.iter().filter_map(|id| r.finished.pop(id)).collect()
+        };
+        drop(gone);
     }
 
     /// Tells the other nodes, when there are any.

@@ -4,6 +4,7 @@
 //! happened in a user's games since they looked), `seeks` (automatch), `vacation` (days away) and `socket` (the
 //! game's WebSocket). What they share is here: the state, the router, body and id parsing, the Origin check.
 
+mod account;
 mod chat;
 mod extract;
 mod games;
@@ -74,6 +75,15 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/login", post(sessions::log_in))
         .route("/api/guest", post(sessions::guest))
         .route("/api/logout", post(sessions::log_out))
+        .route("/api/account/sessions", get(account::sessions))
+        .route(
+            "/api/account/sessions/end-others",
+            post(account::end_other_sessions),
+        )
+        .route("/api/account/sessions/{id}/end", post(account::end_session))
+        .route("/api/account/password", post(account::change_password))
+        .route("/api/account/reset", post(account::reset_password))
+        .route("/api/account/delete", post(account::delete_account))
         .route("/api/lobby", get(listings::lobby))
         .route("/api/lobby/ws", get(listings::lobby_ws))
         .route("/api/users/{id}/games", get(listings::user_games))

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::AppState;
 use super::extract::{AppJson, SignIn};
-use crate::auth::NewSession;
+use crate::auth::{ClientInfo, NewSession};
 use crate::error::ApiError;
 use crate::names;
 
@@ -42,9 +42,11 @@ pub(super) fn session_response(status: StatusCode, s: NewSession) -> Response {
 pub(super) async fn sign_up(
     State(app): State<AppState>,
     SignIn(address): SignIn,
+    headers: HeaderMap,
     AppJson(c): AppJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    let s = app.accounts.sign_up(&c.name, &c.password).await?;
+    let client = ClientInfo::new(&headers, address);
+    let s = app.accounts.sign_up(&c.name, &c.password, client).await?;
     app.limits
         .accounts()
         .signed_in(&names::key(&c.name), address);
@@ -54,6 +56,7 @@ pub(super) async fn sign_up(
 pub(super) async fn log_in(
     State(app): State<AppState>,
     SignIn(address): SignIn,
+    headers: HeaderMap,
     AppJson(c): AppJson<Credentials>,
 ) -> Result<Response, ApiError> {
     // Per account too (see `limit::AccountGuard`): the name's key, known account or not.
@@ -64,7 +67,8 @@ pub(super) async fn log_in(
     if tracked {
         guard.check(&key, address)?;
     }
-    match app.accounts.log_in(&c.name, &c.password).await {
+    let client = ClientInfo::new(&headers, address);
+    match app.accounts.log_in(&c.name, &c.password, client).await {
         Ok(s) => {
             if tracked {
                 guard.signed_in(&key, address);
@@ -88,10 +92,14 @@ pub(super) struct GuestName {
 
 pub(super) async fn guest(
     State(app): State<AppState>,
-    _: SignIn,
+    SignIn(address): SignIn,
+    headers: HeaderMap,
     AppJson(g): AppJson<GuestName>,
 ) -> Result<Response, ApiError> {
-    let s = app.accounts.guest(&g.name).await?;
+    let s = app
+        .accounts
+        .guest(&g.name, ClientInfo::new(&headers, address))
+        .await?;
     Ok(session_response(StatusCode::CREATED, s))
 }
 

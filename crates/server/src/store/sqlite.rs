@@ -18,6 +18,7 @@ use sqlx::sqlite::{
 use sqlx::{AssertSqlSafe, QueryBuilder, Row, Sqlite};
 
 use super::appends::{Append, Appends, BatchFuture, Settled, WriteBatch, settled};
+use super::{DELETED_PASSWORD, SESSION_IDLE_SECONDS};
 use super::{
     Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, REVIEW_COLUMNS,
     Rated, Rating, RatingPoint, RatingUpdate, RecordRow, ReviewBacklog, Reviewed, Seats, Sought,
@@ -479,17 +480,24 @@ impl Store for SqliteStore {
     ) -> StoreFuture<'a, ()> {
         Box::pin(async move {
             // Expired sessions are swept whenever a new one is made, so the table does not grow forever.
-            sqlx::query("DELETE FROM sessions WHERE expires < ?")
+            // So are the lapsed ones, unused for too long.
+            sqlx::query("DELETE FROM sessions WHERE expires < ? OR last_used < ?")
                 .bind(now())
+                .bind(session.created - SESSION_IDLE_SECONDS)
                 .execute(&self.writer)
                 .await?;
             sqlx::query(
-                "INSERT INTO sessions (token_hash, user_id, csrf, expires) VALUES (?, ?, ?, ?)",
+                "INSERT INTO sessions (token_hash, user_id, csrf, expires, created, last_used, user_agent, \
+                 address) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             )
             .bind(token_hash)
             .bind(session.user_id)
             .bind(&session.csrf)
             .bind(session.expires)
+            .bind(session.created)
+            .bind(session.last_used)
+            .bind(&session.user_agent)
+            .bind(&session.address)
             .execute(&self.writer)
             .await?;
             Ok(())
@@ -498,19 +506,14 @@ impl Store for SqliteStore {
 
     fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>> {
         Box::pin(async move {
-            let row =
-                sqlx::query("SELECT user_id, csrf, expires FROM sessions WHERE token_hash = ?")
-                    .bind(token_hash)
-                    .fetch_optional(&self.reader)
-                    .await?;
-            match row {
-                Some(r) => Ok(Some(StoredSession {
-                    user_id: r.try_get("user_id")?,
-                    csrf: r.try_get("csrf")?,
-                    expires: r.try_get("expires")?,
-                })),
-                None => Ok(None),
-            }
+            let row = sqlx::query(
+                "SELECT user_id, csrf, expires, created, last_used, user_agent, address FROM sessions \
+                 WHERE token_hash = ?",
+            )
+            .bind(token_hash)
+            .fetch_optional(&self.reader)
+            .await?;
+            row.map(|r| session_row(&r)).transpose()
         })
     }
 
@@ -521,6 +524,179 @@ impl Store for SqliteStore {
                 .execute(&self.writer)
                 .await?;
             Ok(())
+        })
+    }
+
+    fn touch_session<'a>(&'a self, token_hash: &'a [u8], at: i64) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query("UPDATE sessions SET last_used = ? WHERE token_hash = ? AND last_used < ?")
+                .bind(at)
+                .bind(token_hash)
+                .bind(at)
+                .execute(&self.writer)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn user_sessions(&self, user: i64) -> StoreFuture<'_, Vec<(Vec<u8>, StoredSession)>> {
+        Box::pin(async move {
+            let rows = sqlx::query(
+                "SELECT token_hash, user_id, csrf, expires, created, last_used, user_agent, address \
+                 FROM sessions WHERE user_id = ? ORDER BY last_used DESC, created DESC",
+            )
+            .bind(user)
+            .fetch_all(&self.reader)
+            .await?;
+            rows.iter()
+                .map(|r| Ok((r.try_get("token_hash")?, session_row(r)?)))
+                .collect()
+        })
+    }
+
+    fn end_sessions<'a>(&'a self, user: i64, keep: Option<&'a [u8]>) -> StoreFuture<'a, u64> {
+        Box::pin(async move {
+            let done = sqlx::query(
+                "DELETE FROM sessions WHERE user_id = ? AND (? IS NULL OR token_hash <> ?)",
+            )
+            .bind(user)
+            .bind(keep)
+            .bind(keep)
+            .execute(&self.writer)
+            .await?;
+            Ok(done.rows_affected())
+        })
+    }
+
+    fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool> {
+        Box::pin(async move {
+            let done = sqlx::query("DELETE FROM sessions WHERE user_id = ? AND token_hash = ?")
+                .bind(user)
+                .bind(token_hash)
+                .execute(&self.writer)
+                .await?;
+            Ok(done.rows_affected() > 0)
+        })
+    }
+
+    fn password_hash(&self, user: i64) -> StoreFuture<'_, Option<String>> {
+        Box::pin(async move {
+            let hash: Option<Option<String>> =
+                sqlx::query_scalar("SELECT password_hash FROM users WHERE id = ?")
+                    .bind(user)
+                    .fetch_optional(&self.reader)
+                    .await?;
+            Ok(hash.flatten())
+        })
+    }
+
+    fn set_password<'a>(
+        &'a self,
+        user: i64,
+        hash: &'a str,
+        keep: Option<&'a [u8]>,
+    ) -> StoreFuture<'a, u64> {
+        Box::pin(async move {
+            let mut tx = self.writer.begin().await?;
+            sqlx::query(
+                "UPDATE users SET password_hash = ? WHERE id = ? AND password_hash IS NOT NULL",
+            )
+            .bind(hash)
+            .bind(user)
+            .execute(&mut *tx)
+            .await?;
+            let ended = sqlx::query(
+                "DELETE FROM sessions WHERE user_id = ? AND (? IS NULL OR token_hash <> ?)",
+            )
+            .bind(user)
+            .bind(keep)
+            .bind(keep)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.commit().await?;
+            Ok(ended)
+        })
+    }
+
+    fn create_reset<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        user: i64,
+        expires: i64,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            sqlx::query(
+                "INSERT INTO password_resets (token_hash, user_id, expires) VALUES (?, ?, ?)",
+            )
+            .bind(token_hash)
+            .bind(user)
+            .bind(expires)
+            .execute(&self.writer)
+            .await?;
+            Ok(())
+        })
+    }
+
+    fn delete_account<'a>(&'a self, user: i64, neutral: &'a str) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            let mut tx = self.writer.begin().await?;
+            sqlx::query(
+                "UPDATE users SET name = ?, name_key = NULL, name_skeleton = NULL, password_hash = ? WHERE id = ?",
+            )
+            .bind(neutral)
+            .bind(DELETED_PASSWORD)
+            .bind(user)
+            .execute(&mut *tx)
+            .await?;
+            for delete in [
+                "DELETE FROM sessions WHERE user_id = ?",
+                "DELETE FROM password_resets WHERE user_id = ?",
+            ] {
+                sqlx::query(delete).bind(user).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    fn reset_password<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        now: i64,
+        hash: &'a str,
+    ) -> StoreFuture<'a, Option<(i64, u64)>> {
+        Box::pin(async move {
+            let mut tx = self.writer.begin().await?;
+            let user: Option<i64> = sqlx::query_scalar(
+                "DELETE FROM password_resets WHERE token_hash = ? AND expires >= ? RETURNING user_id",
+            )
+            .bind(token_hash)
+            .bind(now)
+            .fetch_optional(&mut *tx)
+            .await?;
+            sqlx::query("DELETE FROM password_resets WHERE expires < ?")
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+            let Some(user) = user else {
+                tx.commit().await?;
+                return Ok(None);
+            };
+            sqlx::query(
+                "UPDATE users SET password_hash = ? WHERE id = ? AND password_hash IS NOT NULL",
+            )
+            .bind(hash)
+            .bind(user)
+            .execute(&mut *tx)
+            .await?;
+            let ended = sqlx::query("DELETE FROM sessions WHERE user_id = ?")
+                .bind(user)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.commit().await?;
+            Ok(Some((user, ended)))
         })
     }
 

@@ -14,6 +14,7 @@ use crate::support::site::Site;
 /// Issue 42's attacks (abuse limits), in a file of their own: tests/api/limits.rs.
 mod limits;
 mod words;
+mod accounts;
 
 /// A server on port 0 keeping its data in `dir`, otherwise as by default.
 fn config(dir: &Path) -> ServerConfig {
@@ -2570,6 +2571,9 @@ async fn an_untimed_game_is_claimed_after_days_of_absence() {
     assert_eq!(white.join(id, None).await.unwrap().0, 200);
     // Nobody has moved: nothing to claim, however long.
     time.advance(8 * DAY_MS);
+    // White keeps her session (unused for 14 days it lapses) without looking at the game.
+    assert!(white.get("/api/session").await.unwrap().1["user"].is_object());
+    assert!(cat.get("/api/session").await.unwrap().1["user"].is_object());
     let (status, body) = claim(&black, id).await;
     assert_eq!(
         (status, body["reason"].as_str()),
@@ -5511,9 +5515,13 @@ async fn uploads_are_kept_twenty_a_day_and_expire_unopened() {
     done(20).await;
 
     // Day 20: file 1 is opened. Day 31: a file not opened since day 1 is gone with its review, file 1 is not.
-    time.advance(19 * DAY);
+    time.advance(10 * DAY);
+    // Ann keeps her session (unused for 14 days it lapses) without opening a file.
+    assert!(ann.get("/api/session").await.unwrap().1["user"].is_object());
+    time.advance(9 * DAY);
     let path = |k: usize| format!("/api/reviews/{}", digest_of(&one_play_record(k)));
     assert_eq!(ann.get(&path(1)).await.unwrap().0, 200);
+    assert!(ann.get("/api/session").await.unwrap().1["user"].is_object());
     time.advance(11 * DAY);
     assert_eq!(upload_text(&ann, one_play_record(40)).await.0, 200);
     assert_eq!(ann.get(&path(0)).await.unwrap().0, 404);

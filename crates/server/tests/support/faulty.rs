@@ -109,6 +109,48 @@ impl Store for Faulty {
     fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()> {
         self.inner.delete_session(token_hash)
     }
+    fn touch_session<'a>(&'a self, token_hash: &'a [u8], at: i64) -> StoreFuture<'a, ()> {
+        self.inner.touch_session(token_hash, at)
+    }
+    fn user_sessions(&self, user: i64) -> StoreFuture<'_, Vec<(Vec<u8>, StoredSession)>> {
+        self.inner.user_sessions(user)
+    }
+    fn end_sessions<'a>(&'a self, user: i64, keep: Option<&'a [u8]>) -> StoreFuture<'a, u64> {
+        self.inner.end_sessions(user, keep)
+    }
+    fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool> {
+        self.inner.end_session(user, token_hash)
+    }
+    fn password_hash(&self, user: i64) -> StoreFuture<'_, Option<String>> {
+        self.inner.password_hash(user)
+    }
+    fn set_password<'a>(
+        &'a self,
+        user: i64,
+        hash: &'a str,
+        keep: Option<&'a [u8]>,
+    ) -> StoreFuture<'a, u64> {
+        self.inner.set_password(user, hash, keep)
+    }
+    fn create_reset<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        user: i64,
+        expires: i64,
+    ) -> StoreFuture<'a, ()> {
+        self.inner.create_reset(token_hash, user, expires)
+    }
+    fn delete_account<'a>(&'a self, user: i64, neutral: &'a str) -> StoreFuture<'a, ()> {
+        self.inner.delete_account(user, neutral)
+    }
+    fn reset_password<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        now: i64,
+        hash: &'a str,
+    ) -> StoreFuture<'a, Option<(i64, u64)>> {
+        self.inner.reset_password(token_hash, now, hash)
+    }
     fn append_move<'a>(
         &'a self,
         game: i64,
