@@ -201,6 +201,21 @@ enum Command {
         #[command(subcommand)]
         what: SgfCommand,
     },
+    /// Print a one-time link that sets a new password for an account (valid for 24 hours, used once; it ends
+    /// every session of the account). No mail is sent: give the link to the account's owner.
+    ResetPassword {
+        /// The account's name (any case).
+        name: String,
+        /// Folder of the SQLite database; unused with --database.
+        #[arg(long, env = "TESUJI_DATA_DIR", default_value = "tesuji-data")]
+        data_dir: PathBuf,
+        /// The site's PostgreSQL database instead of SQLite.
+        #[arg(long, env = "TESUJI_DATABASE", value_parser = tesuji_server::Database::postgres)]
+        database: Option<tesuji_server::Database>,
+        /// The address at which players reach the site, as the link starts.
+        #[arg(long, default_value = "http://localhost:8080")]
+        base_url: String,
+    },
     /// Benchmarks.
     Bench {
         #[command(subcommand)]
@@ -343,6 +358,29 @@ enum PlayoutMode {
     Policy,
 }
 
+/// Issues a password reset for account `name` and prints its link.
+fn reset_password(
+    name: &str,
+    data_dir: PathBuf,
+    database: Option<tesuji_server::Database>,
+    base_url: &str,
+) -> Result<()> {
+    let database = match database {
+        Some(d) => d,
+        None => {
+            // Opening would make an empty database: a mistyped folder is an error instead.
+            let file = data_dir.join(tesuji_server::store::sqlite::DATABASE_FILE);
+            if !file.is_file() {
+                bail!("no database in {}", data_dir.display());
+            }
+            tesuji_server::Database::Sqlite(data_dir)
+        }
+    };
+    let token = tesuji_server::auth::issue_reset_now(&database, name)?;
+    println!("{}/reset#{token}", base_url.trim_end_matches('/'));
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -405,6 +443,12 @@ fn run(cli: Cli) -> Result<()> {
             })
             .context("the server stopped")
         }
+        Command::ResetPassword {
+            name,
+            data_dir,
+            database,
+            base_url,
+        } => reset_password(&name, data_dir, database, &base_url),
         Command::Perft {
             rules,
             position,

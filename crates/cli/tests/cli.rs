@@ -1030,3 +1030,52 @@ fn train_patterns_refuses_what_it_cannot_read() {
     ]);
     assert!(!o.status.success());
 }
+
+/// `tesuji reset-password` prints a one-time link for an account of the data directory; an unknown account or a
+/// folder without a database is one error line and exit 1.
+#[test]
+fn reset_password_prints_a_one_time_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().to_str().unwrap();
+    let o = tesuji(&["reset-password", "ann", "--data-dir", data]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), format!("tesuji: no database in {data}\n"));
+
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    runtime.block_on(async {
+        let store = tesuji_server::store::open(&tesuji_server::Database::Sqlite(dir.path().into()))
+            .await
+            .unwrap();
+        store
+            .create_user("Ann", Some("ann"), Some("a hash"))
+            .await
+            .unwrap();
+        store.close().await.unwrap();
+    });
+    let o = tesuji(&["reset-password", "bob", "--data-dir", data]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(stderr(&o), "tesuji: no account is named \"bob\"\n");
+
+    let o = tesuji(&[
+        "reset-password",
+        "ANN",
+        "--data-dir",
+        data,
+        "--base-url",
+        "https://go.example/",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let link = stdout(&o);
+    let token = link
+        .trim_end()
+        .strip_prefix("https://go.example/reset#")
+        .unwrap_or_else(|| panic!("{link}"));
+    assert!(
+        token.len() == 64 && token.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{link}"
+    );
+    // Another run gives another link.
+    let again = stdout(&tesuji(&["reset-password", "ann", "--data-dir", data]));
+    assert!(again.starts_with("http://localhost:8080/reset#"), "{again}");
+    assert_ne!(again.trim_end().rsplit('#').next(), Some(token));
+}
