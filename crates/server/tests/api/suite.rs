@@ -11,10 +11,10 @@ use tesuji_server::{Limits, ManualTime, ServerConfig, ServerError, TimeSource};
 
 use crate::support::site::Site;
 
-/// Issue 42's attacks (abuse limits), in a file of their own: tests/api/limits.rs.
+// Issue 42's tests in files of their own: accounts and sessions, abuse limits, the words players read.
+mod accounts;
 mod limits;
 mod words;
-mod accounts;
 
 /// A server on port 0 keeping its data in `dir`, otherwise as by default.
 fn config(dir: &Path) -> ServerConfig {
