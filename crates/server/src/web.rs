@@ -28,6 +28,7 @@ pub const PAGES: &[(&str, &str)] = &[
     ("/replay", "replay.html"),
     ("/archive", "archive.html"),
     ("/login", "login.html"),
+    ("/reset", "reset.html"),
 ];
 
 const CACHE_CONTROL: &str = "no-cache";
@@ -386,6 +387,7 @@ mod tests {
             "player.html",
             "archive.html",
             "replay.html",
+            "reset.html",
         ] {
             let html = text(page);
             // The options of the language selector, `<select id="lang">`.
@@ -688,6 +690,7 @@ mod tests {
                 ],
             ),
             ("login.html", &["signup", "login", "guest"]),
+            ("reset.html", &["reset", "reset-done", "reset-missing"]),
         ];
         for (file, ids) in expect {
             let found: BTreeSet<String> = attribute_values(&text(file), "id").into_iter().collect();
