@@ -2839,7 +2839,7 @@ async fn timed_table(ann: &Browser, bob: &Browser) -> Res<u64> {
         b.wait_for("#clock-white:not([hidden])").await?;
         // The page names the clock beside the rules.
         let rules = b.text("#rules").await?.unwrap_or_default();
-        if !rules.contains("clock fischer:3m+10s") {
+        if !rules.contains("Fischer: 3 min + 10 s a move") {
             return Err(format!("{}'s page says {rules:?}", b.name));
         }
     }
