@@ -63,6 +63,19 @@ impl Rematch {
     }
 }
 
+impl LiveGame {
+    /// Records the rematch offered after this finished game and tells its watchers.
+    pub(super) fn offered(&mut self, rematch: Rematch) {
+        let event = serde_json::json!({
+            "type": "rematch",
+            "version": self.version,
+            "rematch": rematch.view(false),
+        });
+        self.rematch = Some(rematch);
+        let _ = self.events.send(Arc::from(event.to_string()));
+    }
+}
+
 impl Games {
     /// User `user`, a player of finished game `id`, offers a rematch, or accepts the one their opponent
     /// offered: answers the rematch's state.
@@ -103,14 +116,11 @@ impl Games {
         };
         match self.create(user, table).await {
             Ok((state, invite)) => {
-                self.offered(
-                    &mut live,
-                    Rematch {
-                        game: state.id,
-                        by: color,
-                        invite,
-                    },
-                );
+                live.offered(Rematch {
+                    game: state.id,
+                    by: color,
+                    invite,
+                });
                 Ok(state)
             }
             // The opponent's offer, made on another node at the same moment, came first: it stands.
@@ -132,7 +142,7 @@ impl Games {
         if let Some(rematch) = Rematch::of(live, offered.id, &offered.seats)
             && live.rematch.as_ref() != Some(&rematch)
         {
-            self.offered(live, rematch);
+            live.offered(rematch);
         }
         let table = self.get(offered.id).await?;
         let seated = {
@@ -151,32 +161,25 @@ impl Games {
         }
     }
 
-    /// Records the rematch offered after the locked finished game `live` and tells its watchers.
-    pub(super) fn offered(&self, live: &mut LiveGame, rematch: Rematch) {
-        let event = serde_json::json!({
-            "type": "rematch",
-            "version": live.version,
-            "rematch": rematch.view(false),
-        });
-        live.rematch = Some(rematch);
-        let _ = live.events.send(Arc::from(event.to_string()));
-    }
-
     /// A table another node made was read in: when it is the rematch of a finished game held here, that
-    /// game's watchers hear of it.
-    pub(super) async fn rematch_read_in(&self, table: i64, seats: &Seats) {
+    /// game's watchers hear of it. In a task of its own, as the reader may hold that game's lock (its player
+    /// accepting the rematch reads the table in).
+    pub(super) fn rematch_read_in(&self, table: i64, seats: &Seats) {
         let Some(old) = seats.rematch_of else {
             return;
         };
         let Some(entry) = self.registry().finished.peek(&old).cloned() else {
             return;
         };
-        let mut live = entry.lock().await;
-        if let Some(rematch) = Rematch::of(&live, table, seats)
-            && live.rematch.as_ref() != Some(&rematch)
-        {
-            self.offered(&mut live, rematch);
-        }
+        let seats = seats.clone();
+        tokio::spawn(async move {
+            let mut live = entry.lock().await;
+            if let Some(rematch) = Rematch::of(&live, table, &seats)
+                && live.rematch.as_ref() != Some(&rematch)
+            {
+                live.offered(rematch);
+            }
+        });
     }
 
     /// The rematch of a finished game just read from the store, if one was offered.

@@ -368,7 +368,7 @@ impl Games {
             r.live.insert(id, Arc::new(Mutex::new(live)));
         }
         // A rematch made on another node: the watchers of its game here hear of it.
-        self.rematch_read_in(id, &seats).await;
+        self.rematch_read_in(id, &seats);
         Ok(true)
     }
 
