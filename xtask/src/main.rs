@@ -1,9 +1,10 @@
 //! `cargo xtask test`: the README's test command. It makes sure the system packages the tests need are there
 //! (installing them with `apt-get` when it runs as root), starts the services the tests talk to (a throw-away
 //! PostgreSQL 15 and a nats-server on free ports, found by the tests through `TESUJI_TEST_POSTGRES` and
-//! `TESUJI_TEST_NATS`), runs `cargo test --workspace` with any arguments given after `--`, stops the services
-//! and removes their files, then (when no arguments narrowed the tests) runs the pages' JavaScript tests with
-//! Node and every fuzz target for a minute, and exits with the first failure's status.
+//! `TESUJI_TEST_NATS`), runs `cargo test --workspace` with any arguments given after `--` (with none, then the
+//! server's API suite again on PostgreSQL and on two nodes), stops the services and removes their files, then
+//! (when no arguments narrowed the tests) runs the pages' JavaScript tests with Node and every fuzz target for a
+//! minute, and exits with the first failure's status.
 //! `cargo xtask fuzz` runs the fuzz targets alone, for as long as asked.
 
 mod fuzz;
@@ -26,8 +27,10 @@ test    checks for the system packages the tests need (GNU Go, Chromium, ChromeD
         PostgreSQL 15, nats-server), installs the missing ones with apt-get when run as root (or names
         them and stops, otherwise), starts a throw-away PostgreSQL 15 cluster and a nats-server on free
         ports of 127.0.0.1, runs `cargo test --workspace CARGO-TEST-ARGS...` with TESUJI_TEST_POSTGRES
-        (postgres://tesuji@127.0.0.1:PORT/postgres) and TESUJI_TEST_NATS (nats://127.0.0.1:PORT) set,
-        stops both and removes their files, and exits with the tests' status. When the arguments
+        (postgres://tesuji@127.0.0.1:PORT/postgres) and TESUJI_TEST_NATS (nats://127.0.0.1:PORT) set
+        (with no arguments, then the server's API suite again on PostgreSQL and on two nodes, as
+        TESUJI_TEST_BACKEND=postgres and =nodes), stops both and removes their files, and exits with
+        the tests' status. When the arguments
         choose packages (-p/--package), --workspace is left out:
         `cargo xtask test -- -p tesuji-rules --lib`. When no arguments are given, the pages' tests
         (`node --test` on crates/server/web/tests/*.test.mjs) and every fuzz target for 60 s (as
@@ -146,18 +149,47 @@ fn run(args: Vec<OsString>) -> Result<ExitCode> {
     }
 }
 
+/// The API suite's backends beside SQLite (`TESUJI_TEST_BACKEND`): its one binary runs again on each.
+const OTHER_API_BACKENDS: [&str; 2] = ["postgres", "nodes"];
+
 fn test(extra: &[OsString]) -> Result<ExitCode> {
     ensure_requirements(REQUIREMENTS)?;
     let status = services::with_services(services::services(), |env| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        Command::new(&cargo)
-            .args(cargo_test_args(extra))
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .current_dir(workspace_root())
-            .status()
-            .with_context(|| format!("cannot run {}", cargo.to_string_lossy()))
+        let mut runs = vec![(cargo_test_args(extra), None)];
+        // Narrowed runs take the backend from the caller's environment instead.
+        if extra.is_empty() {
+            runs.extend(OTHER_API_BACKENDS.map(|b| (api_suite_args(), Some(b))));
+        }
+        for (args, backend) in runs {
+            if let Some(backend) = backend {
+                eprintln!("xtask: the API suite on {backend}");
+            }
+            let mut command = Command::new(&cargo);
+            command
+                .args(args)
+                .envs(env.iter().map(|(k, v)| (k, v)))
+                .current_dir(workspace_root());
+            if let Some(backend) = backend {
+                command.env("TESUJI_TEST_BACKEND", backend);
+            }
+            let status = command
+                .status()
+                .with_context(|| format!("cannot run {}", cargo.to_string_lossy()))?;
+            if !status.success() {
+                return Ok(status);
+            }
+        }
+        Ok(ExitStatus::default())
     })?;
     Ok(exit_code(status))
+}
+
+/// `cargo test` of the server's API suite alone (built already by the workspace's run).
+fn api_suite_args() -> Vec<OsString> {
+    ["test", "--package", "tesuji-server", "--test", "api"]
+        .map(OsString::from)
+        .to_vec()
 }
 
 /// The pages' JavaScript tests: every `*.test.mjs` of `crates/server/web/tests`, with Node's test runner.

@@ -259,7 +259,7 @@ async fn a_reset_link_sets_a_new_password_once_within_a_day() {
     let running = server_at(dir.path(), &time).await;
     let (ann, _) = account(&running, "Ann").await;
     let other = logged_in(&running, "ann", "a long password").await;
-    let store = tesuji_server::store::open(&crate::BACKEND.database(dir.path()))
+    let store = tesuji_server::store::open(&crate::backend().database(dir.path()))
         .await
         .unwrap();
     let now = || i64::try_from(time.now_ms() / 1000).unwrap();

@@ -1,5 +1,5 @@
 //! The server over real sockets: a site (one server, or two nodes) bound to port 0 on a fresh database per
-//! test, of the kind the including test target names (`crate::BACKEND`).
+//! test, of the kind `TESUJI_TEST_BACKEND` names (`crate::backend()`, see tests/api.rs).
 
 use std::path::Path;
 
@@ -20,7 +20,7 @@ mod words;
 fn config(dir: &Path) -> ServerConfig {
     ServerConfig {
         address: "127.0.0.1:0".parse().unwrap(),
-        database: crate::BACKEND.database(dir),
+        database: crate::backend().database(dir),
         ..ServerConfig::default()
     }
 }
@@ -50,7 +50,7 @@ async fn server_at(dir: &Path, time: &ManualTime) -> Site {
 
 /// The site of the including target's kind (one server, or two nodes) on `config`.
 async fn start(config: ServerConfig) -> Result<Site, ServerError> {
-    Site::start(crate::BACKEND, config).await
+    Site::start(crate::backend(), config).await
 }
 
 /// The base URL of the node the next client sits on (the nodes take turns).
@@ -1970,7 +1970,7 @@ async fn the_computer_disputes_a_proposal_that_kills_its_living_stones() {
 /// Appends an action `(number, colour, text)` to game `id` in the store of a stopped server, behind the
 /// server's back (no ending is written), leaving the game's row in `state`.
 async fn append_behind(dir: &Path, id: i64, (number, color, text): (i64, &str, &str), state: &str) {
-    let store = tesuji_server::store::open(&crate::BACKEND.database(dir))
+    let store = tesuji_server::store::open(&crate::backend().database(dir))
         .await
         .unwrap();
     let action = tesuji_server::store::StoredMove {
@@ -4009,7 +4009,7 @@ async fn a_ranked_game_that_ended_unrated_is_rated_at_the_next_start() {
     running.stop().await.unwrap();
 
     // Ended while no node could rate it: the ending stored, no rating (written behind the server's back).
-    let store = tesuji_server::store::open(&crate::BACKEND.database(dir.path()))
+    let store = tesuji_server::store::open(&crate::backend().database(dir.path()))
         .await
         .unwrap();
     let moves = TEN_PLAYS

@@ -29,6 +29,9 @@ pub fn postgres_server() -> String {
     })
 }
 
+/// The variable that chooses the API suite's backend (`sqlite`, `postgres` or `nodes`; SQLite when unset).
+pub const BACKEND_VAR: &str = "TESUJI_TEST_BACKEND";
+
 /// The database kinds a test runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -39,6 +42,16 @@ pub enum Backend {
 }
 
 impl Backend {
+    /// The backend [`BACKEND_VAR`] names; a value it does not know stops the tests, naming the ones it does.
+    pub fn from_env() -> Backend {
+        match std::env::var(BACKEND_VAR).as_deref() {
+            Err(_) | Ok("sqlite") => Backend::Sqlite,
+            Ok("postgres") => Backend::Postgres,
+            Ok("nodes") => Backend::TwoNodes,
+            Ok(other) => panic!("{BACKEND_VAR}={other:?}: it takes sqlite, postgres or nodes"),
+        }
+    }
+
     /// The database of the test whose temporary folder is `dir`: the same one whenever asked for the same
     /// folder during this run (so that a restarted server finds its data), a new one for another folder or
     /// another run. The server creates it when it is missing.
