@@ -39,7 +39,11 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; st
      img-src 'self' data:; connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; \
      form-action 'self'; frame-ancestors 'none'";
 
-/// The pages and `/static/{*path}` (the assets of `web/`: CSS, JavaScript modules, dictionaries, the icon).
+/// The page every address the site does not have gets, with status 404.
+const NOT_FOUND_PAGE: &str = "notfound.html";
+
+/// The pages, `/static/{*path}` (the assets of `web/`: CSS, JavaScript modules, dictionaries, the icon), and
+/// the not-found page for any other address.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     let mut router = Router::new();
     for &(route, file) in PAGES {
@@ -48,7 +52,23 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
             get(move |headers: HeaderMap| async move { page(file, &headers) }),
         );
     }
-    router.route("/static/{*path}", get(asset))
+    router
+        .route("/static/{*path}", get(asset))
+        .fallback(no_such_page)
+}
+
+/// A page for an address the site does not have: a person reads it, so it is the translated page with the
+/// header (status 404, never cached as the page of that address).
+async fn no_such_page() -> Response {
+    let mut response = serve(
+        NOT_FOUND_PAGE,
+        "text/html; charset=utf-8",
+        &HeaderMap::new(),
+        true,
+    );
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response.headers_mut().remove(header::ETAG);
+    response
 }
 
 /// The Content-Type of an asset by its extension; `None` for files that are not served.
@@ -388,6 +408,7 @@ mod tests {
             "archive.html",
             "replay.html",
             "reset.html",
+            "notfound.html",
         ] {
             let html = text(page);
             // The options of the language selector, `<select id="lang">`.
@@ -852,10 +873,35 @@ mod tests {
             "/static/index.html",
             "/static/js/%2e%2e/%2e%2e/src/web.rs",
             "/static/..%2F..%2FCargo.toml",
-            "/nowhere",
         ] {
             let r = http.get(format!("{base}{path}")).send().await.unwrap();
             assert_eq!(r.status(), 404, "{path}");
+        }
+        // An address a person typed or followed gets the not-found page, translated like the others.
+        for path in [
+            "/nowhere",
+            "/game",
+            "/games/7",
+            "/player/1/games",
+            "/login/x",
+        ] {
+            let r = http.get(format!("{base}{path}")).send().await.unwrap();
+            assert_eq!(r.status(), 404, "{path}");
+            assert_eq!(
+                r.headers()[header::CONTENT_TYPE],
+                "text/html; charset=utf-8",
+                "{path}"
+            );
+            assert!(
+                r.headers().contains_key(header::CONTENT_SECURITY_POLICY),
+                "{path}"
+            );
+            assert!(!r.headers().contains_key(header::ETAG), "{path}");
+            let body = r.text().await.unwrap();
+            assert!(
+                body.contains("data-i18n=\"notfound.title\""),
+                "{path}: {body}"
+            );
         }
     }
 }
