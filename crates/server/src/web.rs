@@ -363,6 +363,49 @@ mod tests {
         }
     }
 
+    /// The reason codes the API answers, read from the one place that names them (`error.rs`, as
+    /// `(StatusCode::…, "code")` pairs).
+    fn reason_codes() -> BTreeSet<String> {
+        let source = include_str!("error.rs");
+        let mut codes = BTreeSet::new();
+        let mut rest = source;
+        while let Some(at) = rest.find("(StatusCode::") {
+            rest = &rest[at..];
+            let pair = &rest[..rest.find(')').expect("unclosed pair")];
+            if let Some((_, code)) = pair.split_once(", \"") {
+                codes.insert(code.trim_end_matches('"').to_owned());
+            }
+            rest = &rest[1..];
+        }
+        codes
+    }
+
+    #[test]
+    fn every_reason_the_api_answers_has_a_headline_in_every_language() {
+        let codes = reason_codes();
+        // The list is read from the source: it must hold the codes known to be there.
+        assert!(codes.len() >= 40, "{codes:?}");
+        for code in [
+            "not_found",
+            "wrong_password",
+            "games_in_play",
+            "upload_quota",
+        ] {
+            assert!(
+                codes.contains(code),
+                "{code} not read from error.rs: {codes:?}"
+            );
+        }
+        for lang in ["en", "zh-Hans", "ja", "ko"] {
+            let dictionary = dictionary(lang);
+            let missing: Vec<&String> = codes
+                .iter()
+                .filter(|c| !dictionary.contains_key(&format!("reason.{c}")))
+                .collect();
+            assert!(missing.is_empty(), "{lang} has no headline for {missing:?}");
+        }
+    }
+
     #[test]
     fn dictionaries_have_the_same_keys_and_placeholders() {
         let en = dictionary("en");
