@@ -3637,6 +3637,129 @@ async fn clock_stopped(b: &Browser, color: &str) -> Res<()> {
 /// told live, marks her away, her clock standing still on her turn. She comes back with the card's button: the
 /// days are given back (as many as the server says: the vacation lasted no time on its clock), Bob's page drops
 /// the mark and her clock runs again. Bob sees no vacation card on Ann's page.
+/// The account page, as its owner uses it on a phone: the sessions listed (this browser marked, another one
+/// ended from here), the password changed (the other sessions end, this one stays), a wrong password refused
+/// with its headline, and the account deleted (the header then offers to log in; the name logs in no more).
+async fn account_page(cat: &Browser) -> Res<()> {
+    cat.goto("/").await?;
+    if cat.exists("#logout").await? {
+        cat.click("#logout").await?;
+        cat.wait_for("#login-link").await?;
+    }
+    cat.sign_up("Dee", PASSWORD).await?;
+    let mut elsewhere = Client::new(&cat.base).map_err(|e| e.to_string())?;
+    elsewhere
+        .log_in("Dee", PASSWORD)
+        .await
+        .map_err(|e| e.to_string())?;
+    cat.fit_viewport(390, 844).await?;
+    let me = cat
+        .js(
+            "return document.getElementById('me-name').getAttribute('href')",
+            json!([]),
+        )
+        .await?;
+    cat.goto(me.as_str().unwrap_or("/")).await?;
+    cat.wait_for("#account-link:not([hidden]) a").await?;
+    cat.click("#account-link a").await?;
+    cat.wait_path("^/account$").await?;
+    cat.ready().await?;
+    let rows = "return [...document.querySelectorAll('#session-list tbody tr')].map((tr) => tr.dataset.current)";
+    let listed = cat
+        .wait_js(
+            "two sessions",
+            &format!("const r = (() => {{ {rows} }})(); return r.length === 2 && r.sort();"),
+            json!([]),
+        )
+        .await?;
+    same(
+        "the sessions, this browser's marked",
+        listed,
+        json!(["false", "true"]),
+    )?;
+    same(
+        "the page's width on a phone",
+        cat.js(
+            "return document.documentElement.scrollWidth <= innerWidth",
+            json!([]),
+        )
+        .await?,
+        json!(true),
+    )?;
+    cat.click("#session-list button[data-end]").await?;
+    cat.wait_js(
+        "one session left",
+        &format!("const r = (() => {{ {rows} }})(); return r.length === 1 && r[0] === 'true';"),
+        json!([]),
+    )
+    .await?;
+    let (status, _) = elsewhere
+        .get("/api/account/sessions")
+        .await
+        .map_err(|e| e.to_string())?;
+    same("the ended session's next request", status, 401)?;
+
+    // A wrong current password: refused, saying so (the sentence names it, so no headline repeats it).
+    cat.type_into("#password input[name=current]", "not the password")
+        .await?;
+    cat.type_into("#password input[name=new]", "a new one 10")
+        .await?;
+    cat.click("#password button[type=submit]").await?;
+    let refusal = cat
+        .wait_js(
+            "the refusal",
+            "const b = document.querySelector('#password .form-error');
+             return !b.hidden && [b.dataset.reason, b.textContent];",
+            json!([]),
+        )
+        .await?;
+    same(
+        "the wrong password's refusal",
+        refusal,
+        json!(["wrong_password", "the current password is wrong"]),
+    )?;
+    let mut other = Client::new(&cat.base).map_err(|e| e.to_string())?;
+    other
+        .log_in("Dee", PASSWORD)
+        .await
+        .map_err(|e| e.to_string())?;
+    cat.type_into("#password input[name=current]", PASSWORD)
+        .await?;
+    cat.click("#password button[type=submit]").await?;
+    let done = cat
+        .wait_js(
+            "the change",
+            "const d = document.getElementById('password-done'); return !d.hidden && d.textContent;",
+            json!([]),
+        )
+        .await?;
+    same(
+        "the change's words",
+        done,
+        json!("The password is changed. Other sessions ended: 1."),
+    )?;
+    let (status, _) = other
+        .get("/api/account/sessions")
+        .await
+        .map_err(|e| e.to_string())?;
+    same("the other session after the change", status, 401)?;
+
+    // Deleting asks for the tick, then the password.
+    cat.type_into("#delete input[name=password]", "a new one 10")
+        .await?;
+    cat.click("#delete button[type=submit]").await?;
+    cat.wait_for("#delete .form-error:not([hidden])").await?;
+    cat.click("#delete input[name=sure]").await?;
+    cat.click("#delete button[type=submit]").await?;
+    cat.wait_for("#account-deleted:not([hidden])").await?;
+    cat.wait_for("#login-link").await?;
+    let mut again = Client::new(&cat.base).map_err(|e| e.to_string())?;
+    if again.log_in("Dee", "a new one 10").await.is_ok() {
+        return Err("the deleted account still logs in".into());
+    }
+    cat.fit_viewport(1280, 900).await
+}
+
 async fn vacation(ann: &Browser, bob: &Browser) -> Res<()> {
     ann.goto("/").await?;
     let page = ann
@@ -4304,6 +4427,9 @@ async fn two_players_and_a_spectator_play_a_game_in_chromium() {
     }
     if outcome.is_ok() {
         outcome = languages(&browsers[0]).await;
+    }
+    if outcome.is_ok() {
+        outcome = account_page(&browsers[2]).await;
     }
     let mut report = String::new();
     if outcome.is_err() {

@@ -29,6 +29,7 @@ pub const PAGES: &[(&str, &str)] = &[
     ("/archive", "archive.html"),
     ("/login", "login.html"),
     ("/reset", "reset.html"),
+    ("/account", "account.html"),
 ];
 
 const CACHE_CONTROL: &str = "no-cache";
@@ -452,6 +453,7 @@ mod tests {
             "replay.html",
             "reset.html",
             "notfound.html",
+            "account.html",
         ] {
             let html = text(page);
             // The options of the language selector, `<select id="lang">`.

@@ -102,3 +102,25 @@ export function formatRank(rank, t) {
   if (!m) return String(rank ?? "");
   return t(m[2] === "k" ? "rank.kyu" : "rank.dan", { n: Number(m[1]) }) + (m[3] ?? "");
 }
+
+/** A browser's user-agent as a person names it: the browser and the system, or the text itself when unknown. */
+export function browserName(agent) {
+  if (!agent) return null;
+  const browser = [
+    ["Edg/", "Edge"],
+    ["OPR/", "Opera"],
+    ["Firefox/", "Firefox"],
+    ["Chrome/", "Chrome"],
+    ["Safari/", "Safari"],
+  ].find(([mark]) => agent.includes(mark))?.[1];
+  const system = [
+    ["Android", "Android"],
+    ["iPhone", "iPhone"],
+    ["iPad", "iPad"],
+    ["Windows", "Windows"],
+    ["Mac OS X", "macOS"],
+    ["Linux", "Linux"],
+  ].find(([mark]) => agent.includes(mark))?.[1];
+  if (!browser) return agent.slice(0, 40);
+  return system ? `${browser}, ${system}` : browser;
+}

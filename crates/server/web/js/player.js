@@ -17,6 +17,8 @@ const userId = idFromPath("player", location.pathname);
 const session = await boot();
 /** Whether this is the signed-in user's own page: only then is there a vacation card. */
 const ownPage = Boolean(userId && session.user && String(session.user.id) === userId);
+// An account's settings are one link away from its own page (a guest has none).
+document.getElementById("account-link").hidden = !ownPage || Boolean(session.user?.guest);
 
 let data = null; // {user, rating, rating_history, record, current, games, next}
 

@@ -8,7 +8,7 @@ import { absentNotice, awayLeft, clockElapsed, clockLeft, clockText } from "../j
 import { COLUMNS, parsePoint, pointName, starPoints } from "../js/coords.js";
 import { eventState } from "../js/events.js";
 import { branches, lines } from "../js/variations.js";
-import { colorOf, formatDuration, formatRank, formatResult, halfPoints, moveCount, parseResult, rankOf } from "../js/format.js";
+import { browserName, colorOf, formatDuration, formatRank, formatResult, halfPoints, moveCount, parseResult, rankOf } from "../js/format.js";
 import { interpolate, LANGUAGES, pickLanguage } from "../js/i18n.js";
 import { actionLabel, afterSeen, countLabel, NEWS_GAP_MS, newestAt, newsGames, refreshDelay } from "../js/news.js";
 import { chatNotification, mayNotify, notificationFor, notificationText, notifyControl, waitsFor } from "../js/notify.js";
@@ -1078,4 +1078,18 @@ test("a vacation's end in words: the year only when it is not this one", () => {
   const next = untilText(Date.UTC(2027, 0, 5, 12), "en", Date.UTC(2026, 11, 20, 12));
   assert.match(next, /2027/);
   assert.ok(untilText(Date.UTC(2026, 5, 8), "ja", now).length > 0);
+});
+
+test("a session's browser is named as its owner would, from real user-agents", () => {
+  const cases = [
+    ["Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36", "Chrome, Linux"],
+    ["Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0", "Edge, Windows"],
+    ["Mozilla/5.0 (Macintosh; Intel Mac OS X 14.1; rv:133.0) Gecko/20100101 Firefox/133.0", "Firefox, macOS"],
+    ["Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1", "Safari, iPhone"],
+    ["Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36", "Chrome, Android"],
+    ["curl/8.5.0", "curl/8.5.0"],
+  ];
+  for (const [agent, name] of cases) assert.equal(browserName(agent), name, agent);
+  assert.equal(browserName(null), null);
+  assert.equal(browserName("x".repeat(100)).length, 40);
 });
