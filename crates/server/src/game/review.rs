@@ -193,7 +193,7 @@ impl Games {
         let name = upload_name(&sgf);
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         self.store.expire_uploads(at - UPLOAD_LIFE_MS).await?;
-        let in_play = self.games_in_play_of(user).await;
+        let in_play = self.games_in_play_of(user).await?;
         let known = self.store.upload_named(&name).await?;
         if known.is_none() {
             self.check_upload_quota(user, sgf.len(), at).await?;
@@ -287,8 +287,12 @@ impl Games {
         Ok(())
     }
 
-    /// The games `user` is seated at and that are in play or being counted, as uploads are checked against them.
-    async fn games_in_play_of(&self, user: i64) -> Vec<(i64, tesuji_rules::Game)> {
+    /// The games `user` is seated at and that are in play or being counted, as uploads are checked against them;
+    /// each brought up to the store first, so that a game that ended on another node is not taken for one in play.
+    async fn games_in_play_of(
+        &self,
+        user: i64,
+    ) -> Result<Vec<(i64, tesuji_rules::Game)>, ApiError> {
         let ids: Vec<i64> = self
             .summaries(|s| s.seat_of(user).is_some(), usize::MAX)
             .into_iter()
@@ -300,15 +304,18 @@ impl Games {
                 continue;
             };
             let game = {
-                let live = entry.lock().await;
-                if live.game.phase() == Phase::Over {
+                let mut live = entry.lock().await;
+                if live.game.phase() != Phase::Over {
+                    self.catch_up_if_behind(&mut live).await?;
+                }
+                if live.cancelled || live.game.phase() == Phase::Over {
                     continue;
                 }
                 live.game.clone()
             };
             games.push((id, game));
         }
-        games
+        Ok(games)
     }
 
     /// Notes that the uploaded file `upload` was opened now.
