@@ -234,6 +234,13 @@ fn random_game(
         ending: Some(Ending {
             result: game.result().map(|r| r.to_string()),
             ended: created + 5 * count,
+            moves: i64::try_from(
+                game.log()
+                    .iter()
+                    .filter(|a| matches!(a, tesuji_rules::Action::Turn(..)))
+                    .count(),
+            )
+            .unwrap_or(0),
         }),
     })
 }

@@ -39,7 +39,7 @@ macro_rules! seek_listing {
 macro_rules! listing {
     () => {
         "SELECT g.id, g.rules, g.created, g.state, g.black_user, g.white_user, g.bot, g.bot_color, \
-         g.opponent, g.invite, g.joined, g.time_control, g.ranked, g.rematch_of, g.undo, g.move_count, g.result, g.ended, \
+         g.opponent, g.invite, g.joined, g.time_control, g.ranked, g.rematch_of, g.undo, g.move_count, g.result, g.ended, g.moves_played, \
          b.name AS b_name, b.password_hash IS NULL AS b_guest, b.created AS b_created, \
          b.rating AS b_rating, b.rating_deviation AS b_deviation, b.rating_volatility AS b_volatility, \
          w.name AS w_name, w.password_hash IS NULL AS w_guest, w.created AS w_created, \
@@ -290,6 +290,7 @@ macro_rules! row_decoders {
                 move_count: r.try_get("move_count")?,
                 result: r.try_get("result")?,
                 ended: r.try_get("ended")?,
+                moves_played: r.try_get("moves_played")?,
                 time_control: r.try_get("time_control")?,
             })
         }
@@ -490,6 +491,8 @@ pub struct Ending {
     pub result: Option<String>,
     /// Seconds since the Unix epoch.
     pub ended: i64,
+    /// The moves the game was played over: plays and passes, after take-backs (not the stored actions).
+    pub moves: i64,
 }
 
 /// A game as a listing shows it, read from its row alone (no moves).
@@ -509,6 +512,8 @@ pub struct GameRow {
     /// Set when the game ended (see [`Ending`]); `None` while it goes on.
     pub result: Option<String>,
     pub ended: Option<i64>,
+    /// The moves played, set when the game ended (see [`Ending::moves`]).
+    pub moves_played: Option<i64>,
     /// The time control as stored (`None`: untimed).
     pub time_control: Option<String>,
 }
@@ -948,10 +953,12 @@ pub trait Store: Send + Sync {
     /// `before` in that order when given, at most `limit`. An unknown `before` gives an empty page.
     fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>>;
 
-    /// At most `limit` finished games that have no summary yet (stored before summaries were kept).
+    /// At most `limit` finished games whose summary lacks the moves played (or all of it: they ended before
+    /// summaries were kept).
     fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>>;
 
-    /// Writes the ending of a game that ended before summaries were kept.
+    /// Writes the summary of a game that ended before summaries were kept, a result and an end time already
+    /// there staying as they are.
     fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()>;
 
     /// Writes whole games in one transaction; answers their ids, in order. The caller vouches that each

@@ -97,6 +97,7 @@ async fn appends_are_unique_and_load_in_order(db: &Database) {
     let ending = Ending {
         result: Some("B+R".into()),
         ended: 1_700_000_000,
+        moves: 1,
     };
     store
         .append_move(a, &mv(2, "white", "resign"), "over", Some(&ending))
@@ -283,6 +284,7 @@ async fn concurrent_appends_all_land_and_a_duplicate_fails_alone(db: &Database) 
                     let ending = (n == 20).then(|| Ending {
                         result: Some("W+R".into()),
                         ended: 1_000 + g,
+                        moves: 19,
                     });
                     store
                         .append_move(g, &mv(n, color(n), &point(g, n)), state, ending.as_ref())
@@ -345,6 +347,7 @@ async fn imported_games_read_back_as_written(db: &Database) {
             ending: Some(Ending {
                 result: Some(format!("B+{k}")),
                 ended: 200 + k as i64,
+                moves: k as i64,
             }),
         })
         .collect();
@@ -581,6 +584,7 @@ async fn listings_come_in_pages(db: &Database) {
                 ending: (k != 5 && k != 9).then(|| Ending {
                     result: Some("W+R".into()),
                     ended: 1_000 + k / 3,
+                    moves: 0,
                 }),
             }
         })
@@ -647,11 +651,33 @@ async fn listings_come_in_pages(db: &Database) {
     let ending = Ending {
         result: Some("B+R".into()),
         ended: 5_000,
+        moves: 3,
     };
     store.set_ending(ids[5], &ending).await.unwrap();
     assert!(store.unsummarized_games(10).await.unwrap().is_empty());
     let first = &store.finished_games(None, 1).await.unwrap()[0];
     assert_eq!((first.id, first.result.as_deref()), (ids[5], Some("B+R")));
+    assert_eq!(first.moves_played, Some(3));
+    // An imported ending carries its moves played (a resignation is none).
+    let second = &store.finished_games(Some(ids[5]), 1).await.unwrap()[0];
+    assert_eq!(second.moves_played, Some(0), "{second:?}");
+    // A summary filled in later keeps the result and end time already there: it adds the moves played.
+    let again = Ending {
+        result: Some("B+9".into()),
+        ended: 7,
+        moves: 12,
+    };
+    store.set_ending(second.id, &again).await.unwrap();
+    let rows = store.finished_games(Some(ids[5]), 1).await.unwrap();
+    assert_eq!(
+        (
+            rows[0].id,
+            rows[0].result.as_deref(),
+            rows[0].ended,
+            rows[0].moves_played
+        ),
+        (second.id, second.result.as_deref(), second.ended, Some(12))
+    );
     assert_eq!(live_ids(&*store).await, [ids[9]]);
     store.close().await.unwrap();
 }

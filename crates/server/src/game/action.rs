@@ -573,6 +573,7 @@ impl Games {
         let ending = (live.game.phase() == Phase::Over).then(|| Ending {
             result: live.game.result().map(|r| r.to_string()),
             ended: crate::store::now(),
+            moves: i64::try_from(live.moves_played()).unwrap_or(i64::MAX),
         });
         if let Err(e) = self
             .store

@@ -367,6 +367,16 @@ impl LiveGame {
         state
     }
 
+    /// The moves played so far: plays and passes on the board, after take-backs (not the stored actions, which
+    /// count marks, acceptances and take-back requests too). What a listing's Moves column shows.
+    pub fn moves_played(&self) -> usize {
+        self.game
+            .log()
+            .iter()
+            .filter(|a| matches!(a, Action::Turn(..)))
+            .count()
+    }
+
     /// Both seats are filled.
     pub fn started(&self) -> bool {
         self.players.iter().all(|(_, p)| p.is_some())

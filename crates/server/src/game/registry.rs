@@ -160,7 +160,8 @@ pub struct GamesConfig {
 pub(super) const SUMMARY_ROUND: usize = 200;
 
 impl Games {
-    /// Fills in the summary rows of games that ended before summaries were kept, replaying each once.
+    /// Fills in the summary rows of games that ended before summaries were kept, or before they held the moves
+    /// played, replaying each once.
     pub(super) async fn summarize_old(store: &Arc<dyn Store>) -> Result<(), ServerError> {
         let mut done = 0usize;
         loop {
@@ -174,7 +175,7 @@ impl Games {
                 };
                 let created = stored.created;
                 // A game that no longer replays gets an empty summary, so that it is not tried at every start.
-                let result = match tokio::task::spawn_blocking(move || {
+                let summary = match tokio::task::spawn_blocking(move || {
                     LiveGame::replay(
                         stored,
                         ByColor::default(),
@@ -187,20 +188,24 @@ impl Games {
                 })
                 .await
                 {
-                    Ok(Ok(live)) => live.game.result().map(|r| r.to_string()),
+                    Ok(Ok(live)) => (
+                        live.game.result().map(|r| r.to_string()),
+                        live.moves_played(),
+                    ),
                     Ok(Err(e)) => {
                         tracing::error!(error = %e, "a finished game could not be rebuilt for its summary");
-                        None
+                        (None, 0)
                     }
                     Err(e) => {
                         tracing::error!(game = id, error = %e, "summarizing a finished game failed");
-                        None
+                        (None, 0)
                     }
                 };
-                // The end time was not kept: the creation time stands for it.
+                // An end time not kept: the creation time stands for it (one kept stays, as does a result).
                 let ending = Ending {
-                    result,
+                    result: summary.0,
                     ended: created,
+                    moves: i64::try_from(summary.1).unwrap_or(i64::MAX),
                 };
                 store.set_ending(id, &ending).await?;
                 done += 1;

@@ -234,6 +234,7 @@ pub struct Summary {
     pub players: Players,
     pub invite_only: bool,
     pub ranked: bool,
+    /// The moves played: plays and passes, after take-backs.
     pub moves: usize,
     pub result: Option<String>,
     pub created: i64,
@@ -294,7 +295,9 @@ impl Summary {
             players,
             invite_only: row.seats.invite.is_some(),
             ranked: row.seats.ranked,
-            moves: usize::try_from(row.move_count).unwrap_or(0),
+            // The moves played, once the game has ended; until then (or when a node of an older version ended
+            // it) the stored actions stand in.
+            moves: usize::try_from(row.moves_played.unwrap_or(row.move_count)).unwrap_or(0),
             result: row.result,
             created: row.created,
             to_act: Vec::new(),
@@ -379,7 +382,7 @@ impl LiveGame {
             players: self.players.clone(),
             invite_only: self.seats.invite.is_some(),
             ranked: self.seats.ranked,
-            moves: self.moves.len(),
+            moves: self.moves_played(),
             result: self.game.result().map(|r| r.to_string()),
             created: self.created,
             to_act: self.to_act(),

@@ -319,10 +319,15 @@ async fn write_ending(
     game: i64,
     ending: &Ending,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE games SET result = $1, ended = $2 WHERE id = $3")
-        .bind(&ending.result)
-        .bind(ending.ended)
-        .bind(game)
+    // What is there stays: a summary filled in at start keeps the result and end time stored before.
+    sqlx::query(
+        "UPDATE games SET result = COALESCE(result, $1), ended = COALESCE(ended, $2), moves_played = $3 \
+         WHERE id = $4",
+    )
+    .bind(&ending.result)
+    .bind(ending.ended)
+    .bind(ending.moves)
+    .bind(game)
         .execute(&mut *tx)
         .await?;
     Ok(())
@@ -902,7 +907,7 @@ impl Store for PgStore {
     fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
         Box::pin(async move {
             let rows = sqlx::query(
-                "SELECT id FROM games WHERE state = 'over' AND ended IS NULL ORDER BY id LIMIT $1",
+                "SELECT id FROM games WHERE state = 'over' AND moves_played IS NULL ORDER BY id LIMIT $1",
             )
             .bind(limit_of(limit))
             .fetch_all(&self.pool)
@@ -928,8 +933,8 @@ impl Store for PgStore {
                 let (bot, bot_color) = bot_columns(&g.seats);
                 let row = sqlx::query(
                     "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                     invite, joined, time_control, move_count, result, ended, ranked) \
-                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id",
+                     invite, joined, time_control, move_count, result, ended, moves_played, ranked) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16) RETURNING id",
                 )
                 .bind(&g.rules)
                 .bind(g.created)
@@ -945,6 +950,7 @@ impl Store for PgStore {
                 .bind(i64::try_from(g.moves.len()).unwrap_or(i64::MAX))
                 .bind(g.ending.as_ref().and_then(|e| e.result.as_deref()))
                 .bind(g.ending.as_ref().map(|e| e.ended))
+                .bind(g.ending.as_ref().map(|e| e.moves))
                 .bind(g.seats.ranked)
                 .fetch_one(&mut *tx)
                 .await?;

@@ -117,10 +117,15 @@ async fn write_ending(
     game: i64,
     ending: &Ending,
 ) -> Result<(), sqlx::Error> {
-    sqlx::query("UPDATE games SET result = ?, ended = ? WHERE id = ?")
-        .bind(&ending.result)
-        .bind(ending.ended)
-        .bind(game)
+    // What is there stays: a summary filled in at start keeps the result and end time stored before.
+    sqlx::query(
+        "UPDATE games SET result = COALESCE(result, ?), ended = COALESCE(ended, ?), moves_played = ? \
+         WHERE id = ?",
+    )
+    .bind(&ending.result)
+    .bind(ending.ended)
+    .bind(ending.moves)
+    .bind(game)
         .execute(&mut *tx)
         .await?;
     Ok(())
@@ -813,7 +818,7 @@ impl Store for SqliteStore {
     fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
         Box::pin(async move {
             let rows = sqlx::query(
-                "SELECT id FROM games WHERE state = 'over' AND ended IS NULL ORDER BY id LIMIT ?",
+                "SELECT id FROM games WHERE state = 'over' AND moves_played IS NULL ORDER BY id LIMIT ?",
             )
             .bind(i64::try_from(limit).unwrap_or(i64::MAX))
             .fetch_all(&self.reader)
@@ -839,8 +844,8 @@ impl Store for SqliteStore {
                 let (bot, bot_color) = bot_columns(&g.seats);
                 let row = sqlx::query(
                     "INSERT INTO games (rules, created, state, black_user, white_user, bot, bot_color, opponent, \
-                     invite, joined, time_control, move_count, result, ended, ranked) \
-                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                     invite, joined, time_control, move_count, result, ended, moves_played, ranked) \
+                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 )
                 .bind(&g.rules)
                 .bind(g.created)
@@ -856,6 +861,7 @@ impl Store for SqliteStore {
                 .bind(i64::try_from(g.moves.len()).unwrap_or(i64::MAX))
                 .bind(g.ending.as_ref().and_then(|e| e.result.as_deref()))
                 .bind(g.ending.as_ref().map(|e| e.ended))
+                .bind(g.ending.as_ref().map(|e| e.moves))
                 .bind(g.seats.ranked)
                 .fetch_one(&mut *tx)
                 .await?;

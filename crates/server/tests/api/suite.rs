@@ -3461,7 +3461,8 @@ async fn the_archive_pages_through_finished_games_while_games_end() {
             assert_eq!(g["result"], "W+R", "{g}");
             assert!(g["ended"].as_i64().is_some(), "{g}");
             assert_eq!(g["players"]["black"]["name"], "black", "{g}");
-            assert_eq!(g["moves"], 1, "{g}");
+            // Resigned before any move: the resignation is an action, not a move.
+            assert_eq!(g["moves"], 0, "{g}");
             seen.push(g["id"].as_i64().unwrap());
         }
         // Games that end meanwhile come before the first page: they repeat and skip nothing.
@@ -3545,10 +3546,76 @@ async fn games_that_ended_before_summaries_get_them_at_start() {
             games[0]["result"].as_str(),
             games[0]["moves"].as_i64()
         ),
-        (Some(id), Some("B+R"), Some(2))
+        // E5; the resignation is no move.
+        (Some(id), Some("B+R"), Some(1))
     );
     assert_eq!(running.resident().live, 0);
     running.stop().await.unwrap();
+}
+
+/// The Moves column counts the moves played (plays and passes, after take-backs), not the stored actions (a
+/// take-back's request and answer, the proposal, the acceptances): in the lobby while the game goes on, in the
+/// archive and on the players' pages once it is over, and after a restart.
+#[tokio::test]
+async fn listings_count_moves_not_actions() {
+    let dir = tempfile::tempdir().unwrap();
+    let running = server(dir.path()).await;
+    let (id, black, white) = seated(&running, "chinese:size=9").await;
+    assert_eq!(black.play(id, "E5").await.unwrap().0, 200);
+    assert_eq!(white.play(id, "C3").await.unwrap().0, 200);
+    // White takes C3 back with Black's leave and plays G7 instead.
+    let (status, body) = white
+        .post(&format!("/api/games/{id}/undo"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = black
+        .post(&format!("/api/games/{id}/undo/accept"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(white.play(id, "G7").await.unwrap().0, 200);
+    let (_, lobby) = black.get("/api/lobby").await.unwrap();
+    assert_eq!(
+        entry_of(&lobby, "playing", &json!(id))["moves"],
+        2,
+        "{lobby}"
+    );
+    assert_eq!(black.play(id, "pass").await.unwrap().0, 200);
+    assert_eq!(white.play(id, "pass").await.unwrap().0, 200);
+    for c in [&black, &white] {
+        let (status, body) = c
+            .post(&format!("/api/games/{id}/accept"), json!({}))
+            .await
+            .unwrap();
+        assert_eq!(status, 200, "{body}");
+    }
+    let (_, state) = black.game(id).await.unwrap();
+    assert_eq!(state["status"], "over", "{state}");
+    let actions = state["moves"].as_array().unwrap().len();
+    assert!(actions > 4, "{actions} actions: {state}");
+    let listed = |page: &Value| {
+        page["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|g| g["id"] == id)
+            .map(|g| g["moves"].clone())
+    };
+    let black_id = state["players"]["black"]["id"].as_i64().unwrap();
+    let check = |running: Site, when: &'static str| async move {
+        let c = anonymous(&running);
+        let (_, archive) = c.get("/api/archive").await.unwrap();
+        assert_eq!(listed(&archive), Some(json!(4)), "{when}: {archive}");
+        let (_, page) = c
+            .get(&format!("/api/users/{black_id}/games"))
+            .await
+            .unwrap();
+        assert_eq!(listed(&page), Some(json!(4)), "{when}: {page}");
+        running.stop().await.unwrap();
+    };
+    check(running, "as it ends").await;
+    check(server(dir.path()).await, "after a restart").await;
 }
 
 #[tokio::test]
@@ -4047,6 +4114,7 @@ async fn a_ranked_game_that_ended_unrated_is_rated_at_the_next_start() {
         ending: Some(tesuji_server::store::Ending {
             result: Some(result.into()),
             ended: 2,
+            moves: 1,
         }),
     };
     let ids = store
