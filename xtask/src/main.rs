@@ -38,8 +38,9 @@ test    checks for the system packages the tests need (GNU Go, Chromium, ChromeD
 
 fuzz    [--seconds N] [TARGET...]: builds the fuzz targets of fuzz/ with cargo-fuzz (installing it with
         `cargo install` when missing) and runs each named target (all by default: sgf, spec, gtp,
-        socket, rules) for N seconds (default 60), from its corpus in fuzz/corpus and seeds from the
-        tests' data. A crash stops it, naming the input kept under fuzz/artifacts.";
+        socket, rules) for N seconds (default 60), as many at once as there are cores, from its
+        corpus in fuzz/corpus and seeds from the tests' data. A crash stops it, naming the input
+        kept under fuzz/artifacts.";
 
 fn main() -> ExitCode {
     match run(std::env::args_os().skip(1).collect()) {
@@ -185,9 +186,11 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
     Ok(exit_code(status))
 }
 
-/// `cargo test` of the server's API suite alone (built already by the workspace's run).
+/// `cargo test` of the server's API suite alone, built already by the workspace's run: `--workspace` keeps
+/// the workspace's features, where `--package` would choose others and rebuild the server and its
+/// dependencies (3 minutes here).
 fn api_suite_args() -> Vec<OsString> {
-    ["test", "--package", "tesuji-server", "--test", "api"]
+    ["test", "--workspace", "--test", "api"]
         .map(OsString::from)
         .to_vec()
 }
