@@ -67,8 +67,8 @@ pub fn choose(names: &[String]) -> Result<Vec<&'static Target>> {
         .collect()
 }
 
-/// Builds the targets once, then runs each for `time`; fails at the first target that finds a crash, naming
-/// the input libFuzzer kept.
+/// Builds the targets once, then runs each for `time`, as many at once as there are cores; fails when a
+/// target finds a crash, naming the input libFuzzer kept.
 pub fn run(root: &Path, targets: &[&Target], time: Duration) -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     ensure_cargo_fuzz(&cargo)?;
@@ -80,30 +80,71 @@ pub fn run(root: &Path, targets: &[&Target], time: Duration) -> Result<()> {
     if !status.success() {
         bail!("the fuzz targets do not build ({status})");
     }
-    for target in targets {
-        let corpus = fuzz_dir.join("corpus").join(target.name);
-        std::fs::create_dir_all(&corpus)
-            .with_context(|| format!("cannot create {}", corpus.display()))?;
-        let log_path = fuzz_dir
-            .join("artifacts")
-            .join(format!("{}.log", target.name));
-        std::fs::create_dir_all(log_path.parent().expect("a log has a folder"))?;
-        let log = std::fs::File::create(&log_path)
-            .with_context(|| format!("cannot create {}", log_path.display()))?;
-        eprintln!("xtask: fuzzing {} for {} s", target.name, time.as_secs());
-        let mut command = fuzz_command(&cargo, &fuzz_dir);
-        command
-            .args(["run", "--sanitizer", "none", target.name])
-            .arg(&corpus)
-            .args(target.seeds.iter().map(|s| root.join(s)))
-            .arg("--")
-            .arg(format!("-max_total_time={}", time.as_secs()))
-            // libFuzzer's own limits: a run over 2 GB or 60 s is a finding too.
-            .args(["-rss_limit_mb=2048", "-timeout=60", "-print_final_stats=1"])
-            .stdout(log.try_clone()?)
-            .stderr(log);
-        let status = command.status().context("cannot run cargo fuzz run")?;
-        let text = std::fs::read_to_string(&log_path).unwrap_or_default();
+    // libFuzzer keeps one core busy: as many targets run at once as there are cores.
+    let at_once = std::thread::available_parallelism().map_or(1, |n| n.get());
+    for batch in targets.chunks(at_once) {
+        let running: Vec<Running> = batch
+            .iter()
+            .map(|t| start(&cargo, root, &fuzz_dir, t, time))
+            .collect::<Result<_>>()?;
+        // Every run of the batch is waited for before the first failure is told.
+        let results: Vec<Result<()>> = running.into_iter().map(|r| r.finish(&fuzz_dir)).collect();
+        results.into_iter().collect::<Result<()>>()?;
+    }
+    Ok(())
+}
+
+/// One target being fuzzed, its output going to its log.
+struct Running {
+    name: &'static str,
+    child: std::process::Child,
+    log_path: std::path::PathBuf,
+}
+
+fn start(
+    cargo: &std::ffi::OsStr,
+    root: &Path,
+    fuzz_dir: &Path,
+    target: &Target,
+    time: Duration,
+) -> Result<Running> {
+    let corpus = fuzz_dir.join("corpus").join(target.name);
+    std::fs::create_dir_all(&corpus)
+        .with_context(|| format!("cannot create {}", corpus.display()))?;
+    let log_path = fuzz_dir
+        .join("artifacts")
+        .join(format!("{}.log", target.name));
+    std::fs::create_dir_all(log_path.parent().expect("a log has a folder"))?;
+    let log = std::fs::File::create(&log_path)
+        .with_context(|| format!("cannot create {}", log_path.display()))?;
+    eprintln!("xtask: fuzzing {} for {} s", target.name, time.as_secs());
+    let mut command = fuzz_command(cargo, fuzz_dir);
+    command
+        .args(["run", "--sanitizer", "none", target.name])
+        .arg(&corpus)
+        .args(target.seeds.iter().map(|s| root.join(s)))
+        .arg("--")
+        .arg(format!("-max_total_time={}", time.as_secs()))
+        // libFuzzer's own limits: a run over 2 GB or 60 s is a finding too.
+        .args(["-rss_limit_mb=2048", "-timeout=60", "-print_final_stats=1"])
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    let child = command.spawn().context("cannot run cargo fuzz run")?;
+    Ok(Running {
+        name: target.name,
+        child,
+        log_path,
+    })
+}
+
+impl Running {
+    /// Waits for the run; an error names the log and the input libFuzzer kept.
+    fn finish(mut self, fuzz_dir: &Path) -> Result<()> {
+        let status = self
+            .child
+            .wait()
+            .context("cannot wait for cargo fuzz run")?;
+        let text = std::fs::read_to_string(&self.log_path).unwrap_or_default();
         if !status.success() {
             let tail: Vec<&str> = text.lines().rev().take(40).collect();
             for line in tail.iter().rev() {
@@ -111,24 +152,24 @@ pub fn run(root: &Path, targets: &[&Target], time: Duration) -> Result<()> {
             }
             bail!(
                 "fuzz target {} failed ({status}); its log is {} and the input is under {}",
-                target.name,
-                log_path.display(),
-                fuzz_dir.join("artifacts").join(target.name).display()
+                self.name,
+                self.log_path.display(),
+                fuzz_dir.join("artifacts").join(self.name).display()
             );
         }
         match outcome(&text) {
             Some(o) => eprintln!(
                 "xtask: {}: {} runs in {} s, nothing found",
-                target.name, o.runs, o.seconds
+                self.name, o.runs, o.seconds
             ),
             None => bail!(
                 "fuzz target {} ended without libFuzzer's summary; see {}",
-                target.name,
-                log_path.display()
+                self.name,
+                self.log_path.display()
             ),
         }
+        Ok(())
     }
-    Ok(())
 }
 
 /// `cargo fuzz` in `fuzz/`, allowed the unstable flags it passes to rustc on the stable toolchain.
