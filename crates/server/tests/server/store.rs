@@ -1,13 +1,12 @@
 //! The stores on their own, each case on SQLite and on PostgreSQL: atomic appends, loading, listings,
 //! accounts, sessions.
 
-mod support;
-
+use crate::support;
 use tesuji_server::Database;
 use tesuji_server::store::sqlite::{DATABASE_FILE, SqliteStore};
 use tesuji_server::store::{Ending, Seats, Store, StoreError, StoredMove, StoredSession, open};
 
-on_both!(
+crate::on_both!(
     appends_are_unique_and_load_in_order,
     concurrent_appends_all_land_and_a_duplicate_fails_alone,
     imported_games_read_back_as_written,

@@ -1,9 +1,7 @@
 //! Faults between the server and its database, put there by a store that wraps the real one: nothing
 //! acknowledged is lost, nothing on disk is undone, and a bad cookie does not cost a read per request.
 
-mod support;
-
-use support::faulty::Faulty;
+use crate::support::faulty::Faulty;
 
 use std::path::Path;
 use std::sync::Arc;

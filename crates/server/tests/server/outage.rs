@@ -3,8 +3,6 @@
 //! connection for a while. The database is the truth: nothing acknowledged is lost, nothing is stored twice,
 //! and once the outage is over every node and every watcher shows the same moves at the same version.
 
-mod support;
-
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -13,9 +11,10 @@ use tesuji_client::reqwest::Url;
 use tesuji_client::{Action, Client, Socket};
 use tesuji_server::{Database, Running, ServerConfig, start};
 
-use support::Backend;
-use support::nodes::{base, guest, node_at, two_seated, until};
-use support::proxy::Proxy;
+use crate::support;
+use crate::support::Backend;
+use crate::support::nodes::{base, guest, node_at, two_seated, until};
+use crate::support::proxy::Proxy;
 
 /// How long a node has to show what it should (a catch-up, a health check turning).
 const WITHIN: Duration = Duration::from_secs(5);

@@ -1,8 +1,6 @@
 //! Several nodes serving one site: two servers on one PostgreSQL database, telling each other their changes
 //! over NATS, with players and spectators on different nodes.
 
-mod support;
-
 use std::path::Path;
 use std::time::Duration;
 
@@ -10,8 +8,9 @@ use serde_json::{Value, json};
 use tesuji_client::{Action, Client, Socket};
 use tesuji_server::{Running, ServerConfig, start};
 
-use support::Backend;
-use support::nodes::{base, guest, node_at, node_config, two_seated};
+use crate::support;
+use crate::support::Backend;
+use crate::support::nodes::{base, guest, node_at, node_config, two_seated};
 
 /// A node of the cluster whose database belongs to `dir`.
 async fn node(dir: &Path) -> Running {
