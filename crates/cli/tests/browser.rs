@@ -1,21 +1,25 @@
-//! End to end in a real headless Chromium, driven over WebDriver by Debian's `chromedriver`: two players sign up
-//! through the login page, one creates a 9×9 `bga` table in the lobby and the other joins it from the live
-//! lobby list; they play a game with a capture and a refused ko retake by clicking the board, pass, mark a dead
-//! stone, accept, and both see the same result and count, which a spectator's page shows too (on the way they
-//! chat: each sees the other's messages, markup shown as typed, and Bob mutes Ann and takes it back; and Ann
-//! asks to take back a misplayed stone, which Bob declines, then accepts on a phone-sized page); the downloaded
-//! SGF gives the same result under `tesuji score`. Then two timed games on the server's manual time: one lost
-//! on time (`B+T` on both pages), and one claimed from a player who left, through the page's notice and button.
-//! The rematch they start is watched by a guest on a phone, who asks the engine for an estimate of its position
-//! (the players are offered none), sees it on the board, and sees it go out of date with the next move (the
-//! game's replay page offers no review while it is in play; the first game's shows the review asked for on its
-//! page). A record opened on the replay page is reviewed by the engine, and its review's address shows it again,
-//! on a phone too; one opened by a visitor not signed in is there again when they come back from signing in.
-//! Then a ranked game between the two accounts, ended by a resignation, moves both ratings on their pages. Then
-//! Ann takes a vacation on her own page and comes back: their correspondence game's page marks her away, her
-//! clock standing still, and running again once she is back. Last, she switches the pages to Japanese and Korean
-//! with the header's language menu: the lobby and game pages show the dictionaries' texts, no key and no English
-//! left, and English comes back when she chooses it.
+//! End to end in a real headless Chromium, driven over WebDriver by Debian's `chromedriver`. The tests share one
+//! site, set up once by this file's own `main` (`harness = false`, with `libtest-mimic`): a server on manual
+//! time, one chromedriver and three browsers, Ann, Bob and Cat, where a newcomer's lobby is checked and Ann and
+//! Bob sign up through the login page. Then the tests run in turn, each window first sized back to the desktop:
+//! - two players and a spectator: one creates a 9×9 `bga` table in the lobby and the other joins it from the
+//!   live lobby list; they play a game with a capture and a refused ko retake by clicking the board, pass, mark
+//!   a dead stone, accept, and both see the same result and count, which the spectator's page shows too (on the
+//!   way they chat: each sees the other's messages, markup shown as typed, and Bob mutes Ann and takes it back;
+//!   and Ann asks to take back a misplayed stone, which Bob declines, then accepts on a phone-sized page); the
+//!   downloaded SGF gives the same result under `tesuji score`;
+//! - an invite link shown where the creator looks, and a table cancelled;
+//! - two timed games on the server's manual time: one lost on time (`B+T` on both pages), and one claimed from
+//!   a player who left, through the page's notice and button; the rematch they start is watched by a guest on
+//!   a phone, who asks the engine for an estimate of its position (the players are offered none), sees it on
+//!   the board, and sees it go out of date with the next move;
+//! - a record opened on the replay page is reviewed by the engine, and its review's address shows it again, on
+//!   a phone too; one opened by a visitor not signed in is there again when they come back from signing in;
+//! - automatch, then a ranked game ended by a resignation, which moves both ratings on their pages;
+//! - Ann takes a vacation and comes back: their correspondence game's page marks her away, her clock standing
+//!   still, and running again once she is back;
+//! - the pages in Japanese and Korean through the header's language menu, and English back;
+//! - the account page on a phone.
 //!
 //! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with reqwest,
 //! so no TLS stack or driver download comes in; what the test asks the server itself (the SGF download) goes
@@ -27,8 +31,10 @@
 //! `analysis-phone.png` (a finished game's review), `estimate-phone.png` (a spectator's estimate during play),
 //! `replay-analysis.png` and `replay-analysis-phone.png` (an opened record's review) in `docs/screenshots/`.
 
+use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -657,13 +663,8 @@ fn my_turn(color: &str) -> String {
     format!("#turn[data-status=\"playing\"][data-phase=\"playing\"][data-color=\"{color}\"]")
 }
 
-async fn scenario(
-    ann: &Browser,
-    bob: &Browser,
-    cat: &Browser,
-    shots: Option<&Path>,
-    time: &ManualTime,
-) -> Res<()> {
+/// What a newcomer sees, then Ann and Bob sign up: the accounts every test of the site uses.
+async fn newcomers_sign_up(ann: &Browser, bob: &Browser) -> Res<()> {
     // A newcomer's lobby says in one line what the site is and offers the computer at once; open tables come
     // before everything else.
     ann.goto("/").await?;
@@ -693,7 +694,16 @@ async fn scenario(
         json!([]),
     )
     .await?;
+    Ok(())
+}
 
+async fn scenario(
+    ann: &Browser,
+    bob: &Browser,
+    cat: &Browser,
+    shots: Option<&Path>,
+    time: &ManualTime,
+) -> Res<()> {
     // Both are on the lobby now; Bob's list is live.
     bob.wait_for("#lobby-status[data-status=\"open\"]").await?;
     ann.wait_for("#lobby-status[data-status=\"open\"]").await?;
@@ -2658,8 +2668,11 @@ async fn file_through_sign_in(cat: &Browser) -> Res<()> {
     std::fs::write(&first, FIRST_FILE).map_err(|e| e.to_string())?;
     std::fs::write(&second, SECOND_FILE).map_err(|e| e.to_string())?;
     cat.goto("/replay").await?;
-    cat.click("#logout").await?;
-    cat.wait_for("#login-link").await?;
+    // Signed out, whether a guest's name was taken by a test before or not.
+    if cat.exists("#logout").await? {
+        cat.click("#logout").await?;
+        cat.wait_for("#login-link").await?;
+    }
     cat.ready().await?;
     for (file, moves) in [(&first, 2), (&second, SECOND_MOVES.len())] {
         let input = cat.find("#sgf-file").await?;
@@ -4339,112 +4352,204 @@ async fn languages(ann: &Browser) -> Res<()> {
     lobby_in(ann, &en, &en).await
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_players_and_a_spectator_play_a_game_in_chromium() {
-    let started = Instant::now();
-    let data = tempfile::tempdir().unwrap();
-    // The clocks run on manual time: the timed games below end when the test says, not after real minutes.
-    let time = ManualTime::new();
-    let running = start(ServerConfig {
-        address: "127.0.0.1:0".parse().unwrap(),
-        database: tesuji_server::Database::Sqlite(data.path().to_path_buf()),
-        // The three browsers share one address, whose uploads and counts are limited together (30 a minute by
-        // default): the replay and review steps open more files than one person would in a minute.
-        limits: Limits {
-            records_per_minute: 600,
-            ..Limits::default()
-        },
-        time: TimeSource::manual(&time),
-        // A review's search is short here (the default is 1000 playouts a position): its results are what the
-        // page shows, however strong.
-        review_playouts: 50,
-        ..ServerConfig::default()
-    })
-    .await
-    .expect("server starts");
-    let base = format!("http://{}", running.address);
-    let driver = ChromeDriver::start().await;
-    let (ann, bob, cat) = tokio::join!(
-        Browser::open(&driver, &base, "ann"),
-        Browser::open(&driver, &base, "bob"),
-        Browser::open(&driver, &base, "cat"),
-    );
-    let browsers: Vec<Browser> = [ann, bob, cat]
-        .into_iter()
-        .collect::<Res<_>>()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let shots: Option<PathBuf> = (std::env::var("TESUJI_SCREENSHOTS").as_deref() == Ok("1"))
-        .then(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/screenshots"));
-    if let Some(dir) = &shots {
-        std::fs::create_dir_all(dir).unwrap();
-    }
-    let mut outcome = scenario(
-        &browsers[0],
-        &browsers[1],
-        &browsers[2],
-        shots.as_deref(),
-        &time,
-    )
-    .await;
-    if outcome.is_ok() {
-        outcome = invite_and_cancel(&browsers[0], &browsers[1]).await;
-    }
-    if outcome.is_ok() {
-        outcome = match timed_games(&browsers[0], &browsers[1], &time).await {
-            Ok(table) => {
-                match sounds_notifications_and_news(&browsers[0], &browsers[1], &table, &time).await
-                {
-                    Ok(()) => {
-                        estimate_during_play(
-                            &browsers[0],
-                            &browsers[1],
-                            &browsers[2],
-                            &table,
-                            shots.as_deref(),
-                        )
-                        .await
-                    }
-                    Err(e) => Err(e),
-                }
-            }
-            Err(e) => Err(e),
+// ---- the site the tests share ----
+
+/// One server on manual time, one chromedriver and three browsers (Ann and Bob signed up, Cat not), made once:
+/// starting Chromium three times costs more than most tests take.
+struct Site {
+    runtime: tokio::runtime::Runtime,
+    running: Option<tesuji_server::Running>,
+    driver: Option<ChromeDriver>,
+    /// Ann, Bob and Cat.
+    browsers: Vec<Browser>,
+    time: ManualTime,
+    /// Where `TESUJI_SCREENSHOTS=1` saves the pages.
+    shots: Option<PathBuf>,
+    _data: tempfile::TempDir,
+}
+
+impl Site {
+    fn set_up() -> Result<Site, String> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .map_err(|e| format!("no tokio runtime: {e}"))?;
+        let data = tempfile::tempdir().map_err(|e| e.to_string())?;
+        // The clocks run on manual time: the timed games end when a test says, not after real minutes.
+        let time = ManualTime::new();
+        let running = runtime
+            .block_on(start(ServerConfig {
+                address: "127.0.0.1:0".parse().unwrap(),
+                database: tesuji_server::Database::Sqlite(data.path().to_path_buf()),
+                // The three browsers share one address, whose uploads and counts are limited together (30 a
+                // minute by default): the replay and review tests open more files than one person would.
+                limits: Limits {
+                    records_per_minute: 600,
+                    ..Limits::default()
+                },
+                time: TimeSource::manual(&time),
+                // A review's search is short here (the default is 1000 playouts a position): its results are
+                // what the page shows, however strong.
+                review_playouts: 50,
+                ..ServerConfig::default()
+            }))
+            .map_err(|e| format!("the server does not start: {e}"))?;
+        let base = format!("http://{}", running.address);
+        let driver = runtime.block_on(ChromeDriver::start());
+        let (ann, bob, cat) = runtime.block_on(async {
+            tokio::join!(
+                Browser::open(&driver, &base, "ann"),
+                Browser::open(&driver, &base, "bob"),
+                Browser::open(&driver, &base, "cat"),
+            )
+        });
+        let shots: Option<PathBuf> = (std::env::var("TESUJI_SCREENSHOTS").as_deref() == Ok("1"))
+            .then(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/screenshots"));
+        if let Some(dir) = &shots {
+            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        }
+        let mut site = Site {
+            runtime,
+            running: Some(running),
+            driver: Some(driver),
+            browsers: Vec::new(),
+            time,
+            shots,
+            _data: data,
         };
+        site.browsers = [ann, bob, cat].into_iter().collect::<Res<_>>()?;
+        let signed_up = site
+            .runtime
+            .block_on(newcomers_sign_up(&site.browsers[0], &site.browsers[1]));
+        if let Err(e) = signed_up {
+            let report = site.runtime.block_on(site.diagnose());
+            site.tear_down();
+            return Err(format!("{e}{report}"));
+        }
+        Ok(site)
     }
-    if outcome.is_ok() {
-        outcome = replay_review(&browsers[0], &browsers[2], shots.as_deref()).await;
+
+    /// Runs one test: the windows back to the desktop size first, what the browsers show added to a failure.
+    fn run(&self, test: Test) -> Result<(), String> {
+        let outcome = self.runtime.block_on(async {
+            for b in &self.browsers {
+                b.fit_viewport(1280, 900).await?;
+            }
+            test(self).await
+        });
+        outcome.map_err(|e| format!("{e}{}", self.runtime.block_on(self.diagnose())))
     }
-    if outcome.is_ok() {
-        outcome = file_through_sign_in(&browsers[2]).await;
-    }
-    if outcome.is_ok() {
-        outcome = automatch(&browsers[0], &browsers[1]).await;
-    }
-    if outcome.is_ok() {
-        outcome = ranked_game(&browsers[0], &browsers[1]).await;
-    }
-    if outcome.is_ok() {
-        outcome = vacation(&browsers[0], &browsers[1]).await;
-    }
-    if outcome.is_ok() {
-        outcome = languages(&browsers[0]).await;
-    }
-    if outcome.is_ok() {
-        outcome = account_page(&browsers[2]).await;
-    }
-    let mut report = String::new();
-    if outcome.is_err() {
-        for b in &browsers {
+
+    async fn diagnose(&self) -> String {
+        let mut report = String::new();
+        for b in &self.browsers {
             report.push('\n');
             report.push_str(&b.diagnose().await);
         }
+        report
     }
-    for b in &browsers {
-        b.quit().await;
+
+    fn tear_down(&mut self) {
+        self.runtime.block_on(async {
+            for b in &self.browsers {
+                b.quit().await;
+            }
+            if let Some(running) = self.running.take() {
+                running.stop().await.unwrap();
+            }
+        });
+        // Kills the driver's process group, Chromium with it.
+        self.driver = None;
     }
-    drop(driver);
-    running.stop().await.unwrap();
-    if let Err(e) = outcome {
-        panic!("{e}{report}");
+
+    fn ann(&self) -> &Browser {
+        &self.browsers[0]
     }
-    eprintln!("browser test: {:.1} s", started.elapsed().as_secs_f64());
+
+    fn bob(&self) -> &Browser {
+        &self.browsers[1]
+    }
+
+    fn cat(&self) -> &Browser {
+        &self.browsers[2]
+    }
+
+    fn shots(&self) -> Option<&Path> {
+        self.shots.as_deref()
+    }
+}
+
+type Test = for<'a> fn(&'a Site) -> std::pin::Pin<Box<dyn Future<Output = Res<()>> + 'a>>;
+
+/// The tests, in the order they run: one after another on the shared site. Each needs only what the set-up
+/// made (a test may find the games of those before it in the lists, never in its way), except the languages'
+/// test, which reads the first test's finished game and a game waiting for Ann.
+const TESTS: &[(&str, Test)] = &[
+    ("two_players_and_a_spectator_play_a_game", |s| {
+        Box::pin(scenario(s.ann(), s.bob(), s.cat(), s.shots(), &s.time))
+    }),
+    ("an_invite_link_is_shown_and_a_table_cancelled", |s| {
+        Box::pin(invite_and_cancel(s.ann(), s.bob()))
+    }),
+    (
+        "timed_games_end_on_time_and_by_claim_with_sounds_news_and_an_estimate",
+        |s| {
+            Box::pin(async move {
+                let table = timed_games(s.ann(), s.bob(), &s.time).await?;
+                sounds_notifications_and_news(s.ann(), s.bob(), &table, &s.time).await?;
+                estimate_during_play(s.ann(), s.bob(), s.cat(), &table, s.shots()).await
+            })
+        },
+    ),
+    ("a_record_opened_on_the_replay_page_is_reviewed", |s| {
+        Box::pin(replay_review(s.ann(), s.cat(), s.shots()))
+    }),
+    ("a_file_opened_before_signing_in_is_there_after", |s| {
+        Box::pin(file_through_sign_in(s.cat()))
+    }),
+    ("automatch_pairs_two_players", |s| {
+        Box::pin(automatch(s.ann(), s.bob()))
+    }),
+    ("a_ranked_game_moves_both_ratings", |s| {
+        Box::pin(ranked_game(s.ann(), s.bob()))
+    }),
+    ("a_vacation_stops_the_clock_until_the_player_is_back", |s| {
+        Box::pin(vacation(s.ann(), s.bob()))
+    }),
+    ("the_pages_speak_every_language", |s| {
+        Box::pin(languages(s.ann()))
+    }),
+    ("the_account_page_on_a_phone", |s| {
+        Box::pin(account_page(s.cat()))
+    }),
+];
+
+/// The tests share one site, so they take turns (`--test-threads` is ignored); the site is set up when the first
+/// test that runs needs it, and torn down after the last.
+fn main() -> std::process::ExitCode {
+    let started = Instant::now();
+    let mut args = libtest_mimic::Arguments::from_args();
+    args.test_threads = Some(1);
+    let site: Arc<Mutex<Option<Result<Site, String>>>> = Arc::default();
+    let trials = TESTS
+        .iter()
+        .map(|&(name, test)| {
+            let site = Arc::clone(&site);
+            libtest_mimic::Trial::test(name, move || {
+                let mut site = site.lock().unwrap_or_else(PoisonError::into_inner);
+                match site.get_or_insert_with(Site::set_up) {
+                    Ok(site) => site.run(test).map_err(Into::into),
+                    Err(e) => Err(format!("the site could not be set up: {e}").into()),
+                }
+            })
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(&args, trials);
+    let taken = site.lock().unwrap_or_else(PoisonError::into_inner).take();
+    if let Some(Ok(mut site)) = taken {
+        site.tear_down();
+        eprintln!("browser tests: {:.1} s", started.elapsed().as_secs_f64());
+    }
+    conclusion.exit_code()
 }
