@@ -1,5 +1,6 @@
 //! `cargo xtask test`: the README's test command. It makes sure the system packages the tests need are there
-//! (installing them with `apt-get` when it runs as root), starts the services the tests talk to (a throw-away
+//! (installing them with `apt-get` when it runs as root) and the Node packages they drive our programs with
+//! (with npm, into the target folder, `TESUJI_TEST_NODE_PATH`), starts the services the tests talk to (a throw-away
 //! PostgreSQL 15 and a nats-server on free ports, found by the tests through `TESUJI_TEST_POSTGRES` and
 //! `TESUJI_TEST_NATS`), runs `cargo test --workspace` with any arguments given after `--` (with none, then the
 //! server's API suite again on PostgreSQL and on two nodes), stops the services and removes their files, then
@@ -23,18 +24,18 @@ use requirements::{Plan, REQUIREMENTS, Requirement};
 const USAGE: &str = "\
 usage: cargo xtask test [-- CARGO-TEST-ARGS...]
 
-test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver, Node.js, g++,
-        PostgreSQL 15, nats-server), installs the missing ones with apt-get when run as root (or names
-        them and stops, otherwise), starts a throw-away PostgreSQL 15 cluster and a nats-server on free
-        ports of 127.0.0.1, runs `cargo test --workspace CARGO-TEST-ARGS...` with TESUJI_TEST_POSTGRES
-        (postgres://tesuji@127.0.0.1:PORT/postgres) and TESUJI_TEST_NATS (nats://127.0.0.1:PORT) set
-        (with no arguments, then the server's API suite again on PostgreSQL and on two nodes, as
-        TESUJI_TEST_BACKEND=postgres and =nodes), stops both and removes their files, and exits with
-        the tests' status. When the arguments
-        choose packages (-p/--package), --workspace is left out:
-        `cargo xtask test -- -p tesuji-rules --lib`. When no arguments are given, the pages' tests
-        (`node --test` on crates/server/web/tests/*.test.mjs) and every fuzz target for 60 s (as
-        `cargo xtask fuzz --seconds 60`) then run too.
+test    checks for the system packages the tests need (GNU Go, Chromium, ChromeDriver, Node.js, npm,
+        g++, PostgreSQL 15, nats-server), installs the missing ones with apt-get when run as root (or
+        names them and stops, otherwise), installs Sabaki's GTP library with npm into
+        target/node-packages (TESUJI_TEST_NODE_PATH), starts a throw-away PostgreSQL 15 cluster and a
+        nats-server on free ports of 127.0.0.1, runs `cargo test --workspace CARGO-TEST-ARGS...` with
+        TESUJI_TEST_POSTGRES (postgres://tesuji@127.0.0.1:PORT/postgres) and TESUJI_TEST_NATS
+        (nats://127.0.0.1:PORT) set (with no arguments, then the server's API suite again on PostgreSQL
+        and on two nodes, as TESUJI_TEST_BACKEND=postgres and =nodes), stops both and removes their
+        files, and exits with the tests' status. When the arguments choose packages (-p/--package),
+        --workspace is left out: `cargo xtask test -- -p tesuji-rules --lib`. When no arguments are
+        given, the pages' tests (`node --test` on crates/server/web/tests/*.test.mjs) and every fuzz
+        target for 60 s (as `cargo xtask fuzz --seconds 60`) then run too.
 
 fuzz    [--seconds N] [TARGET...]: builds the fuzz targets of fuzz/ with cargo-fuzz (installing it with
         `cargo install` when missing) and runs each named target (all by default: sgf, spec, gtp,
@@ -155,6 +156,7 @@ const OTHER_API_BACKENDS: [&str; 2] = ["postgres", "nodes"];
 
 fn test(extra: &[OsString]) -> Result<ExitCode> {
     ensure_requirements(REQUIREMENTS)?;
+    let node_path = node_packages()?;
     let status = services::with_services(services::services(), |env| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut runs = vec![(cargo_test_args(extra), None)];
@@ -170,6 +172,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
             command
                 .args(args)
                 .envs(env.iter().map(|(k, v)| (k, v)))
+                .env(NODE_PATH_VAR, &node_path)
                 .current_dir(workspace_root());
             if let Some(backend) = backend {
                 command.env("TESUJI_TEST_BACKEND", backend);
@@ -184,6 +187,56 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
         Ok(ExitStatus::default())
     })?;
     Ok(exit_code(status))
+}
+
+/// The variable that tells the tests where the Node packages are (a `node_modules` folder, for `NODE_PATH`).
+const NODE_PATH_VAR: &str = "TESUJI_TEST_NODE_PATH";
+
+/// The Node packages the tests drive our programs with, as `npm install` names them: Sabaki's GTP library
+/// (`crates/cli/tests/gtp.rs`).
+const NODE_PACKAGES: &[(&str, &str)] = &[("@sabaki/gtp", "3.0.0")];
+
+/// Installs [`NODE_PACKAGES`] with npm into `node-packages/` of the target folder, unless the versions asked
+/// for are there already; answers its `node_modules` folder.
+fn node_packages() -> Result<std::path::PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target"));
+    let prefix = std::path::absolute(target.join("node-packages"))
+        .context("cannot find the target folder")?;
+    let modules = prefix.join("node_modules");
+    let installed = |name: &str, version: &str| {
+        // npm keeps a package's manifest as published, one `"version": "X"` line in it.
+        std::fs::read_to_string(modules.join(name).join("package.json"))
+            .is_ok_and(|text| text.contains(&format!("\"version\": \"{version}\"")))
+    };
+    let wanted: Vec<String> = NODE_PACKAGES
+        .iter()
+        .filter(|(name, version)| !installed(name, version))
+        .map(|(name, version)| format!("{name}@{version}"))
+        .collect();
+    if wanted.is_empty() {
+        return Ok(modules);
+    }
+    std::fs::create_dir_all(&prefix)
+        .with_context(|| format!("cannot create {}", prefix.display()))?;
+    eprintln!("xtask: installing {} with npm", wanted.join(" "));
+    let status = Command::new("npm")
+        .args([
+            "install",
+            "--no-save",
+            "--no-audit",
+            "--no-fund",
+            "--prefix",
+        ])
+        .arg(&prefix)
+        .args(&wanted)
+        .status()
+        .context("cannot run npm")?;
+    if !status.success() {
+        bail!("`npm install {}` failed ({status})", wanted.join(" "));
+    }
+    Ok(modules)
 }
 
 /// `cargo test` of the server's API suite alone, built already by the workspace's run: `--workspace` keeps

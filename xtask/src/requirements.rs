@@ -47,6 +47,12 @@ pub const REQUIREMENTS: &[Requirement] = &[
         package: "nodejs",
         check: Check::OnPath("node"),
     },
+    // npm installs the Node packages the tests drive our programs with (Sabaki's GTP library).
+    Requirement {
+        name: "npm",
+        package: "npm",
+        check: Check::OnPath("npm"),
+    },
     // The fuzz targets' libFuzzer is C++, built by the `cc` crate with `c++` (Rust itself links with `cc`).
     Requirement {
         name: "a C++ compiler",
@@ -178,7 +184,7 @@ mod tests {
     const DRIVER: &Requirement = &REQUIREMENTS[2];
 
     #[test]
-    fn the_tests_need_gnu_go_chromium_its_driver_node_a_cpp_compiler_postgresql_and_nats() {
+    fn the_tests_need_gnu_go_chromium_its_driver_node_npm_a_cpp_compiler_postgresql_and_nats() {
         let list: Vec<_> = REQUIREMENTS.iter().map(|r| (r.package, &r.check)).collect();
         assert_eq!(
             list,
@@ -187,6 +193,7 @@ mod tests {
                 ("chromium", &Check::OnPath("chromium")),
                 ("chromium-driver", &Check::OnPath("chromedriver")),
                 ("nodejs", &Check::OnPath("node")),
+                ("npm", &Check::OnPath("npm")),
                 ("g++", &Check::OnPath("c++")),
                 (
                     "postgresql",
