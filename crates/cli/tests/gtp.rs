@@ -208,3 +208,58 @@ fn match_records_name_engines_by_their_gtp_name_and_version() {
         assert_eq!(root.value("PW"), Some(white.as_str()), "game {game}");
     }
 }
+
+/// The variable `cargo xtask test` sets to the `node_modules` folder where it installed Sabaki's GTP library.
+const NODE_PATH_VAR: &str = "TESUJI_TEST_NODE_PATH";
+
+/// Sabaki's own GTP library (`@sabaki/gtp` 3.0.0, run by `tests/clients/sabaki-stop.cjs` in Node): its
+/// `controller.stop()` resolves once the engine has exited by itself after `quit`, well before the library's
+/// 3 s kill timer (which it clears when `quit` is answered, so an engine that stays never lets it resolve).
+#[test]
+fn sabakis_gtp_library_stops_the_engine() {
+    let modules = std::env::var_os(NODE_PATH_VAR).unwrap_or_else(|| {
+        panic!(
+            "{NODE_PATH_VAR} is not set: this test runs under `cargo xtask test`, which installs @sabaki/gtp \
+             with npm and sets it (or set it to a node_modules folder that holds @sabaki/gtp 3.0.0)"
+        )
+    });
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/sabaki-stop.cjs");
+    let output = Command::new("node")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_tesuji"))
+        .args(["--bot", "simple"])
+        .env("NODE_PATH", &modules)
+        .output()
+        .expect("run node (`cargo xtask test` installs it)");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{} failed ({}): {stdout}{}",
+        script.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value =
+        serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}"));
+    assert_eq!(report["answers"]["name"]["content"], "tesuji", "{report}");
+    for command in ["version", "boardsize", "play", "genmove"] {
+        assert_eq!(
+            report["answers"][command]["error"], false,
+            "{command}: {report}"
+        );
+    }
+    // `stop()` resolved with the process's exit (code 0), not the race's 10 s limit, and nothing is left.
+    assert_eq!(
+        report["stopped"],
+        serde_json::json!({"signal": 0}),
+        "{report}"
+    );
+    assert_eq!(report["running"], false, "{report}");
+    let ms = report["ms"].as_u64().unwrap_or(u64::MAX);
+    assert!(
+        ms < 3000,
+        "stop() took {ms} ms: the library's kill timer would have ended it"
+    );
+    eprintln!("@sabaki/gtp: controller.stop() resolved {ms} ms after it was called");
+}
