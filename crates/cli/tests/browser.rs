@@ -19,7 +19,10 @@
 //! - Ann takes a vacation and comes back: their correspondence game's page marks her away, her clock standing
 //!   still, and running again once she is back;
 //! - the pages in Japanese and Korean through the header's language menu, and English back;
-//! - the account page on a phone.
+//! - the account page on a phone;
+//! - in each of the four languages, at 1280 and at 390 px: a newcomer's lobby, a missing page, an invite link, a
+//!   ranked game's clock and rules in words, its rating change when it is counted, its count under other rules,
+//!   a rematch offer, and the computer's dispute.
 //!
 //! The WebDriver protocol is spoken directly (a handful of JSON-over-HTTP commands, W3C WebDriver) with reqwest,
 //! so no TLS stack or driver download comes in; what the test asks the server itself (the SGF download) goes
@@ -4352,6 +4355,414 @@ async fn languages(ann: &Browser) -> Res<()> {
     lobby_in(ann, &en, &en).await
 }
 
+// ---- what players see, in every language and at both widths ----
+
+/// Waits (at most [`WAIT`]) for the game state the server answers `c` to satisfy `done`, and answers it.
+async fn state_until(c: &Client, id: i64, what: &str, done: impl Fn(&Value) -> bool) -> Res<Value> {
+    let started = Instant::now();
+    loop {
+        let (status, state) = c.game(id).await.map_err(|e| format!("game {id}: {e}"))?;
+        if status == 200 && done(&state) {
+            return Ok(state);
+        }
+        if started.elapsed() > WAIT {
+            return Err(format!("game {id}, after {WAIT:?}: not {what}: {state}"));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+/// The answer to a request of the test's own client, which must have the status `want`; answers its body.
+fn api(
+    what: &str,
+    want: u16,
+    answer: Result<tesuji_client::Answer, tesuji_client::Error>,
+) -> Res<Value> {
+    match answer {
+        Ok((status, body)) if status == want => Ok(body),
+        Ok((status, body)) => Err(format!("{what}: {status} {body}")),
+        Err(e) => Err(format!("{what}: {e}")),
+    }
+}
+
+/// No table of the page needs sideways scrolling in its box (the page's own width is [`page_in`]'s audit).
+async fn tables_fit(b: &Browser, page: &str) -> Res<()> {
+    let over = b
+        .js(
+            "return [...document.querySelectorAll('table')].filter((t) => t.checkVisibility())
+               .map((t) => [t.id || t.className, t.scrollWidth - t.parentElement.clientWidth])
+               .filter(([, over]) => over > 0);",
+            json!([]),
+        )
+        .await?;
+    if over == json!([]) {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}: {page}: tables wider than their boxes (id, by px): {over}",
+            b.name
+        ))
+    }
+}
+
+/// Items 7 and 9 of issue 42 as a player meets them, in each of the four languages at 1280 and at 390 px (Cat's
+/// window, signed out first): a newcomer's lobby, a missing page, the invite link where its creator looks, a
+/// ranked game's clock and rules in words, its rating change shown live when it ends by a count, the table of
+/// its count under other rules, the opponent's rematch offer at the top of the page and in the chat, and the
+/// computer's dispute naming the stones it holds alive. Every page passes [`page_in`]'s audit (no key, no
+/// English left, no wider than the window) and no table needs sideways scrolling. The accounts are new for each
+/// language and width: ranked games between the same two accounts count less after the first.
+async fn seen_in_every_language(cat: &Browser) -> Res<()> {
+    let en = Language::load("en")?;
+    let outcome = async {
+        for (code, tag) in [("en", "En"), ("zh-Hans", "Zh"), ("ja", "Ja"), ("ko", "Ko")] {
+            let lang = Language::load(code)?;
+            for (width, height, size) in [(1280, 900, "Desk"), (390, 844, "Phone")] {
+                cat.fit_viewport(width, height).await?;
+                seen_in(cat, &lang, &en, &format!("{tag}{size}"))
+                    .await
+                    .map_err(|e| format!("in {code} at {width} px: {e}"))?;
+            }
+        }
+        Ok(())
+    }
+    .await;
+    // English again, whatever happened: the tests after this one read English.
+    cat.choose("#lang", "en").await?;
+    cat.wait_for("html[lang=\"en\"]").await?;
+    outcome
+}
+
+async fn seen_in(cat: &Browser, lang: &Language, en: &Language, tag: &str) -> Res<()> {
+    use Shows::{Has, Is};
+    cat.goto("/").await?;
+    if cat.exists("#logout").await? {
+        cat.click("#logout").await?;
+        cat.wait_for("#login-link").await?;
+    }
+    cat.goto("/").await?;
+    cat.choose("#lang", lang.code).await?;
+    cat.wait_for(&format!("html[lang=\"{}\"]", lang.code))
+        .await?;
+    page_in(
+        cat,
+        "a newcomer's lobby",
+        lang,
+        en,
+        &[
+            ("#welcome-text", Is(lang.t("lobby.welcome", &[])?)),
+            ("#play-computer", Is(lang.t("lobby.play-computer", &[])?)),
+        ],
+    )
+    .await?;
+    cat.goto("/no/such/page").await?;
+    page_in(
+        cat,
+        "a missing page",
+        lang,
+        en,
+        &[
+            ("h1", Is(lang.t("notfound.title", &[])?)),
+            (
+                "main a.button[href=\"/\"]",
+                Is(lang.t("notfound.lobby", &[])?),
+            ),
+        ],
+    )
+    .await?;
+
+    // Pia (this window) and Quin (the test's client) sign up.
+    let (pia, quin) = (format!("Pia{tag}"), format!("Quin{tag}"));
+    cat.sign_up(&pia, PASSWORD).await?;
+    let client = |what: &str| Client::new(&cat.base).map_err(|e| format!("{what}: {e}"));
+    let mut p = client("Pia's client")?;
+    p.log_in(&pia, PASSWORD)
+        .await
+        .map_err(|e| format!("{pia} logs in: {e}"))?;
+    let mut q = client("Quin's client")?;
+    q.sign_up(&quin, PASSWORD)
+        .await
+        .map_err(|e| format!("{quin} signs up: {e}"))?;
+
+    // The invite link, where its creator looks.
+    let table = api(
+        "an invite table",
+        201,
+        p.create_game(json!({"rules": "japanese:size=9", "color": "black", "opponent": "invite"}))
+            .await,
+    )?;
+    let id = table["id"].as_i64().ok_or("a table without an id")?;
+    cat.goto(&format!("/game/{id}")).await?;
+    cat.game_ready().await?;
+    page_in(
+        cat,
+        "an invite table",
+        lang,
+        en,
+        &[("#invite-box p", Is(lang.t("invite.intro", &[])?))],
+    )
+    .await?;
+    let link = cat
+        .js(
+            "return document.getElementById('invite-link').value",
+            json!([]),
+        )
+        .await?;
+    if !link
+        .as_str()
+        .is_some_and(|l| l.contains(&format!("/game/{id}?invite=")))
+    {
+        return Err(format!("the invite link is {link}"));
+    }
+    api(
+        "cancel the invite table",
+        200,
+        p.post(&format!("/api/games/{id}/cancel"), json!({})).await,
+    )?;
+
+    // A ranked game with a byo-yomi clock: its rules and clock in words.
+    let table = api(
+        "a ranked table",
+        201,
+        p.create_game(json!({
+            "rules": "japanese:size=9", "color": "black", "opponent": "anyone",
+            "time": "byoyomi:10m+5x30s", "ranked": true
+        }))
+        .await,
+    )?;
+    let id = table["id"].as_i64().ok_or("a table without an id")?;
+    api("Quin joins", 200, q.join(id, None).await)?;
+    cat.goto(&format!("/game/{id}")).await?;
+    cat.game_ready().await?;
+    let clock = lang.t(
+        "clock.words.byoyomi",
+        &[
+            ("main", &lang.t("unit.min", &[("n", "10")])?),
+            ("periods", "5"),
+            ("period", &lang.t("unit.s", &[("n", "30")])?),
+        ],
+    )?;
+    page_in(
+        cat,
+        "a ranked game in play",
+        lang,
+        en,
+        &[
+            ("#rules", Has(clock)),
+            ("#rules", Has(lang.t("rules.komi", &[("komi", "6.5")])?)),
+        ],
+    )
+    .await?;
+    let rules = cat.text("#rules").await?.unwrap_or_default();
+    if ["japanese", "size=", "byoyomi", ":10m"]
+        .iter()
+        .any(|spec| rules.contains(spec))
+    {
+        return Err(format!("the rules are written as a spec: {rules:?}"));
+    }
+
+    // Five stones each, two passes, both accept the count: the rating change shows at once.
+    for (black, white) in [
+        ("C3", "G3"),
+        ("C4", "G4"),
+        ("C5", "G5"),
+        ("C6", "G6"),
+        ("C7", "G7"),
+    ] {
+        api(black, 200, p.play(id, black).await)?;
+        api(white, 200, q.play(id, white).await)?;
+    }
+    api("Pia passes", 200, p.play(id, "pass").await)?;
+    api("Quin passes", 200, q.play(id, "pass").await)?;
+    for (c, who) in [(&p, "Pia"), (&q, "Quin")] {
+        api(
+            &format!("{who} accepts"),
+            200,
+            c.post(&format!("/api/games/{id}/accept"), json!({})).await,
+        )?;
+    }
+    let over = state_until(&p, id, "rated", |s| s["rating_change"].is_object()).await?;
+    let mut lines = Vec::new();
+    for color in ["black", "white"] {
+        let r = &over["rating_change"][color];
+        let change = r["change"].as_i64().ok_or("a change without a number")?;
+        let signed = if change > 0 {
+            format!("+{change}")
+        } else {
+            change.to_string()
+        };
+        lines.push(lang.t(
+            "game.rating-change",
+            &[
+                ("name", if color == "black" { &pia } else { &quin }),
+                ("before", &r["before"].to_string()),
+                ("after", &r["after"].to_string()),
+                ("change", &signed),
+            ],
+        )?);
+    }
+    page_in(
+        cat,
+        "the ranked game, counted",
+        lang,
+        en,
+        &[
+            (
+                "#rating-change .rating-change[data-color=\"black\"]",
+                Is(lines[0].clone()),
+            ),
+            (
+                "#rating-change .rating-change[data-color=\"white\"]",
+                Is(lines[1].clone()),
+            ),
+            ("#rulesets-box summary", Is(lang.t("game.rulesets", &[])?)),
+        ],
+    )
+    .await?;
+    cat.js(
+        "document.getElementById('rulesets-box').open = true; return true;",
+        json!([]),
+    )
+    .await?;
+    page_in(
+        cat,
+        "its count under other rules",
+        lang,
+        en,
+        &[
+            ("#rulesets thead th", Is(lang.t("game.ruleset", &[])?)),
+            (
+                "#rulesets tbody tr.own th",
+                Is(lang.t("game.ruleset-own", &[])?),
+            ),
+        ],
+    )
+    .await?;
+    tables_fit(cat, "the counted game").await?;
+
+    // Quin offers a rematch: said at the top of the page, above the board, and in the chat.
+    api(
+        "Quin offers a rematch",
+        200,
+        q.post(&format!("/api/games/{id}/rematch"), json!({})).await,
+    )?;
+    let offer = lang.t("game.rematch-offered-by", &[("name", &quin)])?;
+    page_in(
+        cat,
+        "a rematch offered",
+        lang,
+        en,
+        &[
+            ("#rematch-offer-text", Is(offer.clone())),
+            ("#chat-rematch", Is(offer)),
+        ],
+    )
+    .await?;
+    same(
+        "the offer above the board",
+        cat.js(
+            "return document.getElementById('rematch-offer').getBoundingClientRect().bottom
+                    <= document.getElementById('board').getBoundingClientRect().top;",
+            json!([]),
+        )
+        .await?,
+        json!(true),
+    )?;
+
+    // The computer disputes a count that kills its stones, and says which it holds alive.
+    let table = api(
+        "a table against the computer",
+        201,
+        p.create_game(json!({
+            "rules": "chinese:size=9", "color": "black", "opponent": "bot", "bot": "mcts-1"
+        }))
+        .await,
+    )?;
+    let id = table["id"].as_i64().ok_or("a table without an id")?;
+    api("Pia plays E5", 200, p.play(id, "E5").await)?;
+    // Pia passes whenever it is her turn: the computer, ahead, passes soon (the simple bot would fill the board).
+    let mut state = Value::Null;
+    for _ in 0..100 {
+        state = state_until(&p, id, "Pia's turn or the count", |s| {
+            s["phase"] == "marking" || s["to_move"] == "black"
+        })
+        .await?;
+        if state["phase"] == "marking" {
+            break;
+        }
+        api("Pia passes", 200, p.play(id, "pass").await)?;
+    }
+    if state["phase"] != "marking" {
+        return Err(format!(
+            "the game against the computer did not reach a count: {state}"
+        ));
+    }
+    let rows: Vec<String> =
+        serde_json::from_value(state["board"].clone()).map_err(|e| e.to_string())?;
+    let columns = b"ABCDEFGHJ";
+    let white: Vec<String> = rows
+        .iter()
+        .enumerate()
+        .flat_map(|(r, row)| {
+            let height = rows.len();
+            row.chars()
+                .enumerate()
+                .filter(|&(_, c)| c == 'O')
+                .map(move |(x, _)| format!("{}{}", columns[x] as char, height - r))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    for point in &white {
+        let now = state_until(&p, id, "marking", |s| s["phase"] == "marking").await?;
+        let dead: Vec<String> =
+            serde_json::from_value(now["dead"].clone()).map_err(|e| e.to_string())?;
+        if !dead.contains(point) {
+            api(
+                &format!("Pia marks {point} dead"),
+                200,
+                p.post(&format!("/api/games/{id}/dead"), json!({"point": point}))
+                    .await,
+            )?;
+        }
+    }
+    api(
+        "Pia accepts",
+        200,
+        p.post(&format!("/api/games/{id}/accept"), json!({})).await,
+    )?;
+    let disputed = state_until(&p, id, "disputed", |s| s["computer_dispute"].is_object()).await?;
+    let points = |key: &str| -> Vec<String> {
+        serde_json::from_value(disputed["computer_dispute"][key].clone()).unwrap_or_default()
+    };
+    let (alive, dead) = (points("alive"), points("dead"));
+    if alive.is_empty() {
+        return Err(format!(
+            "the computer's dispute names no stone alive: {disputed}"
+        ));
+    }
+    let mut said = vec![lang.t("game.computer-disputes", &[])?];
+    said.push(lang.t("game.computer-holds-alive", &[("points", &alive.join(" "))])?);
+    if !dead.is_empty() {
+        said.push(lang.t("game.computer-finds-dead", &[("points", &dead.join(" "))])?);
+    }
+    cat.goto(&format!("/game/{id}")).await?;
+    cat.game_ready().await?;
+    page_in(
+        cat,
+        "the computer's dispute",
+        lang,
+        en,
+        &[("#computer-dispute", Is(said.join(" ")))],
+    )
+    .await?;
+    api(
+        "Pia resigns",
+        200,
+        p.post(&format!("/api/games/{id}/resign"), json!({})).await,
+    )?;
+    Ok(())
+}
+
 // ---- the site the tests share ----
 
 /// One server on manual time, one chromedriver and three browsers (Ann and Bob signed up, Cat not), made once:
@@ -4384,8 +4795,10 @@ impl Site {
                 database: tesuji_server::Database::Sqlite(data.path().to_path_buf()),
                 // The three browsers share one address, whose uploads and counts are limited together (30 a
                 // minute by default): the replay and review tests open more files than one person would.
+                // Sign-ups and log-ins too: the languages' test makes two accounts for each language and width.
                 limits: Limits {
                     records_per_minute: 600,
+                    auth_per_minute: 600,
                     ..Limits::default()
                 },
                 time: TimeSource::manual(&time),
@@ -4523,6 +4936,10 @@ const TESTS: &[(&str, Test)] = &[
     ("the_account_page_on_a_phone", |s| {
         Box::pin(account_page(s.cat()))
     }),
+    (
+        "what_happens_is_seen_in_every_language_on_a_phone_and_a_desktop",
+        |s| Box::pin(seen_in_every_language(s.cat())),
+    ),
 ];
 
 /// The tests share one site, so they take turns (`--test-threads` is ignored); the site is set up when the first
