@@ -4191,19 +4191,16 @@ fn date_pattern(lang: &Language) -> Res<&'static str> {
     }
 }
 
-/// The archive: its heading and columns, and the first game's row (its result [`RESULT`]), its end written as
-/// the language writes dates. Answers that game's id.
-async fn archive_in(ann: &Browser, lang: &Language, en: &Language) -> Res<String> {
+/// The archive: its heading and columns, and the counted game's row, its end written as the language writes
+/// dates.
+async fn archive_in(ann: &Browser, lang: &Language, en: &Language, game: &Counted) -> Res<()> {
     use Shows::Is;
-    let id = ann
-        .wait_js(
-            "the first game in the archive",
-            "const r = document.querySelector(`#games tr[data-game-id]:has(td[data-result=\"${arguments[0]}\"])`);
-             return r && r.dataset.gameId;",
-            json!([RESULT]),
-        )
-        .await?;
-    let id = id.as_str().unwrap_or_default().to_owned();
+    let id = game.id;
+    ann.wait_for(&format!(
+        "#games tr[data-game-id=\"{id}\"] td[data-result=\"{}\"]",
+        game.result
+    ))
+    .await?;
     let row = format!("#games tr[data-game-id=\"{id}\"]");
     let link = format!("{row} a[href=\"/game/{id}\"]");
     page_in(
@@ -4233,29 +4230,45 @@ async fn archive_in(ann: &Browser, lang: &Language, en: &Language) -> Res<String
         .await?;
     if ended[1] != true {
         return Err(format!(
-            "the archive in {} writes the first game's end {}, not as {}",
+            "the archive in {} writes the counted game's end {}, not as {}",
             lang.code,
             ended[0],
             date_pattern(lang)?
         ));
     }
-    Ok(id)
+    Ok(())
 }
 
-/// The first game, over: its result in words, the count's caption and rows (territory, prisoners, komi), the
-/// passes in the list, the chat's move, the counts under other rules.
-async fn finished_game_in(ann: &Browser, lang: &Language, en: &Language) -> Res<()> {
+/// The counted game, over: its result in words, the count's caption and rows (territory, prisoners, komi),
+/// the passes in the list, the chat's move, the counts under other rules.
+async fn finished_game_in(
+    ann: &Browser,
+    lang: &Language,
+    en: &Language,
+    game: &Counted,
+) -> Res<()> {
     use Shows::{Has, Is};
     ann.game_ready().await?;
-    let black = lang.t("color.black", &[])?;
-    let result = lang.t("result.points", &[("winner", &black), ("margin", "4.5")])?;
+    let (winner, margin) = game
+        .result
+        .split_once('+')
+        .ok_or_else(|| format!("a result without a margin: {}", game.result))?;
+    let winner = lang.t(
+        if winner == "B" {
+            "color.black"
+        } else {
+            "color.white"
+        },
+        &[],
+    )?;
+    let result = lang.t("result.points", &[("winner", &winner), ("margin", margin)])?;
     page_in(
         ann,
-        "the first game",
+        "the counted game",
         lang,
         en,
         &[
-            ("#result", Is(format!("{result} ({RESULT})"))),
+            ("#result", Is(format!("{result} ({})", game.result))),
             (
                 "#score[data-scoring=\"territory\"] #score-caption",
                 Is(lang.t("scoring.territory", &[])?),
@@ -4272,7 +4285,10 @@ async fn finished_game_in(ann: &Browser, lang: &Language, en: &Language) -> Res<
                 "#score tr[data-row=\"komi\"] th",
                 Is(lang.t("score.komi", &[])?),
             ),
-            ("#rules", Has(lang.t("rules.komi", &[("komi", "5.5")])?)),
+            (
+                "#rules",
+                Has(lang.t("rules.komi", &[("komi", &half_points(game.komi))])?),
+            ),
             (
                 "#moves li[data-move=\"pass\"]",
                 Has(lang.t("move.pass", &[])?),
@@ -4288,14 +4304,89 @@ async fn finished_game_in(ann: &Browser, lang: &Language, en: &Language) -> Res<
     .await
 }
 
+/// The game the languages' test reads once it is over, counted: its id, result (`W+5.5`) and komi in half-points.
+struct Counted {
+    id: i64,
+    result: String,
+    komi: i64,
+}
+
+/// Through the API, as Ann and Bob: a game counted after a few stones each, with a word of Ann's at move 2, and
+/// a game that waits for Ann's move; answers the first.
+async fn languages_games(ann: &Browser) -> Res<Counted> {
+    let client = |who: &'static str| async move {
+        let mut c = Client::new(&ann.base).map_err(|e| format!("{who}'s client: {e}"))?;
+        c.log_in(who, PASSWORD)
+            .await
+            .map_err(|e| format!("{who} logs in: {e}"))?;
+        Ok::<Client, String>(c)
+    };
+    let (a, b) = (client("Ann").await?, client("Bob").await?);
+    let table = api(
+        "Ann's table",
+        201,
+        a.create_game(json!({
+            "rules": "bga:size=9,counting=japanese,komi=normal,aga=off",
+            "color": "black", "opponent": "anyone"
+        }))
+        .await,
+    )?;
+    let id = table["id"].as_i64().ok_or("a table without an id")?;
+    api("Bob joins", 200, b.join(id, None).await)?;
+    for (k, (black, white)) in [("C3", "G7"), ("C5", "G5"), ("C7", "G3")]
+        .into_iter()
+        .enumerate()
+    {
+        api(black, 200, a.play(id, black).await)?;
+        api(white, 200, b.play(id, white).await)?;
+        if k == 0 {
+            api(
+                "Ann's word",
+                201,
+                a.post(
+                    &format!("/api/games/{id}/chat"),
+                    json!({"text": "Have fun"}),
+                )
+                .await,
+            )?;
+        }
+    }
+    api("Ann passes", 200, a.play(id, "pass").await)?;
+    api("Bob passes", 200, b.play(id, "pass").await)?;
+    for (c, who) in [(&a, "Ann"), (&b, "Bob")] {
+        api(
+            &format!("{who} accepts"),
+            200,
+            c.post(&format!("/api/games/{id}/accept"), json!({})).await,
+        )?;
+    }
+    let over = state_until(&a, id, "over", |s| s["result"].is_string()).await?;
+    let counted = Counted {
+        id,
+        result: over["result"].as_str().unwrap_or_default().to_owned(),
+        komi: over["komi"].as_i64().ok_or("a state without komi")?,
+    };
+    let table = api(
+        "Bob's table",
+        201,
+        b.create_game(json!({"rules": "japanese:size=9", "color": "white", "opponent": "anyone"}))
+            .await,
+    )?;
+    let waiting = table["id"].as_i64().ok_or("a table without an id")?;
+    api("Ann joins", 200, a.join(waiting, None).await)?;
+    Ok(counted)
+}
+
 /// Ann switches the pages to Japanese and then Korean with the header's language menu, as a reader would, and
 /// back to English. Japanese, chosen in the lobby, changes it at once; the pages she then goes to through their
-/// links (a game that waits for her, the archive, the first game, over) open in it, the choice remembered.
+/// links (a game that waits for her, the archive, the counted game, over) open in it, the choice remembered.
 /// Korean, chosen on the finished game's page, changes that page at once, then the others open in it; on a
 /// phone none is wider than the screen. On each page the texts checked are the dictionaries' (read from the
 /// files the server serves), and the page audit ([`page_in`]) finds no key and no English left. English,
 /// chosen on the archive, brings the English texts back, in the lobby too.
 async fn languages(ann: &Browser) -> Res<()> {
+    let game = languages_games(ann).await?;
+    let game = &game;
     let en = Language::load("en")?;
     let ja = Language::load("ja")?;
     let ko = Language::load("ko")?;
@@ -4313,24 +4404,25 @@ async fn languages(ann: &Browser) -> Res<()> {
     let live = follow(ann, waiting, "^/game/\\d+$").await?;
     live_game_in(ann, &ja, &en).await?;
     follow(ann, archive, "^/archive$").await?;
-    let id = archive_in(ann, &ja, &en).await?;
+    archive_in(ann, &ja, &en, game).await?;
+    let id = game.id;
     let finished = follow(
         ann,
         &format!("#games tr[data-game-id=\"{id}\"] a[href=\"/game/{id}\"]"),
         &format!("^/game/{id}$"),
     )
     .await?;
-    finished_game_in(ann, &ja, &en).await?;
+    finished_game_in(ann, &ja, &en, game).await?;
 
     ann.choose("#lang", "ko").await?;
     ann.wait_for("html[lang=\"ko\"]").await?;
-    finished_game_in(ann, &ko, &en).await?;
+    finished_game_in(ann, &ko, &en, game).await?;
     follow(ann, lobby, "^/$").await?;
     lobby_in(ann, &ko, &en).await?;
     follow(ann, waiting, "^/game/\\d+$").await?;
     live_game_in(ann, &ko, &en).await?;
     follow(ann, archive, "^/archive$").await?;
-    archive_in(ann, &ko, &en).await?;
+    archive_in(ann, &ko, &en, game).await?;
 
     // On a phone, in Korean: no page wider than the screen (the audit measures it).
     ann.fit_viewport(390, 844).await?;
@@ -4340,9 +4432,9 @@ async fn languages(ann: &Browser) -> Res<()> {
         ann.goto(&live).await?;
         live_game_in(ann, &ko, &en).await?;
         ann.goto(&finished).await?;
-        finished_game_in(ann, &ko, &en).await?;
+        finished_game_in(ann, &ko, &en, game).await?;
         ann.goto("/archive").await?;
-        archive_in(ann, &ko, &en).await.map(drop)
+        archive_in(ann, &ko, &en, game).await
     }
     .await;
     ann.fit_viewport(1280, 900).await?;
@@ -4350,7 +4442,7 @@ async fn languages(ann: &Browser) -> Res<()> {
 
     ann.choose("#lang", "en").await?;
     ann.wait_for("html[lang=\"en\"]").await?;
-    archive_in(ann, &en, &en).await?;
+    archive_in(ann, &en, &en, game).await?;
     follow(ann, lobby, "^/$").await?;
     lobby_in(ann, &en, &en).await
 }
@@ -4896,8 +4988,8 @@ impl Site {
 type Test = for<'a> fn(&'a Site) -> std::pin::Pin<Box<dyn Future<Output = Res<()>> + 'a>>;
 
 /// The tests, in the order they run: one after another on the shared site. Each needs only what the set-up
-/// made (a test may find the games of those before it in the lists, never in its way), except the languages'
-/// test, which reads the first test's finished game and a game waiting for Ann.
+/// made, so each also runs alone (a test may find the games of those before it in the lists, never in its
+/// way).
 const TESTS: &[(&str, Test)] = &[
     ("two_players_and_a_spectator_play_a_game", |s| {
         Box::pin(scenario(s.ann(), s.bob(), s.cat(), s.shots(), &s.time))
