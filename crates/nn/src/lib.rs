@@ -8,3 +8,4 @@ pub mod model;
 pub mod network;
 pub mod output;
 pub mod reference;
+mod simd;

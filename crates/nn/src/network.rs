@@ -9,6 +9,9 @@ use crate::model::{
     Rope, TipNorm,
 };
 use crate::reference::{RawOutput, activate, rope_angle};
+use crate::simd::{self, activate_all};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// `c[m×n] (+)= a[m×k] · b[k×n]`, each matrix given by its slice, row stride and column stride.
 #[allow(clippy::too_many_arguments)]
@@ -80,15 +83,47 @@ struct Rows {
     data: Vec<f32>,
 }
 
+thread_local! {
+    /// Buffers of finished `Rows`, for the next ones: an evaluation makes hundreds of buffers of a few
+    /// hundred kilobytes, and fresh ones from the system cost a page fault a page each time.
+    static SPARE: std::cell::RefCell<Vec<Vec<f32>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// How many spare buffers a thread keeps.
+const SPARES: usize = 24;
+
 impl Rows {
     fn zeros(rows: usize, channels: usize) -> Rows {
-        Rows {
-            channels,
-            data: vec![0.0; rows * channels],
-        }
+        let len = rows * channels;
+        let reused = SPARE.with_borrow_mut(|spare| {
+            let i = spare.iter().position(|b| b.capacity() >= len)?;
+            Some(spare.swap_remove(i))
+        });
+        let mut data = reused.unwrap_or_default();
+        data.clear();
+        data.resize(len, 0.0);
+        Rows { channels, data }
+    }
+    fn copy(other: &Rows) -> Rows {
+        let mut out = Rows::zeros(0, other.channels);
+        out.data.extend_from_slice(&other.data);
+        out
     }
     fn rows(&self) -> usize {
         self.data.len() / self.channels
+    }
+}
+
+impl Drop for Rows {
+    fn drop(&mut self) {
+        let data = std::mem::take(&mut self.data);
+        if data.capacity() > 0 {
+            SPARE.with_borrow_mut(|spare| {
+                if spare.len() < SPARES {
+                    spare.push(data);
+                }
+            });
+        }
     }
 }
 
@@ -107,27 +142,9 @@ fn product(x: &Rows, weights: &[f32], outputs: usize, into: &mut Rows, accumulat
     );
 }
 
-fn activate_all(a: Activation, data: &mut [f32]) {
-    if a == Activation::Identity {
-        return;
-    }
-    for v in data {
-        *v = activate(a, *v);
-    }
-}
-
 fn norm_act(x: &Rows, n: &NormAct) -> Rows {
-    let mut out = Rows::zeros(x.rows(), x.channels);
-    for (row, src) in out
-        .data
-        .chunks_exact_mut(x.channels)
-        .zip(x.data.chunks_exact(x.channels))
-    {
-        for c in 0..x.channels {
-            row[c] = src[c] * n.scale[c] + n.bias[c];
-        }
-    }
-    activate_all(n.activation, &mut out.data);
+    let mut out = Rows::copy(x);
+    simd::norm_activate(&mut out.data, &n.scale, &n.bias, n.activation);
     out
 }
 
@@ -150,6 +167,9 @@ fn rms_norm_rows(x: &Rows, n: &RmsNorm) -> Rows {
 /// A network ready to evaluate batches of positions of one board shape.
 pub struct Network {
     model: Model,
+    /// The rotary encodings' sines and cosines by board shape, one table an attention block in the order
+    /// the blocks run, made on a shape's first evaluation.
+    rotations: Mutex<HashMap<(usize, usize), Rotations>>,
 }
 
 /// The shape of the positions in one call.
@@ -168,7 +188,10 @@ impl Shape {
 
 impl Network {
     pub fn new(model: Model) -> Network {
-        Network { model }
+        Network {
+            model,
+            rotations: Mutex::new(HashMap::new()),
+        }
     }
 
     pub fn model(&self) -> &Model {
@@ -208,59 +231,31 @@ impl Network {
             let bias = vector_product(&f.global[..GLOBAL_FEATURES], &t.initial_global);
             add_bias(&mut trunk, b * points..(b + 1) * points, &bias);
         }
+        let rotations = self.rotations(shape);
+        let mut run = Run {
+            shape,
+            rotations: &rotations,
+            next_attention: 0,
+        };
         for block in &t.blocks {
-            self.block(&mut trunk, block, shape);
+            block_forward(&mut trunk, block, &mut run);
         }
         let trunk = tip(&trunk, &t.tip, shape);
         self.heads(&trunk, shape)
     }
 
-    fn block(&self, trunk: &mut Rows, b: &Block, shape: Shape) {
-        match &b.kind {
-            BlockKind::Ordinary {
-                pre,
-                first,
-                mid,
-                last,
-            } => {
-                let t = conv(&norm_act(trunk, pre), first, shape);
-                conv_into(&norm_act(&t, mid), last, shape, trunk, true);
-            }
-            BlockKind::GlobalPooling {
-                pre,
-                regular,
-                pool: pool_conv,
-                pool_norm,
-                pool_to_bias,
-                mid,
-                last,
-            } => {
-                let x = norm_act(trunk, pre);
-                let mut r = conv(&x, regular, shape);
-                let g = norm_act(&conv(&x, pool_conv, shape), pool_norm);
-                let points = shape.points();
-                for b in 0..shape.batch {
-                    let bias = vector_product(&pool(&g, b, points), pool_to_bias);
-                    add_bias(&mut r, b * points..(b + 1) * points, &bias);
+    fn rotations(&self, shape: Shape) -> Rotations {
+        let mut cache = self.rotations.lock().unwrap_or_else(|e| e.into_inner());
+        cache
+            .entry((shape.height, shape.width))
+            .or_insert_with(|| {
+                let mut tables = Vec::new();
+                for b in &self.model.trunk.blocks {
+                    rotation_tables(b, shape, &mut tables);
                 }
-                conv_into(&norm_act(&r, mid), last, shape, trunk, true);
-            }
-            BlockKind::NestedBottleneck {
-                pre,
-                down,
-                blocks,
-                post,
-                up,
-            } => {
-                let mut inner = conv(&norm_act(trunk, pre), down, shape);
-                for b in blocks {
-                    self.block(&mut inner, b, shape);
-                }
-                conv_into(&norm_act(&inner, post), up, shape, trunk, true);
-            }
-            BlockKind::Attention(a) => attention(trunk, a, shape),
-            BlockKind::FeedForward(f) => feed_forward(trunk, f),
-        }
+                Arc::new(tables)
+            })
+            .clone()
     }
 
     fn heads(&self, trunk: &Rows, shape: Shape) -> Vec<RawOutput> {
@@ -326,6 +321,98 @@ impl Network {
                 }
             })
             .collect()
+    }
+}
+
+/// What one evaluation carries through the blocks.
+struct Run<'a> {
+    shape: Shape,
+    rotations: &'a [Rotation],
+    /// The attention block to come, counted in the order the blocks run.
+    next_attention: usize,
+}
+
+/// Every attention block's rotations on one board shape, in the order the blocks run.
+type Rotations = Arc<Vec<Rotation>>;
+
+/// An attention block's rotations on one board shape: (sin, cos) by point, key-value head and pair.
+type Rotation = Vec<(f32, f32)>;
+
+fn rotation_tables(b: &Block, shape: Shape, tables: &mut Vec<Rotation>) {
+    match &b.kind {
+        BlockKind::NestedBottleneck { blocks, .. } => {
+            for inner in blocks {
+                rotation_tables(inner, shape, tables);
+            }
+        }
+        BlockKind::Attention(a) => {
+            let points = shape.points();
+            let pairs = a.q_dim / 2;
+            let mut table = Vec::with_capacity(a.kv_heads * pairs * points);
+            for p in 0..points {
+                let (x, y) = (p % shape.width, p / shape.width);
+                for h in 0..a.kv_heads {
+                    for j in 0..pairs {
+                        table.push(rope_angle(&a.rope, a.q_dim, h, j, x, y).sin_cos());
+                    }
+                }
+            }
+            tables.push(table);
+        }
+        _ => {}
+    }
+}
+
+fn block_forward(trunk: &mut Rows, b: &Block, run: &mut Run) {
+    let shape = run.shape;
+    match &b.kind {
+        BlockKind::Ordinary {
+            pre,
+            first,
+            mid,
+            last,
+        } => {
+            let t = conv(&norm_act(trunk, pre), first, shape);
+            conv_into(&norm_act(&t, mid), last, shape, trunk, true);
+        }
+        BlockKind::GlobalPooling {
+            pre,
+            regular,
+            pool: pool_conv,
+            pool_norm,
+            pool_to_bias,
+            mid,
+            last,
+        } => {
+            let x = norm_act(trunk, pre);
+            let mut r = conv(&x, regular, shape);
+            let g = norm_act(&conv(&x, pool_conv, shape), pool_norm);
+            let points = shape.points();
+            for b in 0..shape.batch {
+                let bias = vector_product(&pool(&g, b, points), pool_to_bias);
+                add_bias(&mut r, b * points..(b + 1) * points, &bias);
+            }
+            conv_into(&norm_act(&r, mid), last, shape, trunk, true);
+        }
+        BlockKind::NestedBottleneck {
+            pre,
+            down,
+            blocks,
+            post,
+            up,
+        } => {
+            let mut inner = conv(&norm_act(trunk, pre), down, shape);
+            for b in blocks {
+                block_forward(&mut inner, b, run);
+            }
+            conv_into(&norm_act(&inner, post), up, shape, trunk, true);
+        }
+        BlockKind::Attention(a) => {
+            let rotation = &run.rotations[run.next_attention];
+            run.next_attention += 1;
+            attention(trunk, a, shape, rotation)
+        }
+        BlockKind::FeedForward(f) => feed_forward(trunk, f),
     }
 }
 
@@ -488,7 +575,7 @@ fn tip(x: &Rows, t: &TipNorm, shape: Shape) -> Rows {
     }
 }
 
-fn attention(trunk: &mut Rows, a: &Attention, shape: Shape) {
+fn attention(trunk: &mut Rows, a: &Attention, shape: Shape, rotation: &Rotation) {
     let points = shape.points();
     let x = rms_norm_rows(trunk, &a.norm);
     let rows = x.rows();
@@ -500,8 +587,8 @@ fn attention(trunk: &mut Rows, a: &Attention, shape: Shape) {
     product(&x, &a.v.weights, a.v.outputs, &mut v, false);
     if !matches!(a.rope, Rope::None) {
         let group = a.heads / a.kv_heads;
-        rotate(&mut q, a, a.heads, group, shape);
-        rotate(&mut k, a, a.kv_heads, 1, shape);
+        rotate(&mut q, a, a.heads, group, shape, rotation);
+        rotate(&mut k, a, a.kv_heads, 1, shape, rotation);
     }
     let group = a.heads / a.kv_heads;
     let scale = 1.0 / (a.q_dim as f32).sqrt();
@@ -523,18 +610,7 @@ fn attention(trunk: &mut Rows, a: &Attention, shape: Shape) {
                 points,
                 false,
             );
-            for row in scores.chunks_exact_mut(points) {
-                let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max) * scale;
-                let mut total = 0.0;
-                for s in row.iter_mut() {
-                    *s = (*s * scale - max).exp();
-                    total += *s;
-                }
-                let inv = 1.0 / total;
-                for s in row.iter_mut() {
-                    *s *= inv;
-                }
-            }
+            simd::softmax(&mut scores, points, scale);
             gemm(
                 (points, a.v_dim, points),
                 &scores,
@@ -550,32 +626,25 @@ fn attention(trunk: &mut Rows, a: &Attention, shape: Shape) {
     product(&joined, &a.out.weights, a.out.outputs, trunk, true);
 }
 
-/// Rotates the pairs of each head of `x` by the angles of its point.
-fn rotate(x: &mut Rows, a: &Attention, heads: usize, group: usize, shape: Shape) {
+/// Rotates the pairs of each head of `x` by the angles of its point; query heads share their key-value
+/// head's angles.
+fn rotate(
+    x: &mut Rows,
+    a: &Attention,
+    heads: usize,
+    group: usize,
+    shape: Shape,
+    rotation: &Rotation,
+) {
     let points = shape.points();
     let pairs = a.q_dim / 2;
-    let mut table = vec![(0f32, 0f32); heads * pairs * points];
-    for h in 0..heads {
-        for j in 0..pairs {
-            for p in 0..points {
-                let angle = rope_angle(
-                    &a.rope,
-                    a.q_dim,
-                    h / group,
-                    j,
-                    p % shape.width,
-                    p / shape.width,
-                );
-                table[(h * pairs + j) * points + p] = angle.sin_cos();
-            }
-        }
-    }
     let n = x.channels;
+    let kv_heads = a.kv_heads;
     for (r, row) in x.data.chunks_exact_mut(n).enumerate() {
         let p = r % points;
         for h in 0..heads {
-            for j in 0..pairs {
-                let (s, c) = table[(h * pairs + j) * points + p];
+            let table = &rotation[(p * kv_heads + h / group) * pairs..][..pairs];
+            for (j, &(s, c)) in table.iter().enumerate() {
                 let i = h * a.q_dim + 2 * j;
                 let (x0, x1) = (row[i], row[i + 1]);
                 row[i] = x0 * c - x1 * s;
@@ -590,13 +659,12 @@ fn feed_forward(trunk: &mut Rows, f: &FeedForward) {
     let rows = x.rows();
     let mut up = Rows::zeros(rows, f.hidden);
     product(&x, &f.up.weights, f.hidden, &mut up, false);
-    activate_all(Activation::Silu, &mut up.data);
     if let Some(gate) = &f.gate {
         let mut g = Rows::zeros(rows, f.hidden);
         product(&x, &gate.weights, f.hidden, &mut g, false);
-        for (u, g) in up.data.iter_mut().zip(&g.data) {
-            *u *= g;
-        }
+        simd::swiglu(&mut up.data, &g.data);
+    } else {
+        activate_all(Activation::Silu, &mut up.data);
     }
     product(&up, &f.down.weights, f.channels, trunk, true);
 }
