@@ -588,6 +588,13 @@ impl Game {
         if self.phase != Phase::Playing {
             return Vec::new();
         }
+        self.plays_ignoring_phase()
+    }
+
+    /// The points where the player to move could play if the game went on, whatever its phase: what the
+    /// board, the suicide rule and the repetition rule allow, in row-major order. (A network is asked about
+    /// positions whose game has just ended by passes; KataGo's policy still covers these moves.)
+    pub fn plays_ignoring_phase(&self) -> Vec<Point> {
         self.rules
             .size
             .points()
