@@ -9,6 +9,7 @@
 //! `cargo xtask fuzz` runs the fuzz targets alone, for as long as asked.
 
 mod fuzz;
+mod networks;
 mod requirements;
 mod services;
 
@@ -157,6 +158,7 @@ const OTHER_API_BACKENDS: [&str; 2] = ["postgres", "nodes"];
 fn test(extra: &[OsString]) -> Result<ExitCode> {
     ensure_requirements(REQUIREMENTS)?;
     let node_path = node_packages()?;
+    let network = networks::reference_network()?;
     let status = services::with_services(services::services(), |env| {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let mut runs = vec![(cargo_test_args(extra), None)];
@@ -173,6 +175,7 @@ fn test(extra: &[OsString]) -> Result<ExitCode> {
                 .args(args)
                 .envs(env.iter().map(|(k, v)| (k, v)))
                 .env(NODE_PATH_VAR, &node_path)
+                .env(networks::NETWORK_VAR, &network)
                 .current_dir(workspace_root());
             if let Some(backend) = backend {
                 command.env("TESUJI_TEST_BACKEND", backend);

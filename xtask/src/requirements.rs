@@ -59,6 +59,12 @@ pub const REQUIREMENTS: &[Requirement] = &[
         package: "g++",
         check: Check::OnPath("c++"),
     },
+    // pip fetches the network the neural-network tests evaluate, as a user gets it (networks.rs).
+    Requirement {
+        name: "pip",
+        package: "python3-pip",
+        check: Check::OnPath("pip3"),
+    },
     // The services `cargo xtask test` starts around the tests (services.rs): a throw-away PostgreSQL 15
     // cluster, run from its version's directory, and a NATS server.
     Requirement {

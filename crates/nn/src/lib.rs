@@ -10,5 +10,6 @@ mod ladder;
 pub mod model;
 pub mod network;
 pub mod output;
+pub mod position;
 pub mod reference;
 mod simd;
