@@ -153,6 +153,10 @@ enum Command {
         /// Seed of the bot.
         #[arg(long, default_value_t = 0)]
         seed: u64,
+        /// A KataGo network file (`.bin.gz`, `.bin`, `.txt.gz`, `.txt`; model versions 8 to 17) for
+        /// `kata-raw-nn`.
+        #[arg(long, env = "TESUJI_MODEL")]
+        model: Option<std::path::PathBuf>,
     },
     /// Referee games between two GTP engines.
     Match {
@@ -600,7 +604,12 @@ fn run(cli: Cli) -> Result<()> {
         Command::Sgf {
             what: SgfCommand::Check { files },
         } => records::check(&files),
-        Command::Gtp { rules, bot, seed } => {
+        Command::Gtp {
+            rules,
+            bot,
+            seed,
+            model,
+        } => {
             let spec = rules;
             let rules: Rules = spec
                 .parse()
@@ -610,7 +619,20 @@ fn run(cli: Cli) -> Result<()> {
             let bot = bot
                 .parse::<tesuji_gtp::BotKind>()
                 .with_context(|| format!("bad --bot {bot:?}"))?;
-            let config = tesuji_gtp::EngineConfig { rules, bot, seed };
+            let network = match model {
+                Some(path) => {
+                    let model = tesuji_nn::model::Model::open(&path)
+                        .with_context(|| format!("bad --model {}", path.display()))?;
+                    Some(std::sync::Arc::new(tesuji_nn::network::Network::new(model)))
+                }
+                None => None,
+            };
+            let config = tesuji_gtp::EngineConfig {
+                rules,
+                bot,
+                seed,
+                network,
+            };
             // Read on the engine's own input thread (an analysis streams until the next line).
             let stdin = std::io::BufReader::new(std::io::stdin());
             tesuji_gtp::run(stdin, std::io::stdout().lock(), config)

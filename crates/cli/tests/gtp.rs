@@ -263,3 +263,140 @@ fn sabakis_gtp_library_stops_the_engine() {
     );
     eprintln!("@sabaki/gtp: controller.stop() resolved {ms} ms after it was called");
 }
+
+/// A `kata-raw-nn` answer read back: its named figures, the policy rows (`None` for `NAN`) and ownership.
+struct RawNn {
+    figures: std::collections::HashMap<String, f64>,
+    policy: Vec<Option<f64>>,
+    ownership: Vec<f64>,
+}
+
+fn read_raw_nn(text: &str) -> RawNn {
+    let mut figures = std::collections::HashMap::new();
+    let mut policy = Vec::new();
+    let mut ownership = Vec::new();
+    let mut section = "";
+    for line in text.trim_start_matches("= ").lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.as_slice() {
+            ["policy"] => section = "policy",
+            ["whiteOwnership"] => section = "ownership",
+            [key, value] if key.chars().all(|c| c.is_ascii_alphabetic()) => {
+                figures.insert(key.to_string(), value.parse().expect(line));
+            }
+            values if section == "policy" => {
+                // (Rust's float parser would take `NAN` for a number.)
+                policy.extend(
+                    values
+                        .iter()
+                        .map(|&v| (v != "NAN").then(|| v.parse::<f64>().expect(line))),
+                );
+            }
+            values if section == "ownership" => {
+                ownership.extend(values.iter().map(|v| v.parse::<f64>().expect(line)));
+            }
+            _ => panic!("unexpected line {line:?}"),
+        }
+    }
+    RawNn {
+        figures,
+        policy,
+        ownership,
+    }
+}
+
+/// `tesuji gtp --model`, fed each reference position as KataGo was (boardsize, clear_board, kata-set-rules,
+/// komi, the moves, `kata-raw-nn 0`), answers what KataGo answered, to the tolerances.
+#[test]
+fn kata_raw_nn_answers_as_katago_does() {
+    let network = std::env::var("TESUJI_TEST_NETWORK").expect(
+        "TESUJI_TEST_NETWORK names no network file: run `cargo xtask test`, which fetches KaTrain's network",
+    );
+    let mut bare = Gtp::start(&[]);
+    assert_eq!(
+        bare.ask("kata-raw-nn 0"),
+        "? no network loaded: start the engine with --model FILE (or TESUJI_MODEL)\n"
+    );
+    let mut engine = Gtp::start(&["--model", &network]);
+    for bad in [
+        "kata-raw-nn",
+        "kata-raw-nn 8",
+        "kata-raw-nn b",
+        "kata-raw-nn 0 1.5",
+        "kata-raw-nn 0 0.2 x",
+    ] {
+        assert!(engine.ask(bad).starts_with("? "), "{bad}");
+    }
+    let mut compared = 0;
+    for (number, line) in include_str!("../../nn/tests/data/katago-positions.jsonl")
+        .lines()
+        .enumerate()
+    {
+        let place = format!("line {} of katago-positions.jsonl", number + 1);
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        let rules = v["rules"].as_str().unwrap();
+        engine.ask(&format!("boardsize {}", v["size"]));
+        engine.ask("clear_board");
+        let set = engine.ask(&format!("kata-set-rules {rules}"));
+        if rules == "stone-scoring" {
+            // Not one of our rulesets yet (it taxes every living group two points).
+            assert!(set.starts_with("? unknown rules"), "{set}");
+            continue;
+        }
+        assert_eq!(set, "= \n", "{rules}");
+        engine.ask(&format!("komi {}", v["komi"]));
+        for m in v["moves"].as_array().unwrap() {
+            let answer = engine.ask(&format!(
+                "play {} {}",
+                m[0].as_str().unwrap(),
+                m[1].as_str().unwrap()
+            ));
+            assert_eq!(answer, "= \n");
+        }
+        let got = read_raw_nn(&engine.ask("kata-raw-nn 0"));
+        let want = &v["output"];
+        let near = |key: &str, tolerance: f64| {
+            let (w, g) = (want[key].as_f64().unwrap(), got.figures[key]);
+            assert!(
+                (w - g).abs() <= tolerance,
+                "{place}: {key}: KataGo {w}, ours {g}"
+            );
+        };
+        near("whiteWin", 5e-4);
+        near("whiteLoss", 5e-4);
+        near("whiteLead", 0.02);
+        near("policyPass", 5e-4);
+        let want_policy = want["policy"].as_array().unwrap();
+        assert_eq!(want_policy.len(), got.policy.len());
+        for (i, (w, g)) in want_policy.iter().zip(&got.policy).enumerate() {
+            match (w.as_f64(), g) {
+                (Some(w), Some(g)) => {
+                    assert!((w - g).abs() <= 5e-4, "{place}: policy[{i}] {w}, ours {g}")
+                }
+                (w, g) => assert_eq!(w.is_none(), g.is_none(), "{place}: policy[{i}] legality"),
+            }
+        }
+        for (w, g) in want["whiteOwnership"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(&got.ownership)
+        {
+            assert!((w.as_f64().unwrap() - g).abs() <= 2e-3);
+        }
+        compared += 1;
+    }
+    let data = include_str!("../../nn/tests/data/katago-positions.jsonl");
+    assert_eq!(
+        compared,
+        data.lines()
+            .filter(|l| !l.contains("stone-scoring"))
+            .count()
+    );
+    assert!(compared >= 50);
+    // `all` answers every symmetry, one block after another, with no blank line inside the response.
+    let all = engine.ask("kata-raw-nn all");
+    for s in 0..8 {
+        assert!(all.contains(&format!("symmetry {s}\n")), "{all}");
+    }
+}

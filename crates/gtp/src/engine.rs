@@ -71,6 +71,8 @@ pub struct EngineConfig {
     pub bot: BotKind,
     /// Seed of the bot's random choices.
     pub seed: u64,
+    /// The neural network of `kata-raw-nn`, when one was loaded.
+    pub network: Option<std::sync::Arc<tesuji_nn::network::Network>>,
 }
 
 impl Default for EngineConfig {
@@ -80,6 +82,7 @@ impl Default for EngineConfig {
             rules: Rules::preset(Preset::Chinese),
             bot: BotKind::Simple,
             seed: 0,
+            network: None,
         }
     }
 }
@@ -118,7 +121,7 @@ pub const VERSION: &str = concat!(
 );
 
 /// Every command, as `list_commands` prints them.
-pub const COMMANDS: [&str; 46] = [
+pub const COMMANDS: [&str; 47] = [
     "protocol_version",
     "name",
     "version",
@@ -165,6 +168,7 @@ pub const COMMANDS: [&str; 46] = [
     "kata-list-params",
     "kata-get-param",
     "kata-set-param",
+    "kata-raw-nn",
 ];
 
 /// GoGui's analyze commands (`type/label/command`): the ownership as numbers on the board, the principal
@@ -214,6 +218,8 @@ pub struct Engine {
     /// they forbid): the next board (`clear_board`, `boardsize`) starts with them, handicap and placement
     /// included. Any rules that take effect at once replace them.
     next_rules: Option<Rules>,
+    /// The network `kata-raw-nn` evaluates with.
+    network: Option<std::sync::Arc<tesuji_nn::network::Network>>,
 }
 
 /// The answer to a rules command that takes effect with the next board.
@@ -378,6 +384,7 @@ impl Engine {
             handicap,
             kept: KeptTrees::default(),
             next_rules: None,
+            network: config.network,
         }
     }
 
@@ -817,6 +824,7 @@ impl Engine {
             "kata-list-params" => want(args, 0).map(|_| PARAMS.join(" ")),
             "kata-get-param" => want(args, 1).and_then(|_| self.get_param(args[0])),
             "kata-set-param" => want(args, 2).and_then(|_| self.set_param(args[0], args[1])),
+            "kata-raw-nn" => self.kata_raw_nn(args),
             name if analysis_command(name).is_some() => {
                 let (flavor, genmove) = analysis_command(name).unwrap_or((Flavor::Leela, false));
                 self.analyze_once(flavor, genmove, args)
@@ -1247,6 +1255,73 @@ impl Engine {
         r.size = self.pos.size();
         r.komi = self.pos.rules().komi;
         self.change_rules(r)
+    }
+
+    /// `kata-raw-nn [COLOR] SYMMETRY [OPTIMISM]`: the network's raw answer in KataGo's own form, for one
+    /// symmetry (`0`-`7`) or each of them (`all`, the blocks one after another). A colour other than the one to
+    /// move evaluates the board with that colour to move and no history, as KataGo does.
+    fn kata_raw_nn(&mut self, args: &[&str]) -> Reply {
+        use tesuji_nn::output::{GTP_POLICY_OPTIMISM, Symmetry};
+        let network = self.network.clone().ok_or(GtpError::NoNetwork)?;
+        let mut rest = args;
+        let mut color = self.pos.to_move();
+        if let Some(c) = rest.first().and_then(|a| a.parse::<Color>().ok()) {
+            color = c;
+            rest = &rest[1..];
+        }
+        let Some((first, rest)) = rest.split_first() else {
+            return Err(GtpError::BadRawNn("missing symmetry".into()));
+        };
+        let symmetries: Vec<Symmetry> = if first.eq_ignore_ascii_case("all") {
+            Symmetry::ALL.to_vec()
+        } else {
+            match first.parse::<u8>() {
+                Ok(s) if s < 8 => vec![Symmetry(s)],
+                _ => {
+                    return Err(GtpError::BadRawNn(format!(
+                        "bad symmetry {:?}",
+                        shorten(first)
+                    )));
+                }
+            }
+        };
+        let optimism = match rest {
+            [] => GTP_POLICY_OPTIMISM,
+            [o] => match o.parse::<f32>() {
+                Ok(o) if (0.0..=1.0).contains(&o) => o,
+                _ => return Err(GtpError::BadRawNn(format!("bad optimism {:?}", shorten(o)))),
+            },
+            [_, extra, ..] => {
+                return Err(GtpError::BadRawNn(format!(
+                    "extra argument {:?}",
+                    shorten(extra)
+                )));
+            }
+        };
+        let rules = *self.pos.rules();
+        let game = if color == self.pos.to_move() {
+            self.pos.game_for(color)
+        } else {
+            tesuji_rules::Game::from_position(rules, &self.pos.grid(), color)
+                .map_err(|e| GtpError::InvalidPosition(e.to_string()))?
+        };
+        let queries: Vec<tesuji_nn::position::Query> = symmetries
+            .iter()
+            .map(|&symmetry| tesuji_nn::position::Query {
+                game: &game,
+                rules: tesuji_nn::katarules::KataRules::from_rules(&rules),
+                komi: rules.komi.net(),
+                symmetry,
+                policy_optimism: optimism,
+            })
+            .collect();
+        let answers = tesuji_nn::position::evaluate(&network, &queries);
+        let text: String = symmetries
+            .iter()
+            .zip(&answers)
+            .map(|(&s, e)| tesuji_nn::position::raw_nn_text(s, e))
+            .collect();
+        Ok(text.trim_end().to_string())
     }
 
     fn kata_set_rules(&mut self, args: &[&str]) -> Reply {

@@ -60,4 +60,10 @@ pub enum GtpError {
     NoTurn(String),
     #[error("bad analysis arguments: {0}")]
     BadAnalysis(String),
+    #[error("no network loaded: start the engine with --model FILE (or TESUJI_MODEL)")]
+    NoNetwork,
+    #[error(
+        "{0} for kata-raw-nn (expected an optional color, a symmetry 'all' or 0-7, and an optional optimism in [0,1])"
+    )]
+    BadRawNn(String),
 }

@@ -81,6 +81,7 @@ impl Session {
                 ..MctsConfig::playouts(300)
             }),
             seed: 3,
+            network: None,
         };
         let out = output.clone();
         let engine = std::thread::spawn(move || {

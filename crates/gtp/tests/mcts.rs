@@ -12,6 +12,7 @@ fn mcts(spec: &str, bot: &str, seed: u64) -> Ours {
             rules: spec.parse().unwrap(),
             bot: bot.parse().unwrap(),
             seed,
+            network: None,
         }),
     }
 }

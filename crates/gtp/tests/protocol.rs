@@ -243,6 +243,8 @@ fn bad_arguments(name: &str) -> Vec<&'static str> {
             "nonsense 3",
             "maxPlayouts 1 2",
         ],
+        // Without a network every form fails; the arguments themselves are checked in crates/cli/tests/gtp.rs.
+        "kata-raw-nn" => vec!["", "8", "b", "0 1.5", "0 0.2 x"],
         other => panic!("no bad arguments listed for {other}"),
     }
 }

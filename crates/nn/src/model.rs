@@ -19,11 +19,8 @@ const MAX_UNCOMPRESSED: u64 = 2 << 30;
 
 #[derive(Debug, Error)]
 pub enum ModelError {
-    #[error("cannot read {path}: {source}")]
-    Io {
-        path: String,
-        source: std::io::Error,
-    },
+    #[error("cannot read {path}: {error}")]
+    Io { path: String, error: std::io::Error },
     #[error(
         "{path}: not a KataGo network file (the name should end in .bin.gz, .bin, .txt.gz or .txt)"
     )]
@@ -295,9 +292,9 @@ impl Model {
         } else {
             return Err(ModelError::Extension { path: shown });
         };
-        let bytes = std::fs::read(path).map_err(|source| ModelError::Io {
+        let bytes = std::fs::read(path).map_err(|error| ModelError::Io {
             path: shown.clone(),
-            source,
+            error,
         })?;
         if gzipped {
             Model::from_gzip(&bytes, encoding)

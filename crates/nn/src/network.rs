@@ -186,6 +186,12 @@ impl Shape {
     }
 }
 
+impl std::fmt::Debug for Network {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "Network({} v{})", self.model.name, self.model.version)
+    }
+}
+
 impl Network {
     pub fn new(model: Model) -> Network {
         Network {
