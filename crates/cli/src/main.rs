@@ -4,6 +4,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 mod matches;
+mod nnbench;
 mod records;
 mod review;
 mod train;
@@ -287,6 +288,32 @@ enum Bench {
         #[arg(long, default_value_t = 7.5)]
         komi: f64,
     },
+    /// A KataGo network's evaluations, one at a time on one thread, and with `--katago` KataGo's own beside
+    /// them (alternating position by position): medians, the ratio, GFLOP/s and the share of the peak.
+    Nn {
+        /// The network file.
+        #[arg(long, env = "TESUJI_MODEL")]
+        model: PathBuf,
+        /// Board size (2 to 19).
+        #[arg(long, default_value_t = 19)]
+        size: u8,
+        /// Positions to evaluate (random games cut at different lengths).
+        #[arg(long, default_value_t = 20)]
+        positions: usize,
+        /// KataGo's GTP command, e.g. "katago gtp -model M -config C -override-config numEigenThreadsPerModel=1".
+        #[arg(long)]
+        katago: Option<String>,
+        /// Also evaluate on this many threads at once and report the scaling.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// The core's peak single-precision GFLOP/s, for the share reached (an AVX2 core with two FMA units at
+        /// 2.45 GHz: 78.4).
+        #[arg(long, default_value_t = 78.4)]
+        peak_gflops: f64,
+        /// Seed of the random games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Parse SGF files and replay their games with full legality checking: MB/s parsed, moves/s replayed.
     Replay {
         #[arg(required = true)]
@@ -469,6 +496,39 @@ fn run(cli: Cli) -> Result<()> {
                     komi,
                 },
         } => bench_playouts(size, mode, seconds, playouts, seed, komi),
+        Command::Bench {
+            what:
+                Bench::Nn {
+                    model,
+                    size,
+                    positions,
+                    katago,
+                    threads,
+                    peak_gflops,
+                    seed,
+                },
+        } => {
+            if !(2..=19).contains(&size) {
+                bail!("bad --size {size}: KataGo's networks take boards of 2 to 19 lines");
+            }
+            if positions == 0 || threads == 0 {
+                bail!("--positions and --threads must be at least 1");
+            }
+            let model = tesuji_nn::model::Model::open(&model)
+                .with_context(|| format!("bad --model {}", model.display()))?;
+            let network = tesuji_nn::network::Network::new(model);
+            nnbench::run(
+                &network,
+                &nnbench::Settings {
+                    size,
+                    positions,
+                    katago,
+                    threads,
+                    peak_gflops,
+                    seed,
+                },
+            )
+        }
         Command::Bench {
             what: Bench::Replay { files, rounds },
         } => records::bench_replay(&files, rounds),

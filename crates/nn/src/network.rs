@@ -674,3 +674,57 @@ fn feed_forward(trunk: &mut Rows, f: &FeedForward) {
     }
     product(&up, &f.down.weights, f.channels, trunk, true);
 }
+
+/// Floating-point operations of one evaluation on a board of this shape (a multiply-add counts two): the
+/// convolutions and matrix products, attention's two products; not the norms, activations and pools.
+pub fn flops(model: &Model, height: usize, width: usize) -> f64 {
+    let points = (height * width) as f64;
+    let conv = |c: &Conv| 2.0 * (c.height * c.width * c.inputs * c.outputs) as f64 * points;
+    let matmul = |m: &MatMul| 2.0 * (m.inputs * m.outputs) as f64;
+    fn block(
+        b: &Block,
+        points: f64,
+        conv: &dyn Fn(&Conv) -> f64,
+        matmul: &dyn Fn(&MatMul) -> f64,
+    ) -> f64 {
+        match &b.kind {
+            BlockKind::Ordinary { first, last, .. } => conv(first) + conv(last),
+            BlockKind::GlobalPooling {
+                regular,
+                pool,
+                pool_to_bias,
+                last,
+                ..
+            } => conv(regular) + conv(pool) + matmul(pool_to_bias) + conv(last),
+            BlockKind::NestedBottleneck {
+                down, blocks, up, ..
+            } => {
+                conv(down)
+                    + conv(up)
+                    + blocks
+                        .iter()
+                        .map(|b| block(b, points, conv, matmul))
+                        .sum::<f64>()
+            }
+            BlockKind::Attention(a) => {
+                let projections = matmul(&a.q) + matmul(&a.k) + matmul(&a.v) + matmul(&a.out);
+                let scores = 2.0 * (a.heads * a.q_dim) as f64 * points;
+                let mix = 2.0 * (a.heads * a.v_dim) as f64 * points;
+                (projections + scores + mix) * points
+            }
+            BlockKind::FeedForward(f) => {
+                let gate = f.gate.as_ref().map_or(0.0, matmul);
+                (matmul(&f.up) + gate + matmul(&f.down)) * points
+            }
+        }
+    }
+    let t = &model.trunk;
+    let trunk: f64 = conv(&t.initial_conv)
+        + t.blocks
+            .iter()
+            .map(|b| block(b, points, &conv, &matmul))
+            .sum::<f64>();
+    let p = &model.policy;
+    let v = &model.value;
+    trunk + conv(&p.p1) + conv(&p.g1) + conv(&p.p2) + conv(&v.v1) + conv(&v.ownership)
+}
