@@ -17,6 +17,7 @@ pub mod mcts;
 pub mod patterns;
 pub mod playout;
 pub mod policy;
+pub mod puct;
 pub mod review;
 pub mod simple;
 pub mod time;

@@ -147,10 +147,12 @@ enum Command {
         /// Rules spec (the board size and komi can still be set by GTP commands).
         #[arg(long, default_value = "chinese")]
         rules: String,
-        /// The bot behind genmove: `simple`, or `mcts` (tree search, one second per move on two threads)
-        /// with optional settings, e.g. `mcts:playouts=5000,threads=1` or `mcts:time=2,resign=0`.
-        #[arg(long, default_value = "mcts")]
-        bot: String,
+        /// The bot behind genmove: `simple`, `mcts` (tree search with playouts, one second per move on two
+        /// threads) with optional settings, e.g. `mcts:playouts=5000,threads=1` or `mcts:time=2,resign=0`, or
+        /// `nn` (the network's search; needs --model), e.g. `nn:visits=400` or `nn:time=2`. `nn` when a network
+        /// is given, `mcts` otherwise.
+        #[arg(long)]
+        bot: Option<String>,
         /// Seed of the bot.
         #[arg(long, default_value_t = 0)]
         seed: u64,
@@ -676,9 +678,16 @@ fn run(cli: Cli) -> Result<()> {
                 .with_context(|| format!("bad --rules {spec:?}"))?;
             // The engine starts every board with the spec's handicap: one that does not fit is refused here.
             tesuji_rules::Game::new(rules).with_context(|| format!("bad --rules {spec:?}"))?;
-            let bot = bot
+            let bot_name =
+                bot.unwrap_or_else(|| if model.is_some() { "nn" } else { "mcts" }.into());
+            let bot = bot_name
                 .parse::<tesuji_gtp::BotKind>()
-                .with_context(|| format!("bad --bot {bot:?}"))?;
+                .with_context(|| format!("bad --bot {bot_name:?}"))?;
+            if matches!(bot, tesuji_gtp::BotKind::Nn(_)) && model.is_none() {
+                bail!(
+                    "--bot {bot_name} needs a network: give one with --model FILE (or TESUJI_MODEL)"
+                );
+            }
             let network = match model {
                 Some(path) => {
                     let model = tesuji_nn::model::Model::open(&path)

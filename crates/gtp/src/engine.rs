@@ -9,6 +9,7 @@ use std::str::FromStr;
 
 use tesuji_bot::estimate;
 use tesuji_bot::mcts::{Analysis, Decision, KeptTrees, MctsBot, MctsConfig};
+use tesuji_bot::puct::{PuctBot, PuctConfig, Setting};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_clock::{GtpTimeLeft, Remaining, SECOND_MS, TimeControl};
 use tesuji_rules::handicap::fixed_handicap_points;
@@ -31,17 +32,19 @@ pub enum BotKind {
     Simple,
     /// The tree search of `tesuji_bot::mcts` with its budget.
     Mcts(MctsConfig),
+    /// The network search of `tesuji_bot::puct`; needs a network (`EngineConfig::network`).
+    Nn(PuctConfig),
 }
 
 impl BotKind {
-    pub const NAMES: [&'static str; 2] = ["simple", "mcts"];
+    pub const NAMES: [&'static str; 3] = ["simple", "mcts", "nn"];
 }
 
 /// An unknown bot name or a bad setting.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "unknown bot {0:?}; expected simple, or mcts with optional settings as in \
-     mcts:playouts=N,time=SECONDS,threads=N,resign=RATE"
+    "unknown bot {0:?}; expected simple, mcts with optional settings as in \
+     mcts:playouts=N,time=SECONDS,threads=N,resign=RATE, or nn as in nn:visits=N,time=SECONDS,resign=RATE"
 )]
 pub struct UnknownBot(pub String);
 
@@ -57,6 +60,10 @@ impl FromStr for BotKind {
             "mcts" => settings
                 .parse()
                 .map(BotKind::Mcts)
+                .map_err(|_| UnknownBot(s.to_string())),
+            "nn" => settings
+                .parse()
+                .map(BotKind::Nn)
                 .map_err(|_| UnknownBot(s.to_string())),
             _ => Err(UnknownBot(s.to_string())),
         }
@@ -523,7 +530,7 @@ impl Engine {
     fn search_config(&self) -> MctsConfig {
         match self.bot_kind {
             BotKind::Mcts(config) => config,
-            BotKind::Simple => self.analysis_config,
+            BotKind::Simple | BotKind::Nn(_) => self.analysis_config,
         }
     }
 
@@ -633,7 +640,7 @@ impl Engine {
         }
         match &mut self.bot_kind {
             BotKind::Mcts(config) => *config = c,
-            BotKind::Simple => self.analysis_config = c,
+            BotKind::Simple | BotKind::Nn(_) => self.analysis_config = c,
         }
         Ok(String::new())
     }
@@ -896,6 +903,24 @@ impl Engine {
                 match bot.choose_keeping(&game, self.pos.rules(), cleanup, &mut self.kept) {
                     Decision::Play(mv) => mv,
                     // Nothing is played: the controller ends the game.
+                    Decision::Resign => return Ok("resign".to_string()),
+                }
+            }
+            BotKind::Nn(mut config) => {
+                let network = self.network.clone().ok_or(GtpError::NoNetwork)?;
+                if let Some(budget) = self.think_time(c) {
+                    config.time = Some(budget);
+                }
+                let rules = *self.pos.rules();
+                let setting = Setting {
+                    rules: tesuji_nn::katarules::KataRules::from_rules(&rules),
+                    komi: rules.komi.net(),
+                };
+                match PuctBot::new(&network, config, self.seed)
+                    .search(&game, setting)
+                    .decision
+                {
+                    Decision::Play(mv) => mv,
                     Decision::Resign => return Ok("resign".to_string()),
                 }
             }
