@@ -36,6 +36,10 @@ pub const TARGETS: &[Target] = &[
         name: "rules",
         seeds: &[],
     },
+    Target {
+        name: "network",
+        seeds: &["fuzz/seeds/network"],
+    },
 ];
 
 /// How long `cargo xtask test` runs each target.

@@ -62,3 +62,23 @@ fn damaged_files_are_one_clear_error() {
         .to_string();
     assert!(e.contains("ends inside a block"), "{e}");
 }
+
+#[test]
+fn the_fuzz_seeds_are_networks() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz/seeds/network");
+    let mut read = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let bytes = std::fs::read(&path).unwrap();
+        let encoding = if path.extension().is_some_and(|e| e == "txt") {
+            Encoding::Text
+        } else {
+            Encoding::Binary
+        };
+        let model =
+            Model::parse(&bytes, encoding).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        assert!((8..=17).contains(&model.version));
+        read += 1;
+    }
+    assert!(read >= 3);
+}
