@@ -190,7 +190,7 @@ mod tests {
     const DRIVER: &Requirement = &REQUIREMENTS[2];
 
     #[test]
-    fn the_tests_need_gnu_go_chromium_its_driver_node_npm_a_cpp_compiler_postgresql_and_nats() {
+    fn the_tests_need_gnu_go_chromium_its_driver_node_npm_a_cpp_compiler_pip_postgresql_and_nats() {
         let list: Vec<_> = REQUIREMENTS.iter().map(|r| (r.package, &r.check)).collect();
         assert_eq!(
             list,
@@ -201,6 +201,7 @@ mod tests {
                 ("nodejs", &Check::OnPath("node")),
                 ("npm", &Check::OnPath("npm")),
                 ("g++", &Check::OnPath("c++")),
+                ("python3-pip", &Check::OnPath("pip3")),
                 (
                     "postgresql",
                     &Check::File("/usr/lib/postgresql/15/bin/initdb")
