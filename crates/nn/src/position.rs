@@ -44,18 +44,24 @@ pub fn features(network: &Network, q: &Query) -> Features {
 
 /// Evaluates the queries, batching those whose boards (as oriented) have the same shape.
 pub fn evaluate(network: &Network, queries: &[Query]) -> Vec<Evaluation> {
-    let features: Vec<Features> = queries.iter().map(|q| features(network, q)).collect();
+    let inputs: Vec<Features> = queries.iter().map(|q| features(network, q)).collect();
+    let pairs: Vec<(&Query, &Features)> = queries.iter().zip(&inputs).collect();
+    evaluate_features(network, &pairs)
+}
+
+/// Evaluates queries whose inputs ([`features`]) are already made, batching by shape.
+pub fn evaluate_features(network: &Network, queries: &[(&Query, &Features)]) -> Vec<Evaluation> {
     let mut raw: Vec<Option<RawOutput>> = vec![None; queries.len()];
     let mut done = vec![false; queries.len()];
+    let shape = |j: usize| (queries[j].1.height, queries[j].1.width);
     for i in 0..queries.len() {
         if done[i] {
             continue;
         }
-        let shape = (features[i].height, features[i].width);
         let members: Vec<usize> = (i..queries.len())
-            .filter(|&j| !done[j] && (features[j].height, features[j].width) == shape)
+            .filter(|&j| !done[j] && shape(j) == shape(i))
             .collect();
-        let batch: Vec<&Features> = members.iter().map(|&j| &features[j]).collect();
+        let batch: Vec<&Features> = members.iter().map(|&j| queries[j].1).collect();
         for (&j, out) in members.iter().zip(network.evaluate(&batch)) {
             raw[j] = Some(out);
             done[j] = true;
@@ -65,7 +71,7 @@ pub fn evaluate(network: &Network, queries: &[Query]) -> Vec<Evaluation> {
     queries
         .iter()
         .zip(raw)
-        .map(|(q, raw)| {
+        .map(|((q, _), raw)| {
             let raw = raw.expect("every query is in a batch");
             finish(&format, q, raw)
         })

@@ -332,3 +332,49 @@ fn each_symmetry_is_the_turned_board_seen_straight() {
         assert_eq!(tesuji_nn::position::average(&got[..1]).unwrap(), got[0]);
     }
 }
+
+#[test]
+fn the_cache_answers_as_the_network_does_and_keeps_to_its_bound() {
+    use std::sync::Arc;
+    use tesuji_nn::cache::{EvalCache, evaluate_cached};
+    let network = network();
+    let cache = EvalCache::new(4);
+    let mut rules: Rules = "chinese".parse().unwrap();
+    rules.size = Size::square(9).unwrap();
+    rules.komi = Komi::white(13);
+    let mut game = Game::new(rules).unwrap();
+    for v in ["E5", "C3", "G7"] {
+        let mv = Move::Play(Point::from_gtp(v, rules.size).unwrap());
+        game.play(game.to_move(), mv).unwrap();
+    }
+    fn query(game: &Game, symmetry: u8) -> Query<'_> {
+        Query {
+            game,
+            rules: KataRules::from_rules(game.rules()),
+            komi: 13,
+            symmetry: Symmetry(symmetry),
+            policy_optimism: GTP_POLICY_OPTIMISM,
+        }
+    }
+    let direct = evaluate(&network, &[query(&game, 5)]);
+    let first = evaluate_cached(&network, &cache, &[query(&game, 5), query(&game, 2)]);
+    assert_eq!(*first[0], direct[0]);
+    assert_eq!(cache.len(), 2);
+    let again = evaluate_cached(&network, &cache, &[query(&game, 5)]);
+    assert!(
+        Arc::ptr_eq(&first[0], &again[0]),
+        "a hit is the kept answer"
+    );
+    assert!(
+        !Arc::ptr_eq(&first[0], &first[1]),
+        "another symmetry is another key"
+    );
+    // Another position is another key; the cache never holds more than its bound.
+    for v in ["C7", "G3", "D4", "F6", "D6", "F4"] {
+        let mv = Move::Play(Point::from_gtp(v, rules.size).unwrap());
+        game.play(game.to_move(), mv).unwrap();
+        let got = evaluate_cached(&network, &cache, &[query(&game, 1)]);
+        assert_eq!(*got[0], evaluate(&network, &[query(&game, 1)])[0]);
+        assert!(cache.len() <= 4, "{} held", cache.len());
+    }
+}
