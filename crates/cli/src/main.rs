@@ -308,6 +308,9 @@ enum Bench {
         /// Also evaluate on this many threads at once and report the scaling.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Also evaluate the positions this many to a call (one thread) and report the gain.
+        #[arg(long, default_value_t = 1)]
+        batch: usize,
         /// The core's peak single-precision GFLOP/s, for the share reached (an AVX2 core with two FMA units at
         /// 2.45 GHz: 78.4).
         #[arg(long, default_value_t = 78.4)]
@@ -506,6 +509,7 @@ fn run(cli: Cli) -> Result<()> {
                     positions,
                     katago,
                     threads,
+                    batch,
                     peak_gflops,
                     seed,
                 },
@@ -513,8 +517,8 @@ fn run(cli: Cli) -> Result<()> {
             if !(2..=19).contains(&size) {
                 bail!("bad --size {size}: KataGo's networks take boards of 2 to 19 lines");
             }
-            if positions == 0 || threads == 0 {
-                bail!("--positions and --threads must be at least 1");
+            if positions == 0 || threads == 0 || batch == 0 {
+                bail!("--positions, --threads and --batch must be at least 1");
             }
             let model = tesuji_nn::model::Model::open(&model)
                 .with_context(|| format!("bad --model {}", model.display()))?;
@@ -526,6 +530,7 @@ fn run(cli: Cli) -> Result<()> {
                     positions,
                     katago,
                     threads,
+                    batch,
                     peak_gflops,
                     seed,
                 },

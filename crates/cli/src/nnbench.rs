@@ -20,6 +20,8 @@ pub struct Settings {
     pub katago: Option<String>,
     /// Evaluations at once on separate threads, for the scaling figure.
     pub threads: usize,
+    /// Positions to a call, for the batching figure.
+    pub batch: usize,
     /// The core's peak in GFLOP/s, to report the share reached.
     pub peak_gflops: f64,
     pub seed: u64,
@@ -167,6 +169,29 @@ pub fn run(network: &Network, s: &Settings) -> Result<()> {
         println!(
             "{} threads: {:.1} evaluations/s, {:.2}x one thread's",
             s.threads,
+            per_second,
+            per_second * ours_median
+        );
+    }
+    if s.batch > 1 {
+        let queries: Vec<Query> = positions
+            .iter()
+            .map(|(game, _)| Query {
+                game,
+                rules: KataRules::from_rules(game.rules()),
+                komi: game.rules().komi.net(),
+                symmetry: Symmetry(0),
+                policy_optimism: GTP_POLICY_OPTIMISM,
+            })
+            .collect();
+        let t = Instant::now();
+        for chunk in queries.chunks(s.batch) {
+            std::hint::black_box(evaluate(network, chunk));
+        }
+        let per_second = queries.len() as f64 / t.elapsed().as_secs_f64();
+        println!(
+            "batches of {}: {:.1} evaluations/s, {:.2}x one at a time",
+            s.batch,
             per_second,
             per_second * ours_median
         );
