@@ -1,11 +1,13 @@
 //! The network search on KaTrain's network (`TESUJI_TEST_NETWORK`, fetched by `cargo xtask test`; without it
-//! these tests fail): every move it plays is legal, each visit goes through exactly one root move, and it
-//! takes what a glance shows is right: a big group in atari.
+//! these tests fail): every move it plays is legal, each visit goes through exactly one root move on any
+//! number of threads, a kept tree starts the next move's search, and it takes what a glance shows is
+//! right: a big group in atari.
 
 use std::path::PathBuf;
 
 use tesuji_bot::mcts::Decision;
-use tesuji_bot::puct::{PuctBot, PuctConfig, Setting};
+use tesuji_bot::puct::{KeptTree, Live, PuctBot, PuctConfig, Setting};
+use tesuji_nn::cache::EvalCache;
 use tesuji_nn::katarules::KataRules;
 use tesuji_nn::network::Network;
 use tesuji_rules::{Color, Game, Move, Phase, Point, Rules, Size};
@@ -30,24 +32,33 @@ fn rules(size: u8) -> Rules {
     r
 }
 
+fn visits(search: &tesuji_bot::puct::Search) -> u64 {
+    search.analysis.moves.iter().map(|m| m.visits).sum()
+}
+
 #[test]
 fn a_game_of_legal_moves_with_every_visit_counted_once() {
     let network = network();
+    let cache = EvalCache::new(1000);
     let config: PuctConfig = "visits=24".parse().unwrap();
-    let bot = PuctBot::new(&network, config, 7);
+    let bot = PuctBot::new(&network, &cache, config, 7);
     let mut game = Game::new(rules(7)).unwrap();
     let mut turns = 0;
     while game.phase() == Phase::Playing && turns < 60 {
         let search = bot.search(&game, setting(&game));
-        if search.moves.len() > 1 {
-            assert_eq!(search.visits, 24);
-            assert_eq!(search.moves.iter().map(|m| m.visits).sum::<u32>(), 24);
-            // Most visited first.
-            assert!(search.moves.windows(2).all(|w| w[0].visits >= w[1].visits));
+        if search.analysis.moves.len() > 1 {
+            assert_eq!(search.analysis.playouts, 24);
+            // The root's own evaluation is its one visit that is no move's.
+            assert_eq!(visits(&search), 24);
         }
+        // The move played is the first of the analysis.
+        let first = search.analysis.moves.first().map(|m| m.mv);
         match search.decision {
             Decision::Play(mv) => {
                 assert!(game.legal_moves().contains(&mv), "{mv:?} at turn {turns}");
+                if search.analysis.moves.len() > 1 {
+                    assert_eq!(Some(mv), first);
+                }
                 game.play(game.to_move(), mv).unwrap();
             }
             Decision::Resign => break,
@@ -58,9 +69,101 @@ fn a_game_of_legal_moves_with_every_visit_counted_once() {
 }
 
 #[test]
+fn threads_and_batches_share_one_tree_and_count_every_visit() {
+    let network = network();
+    let cache = EvalCache::new(1000);
+    let config: PuctConfig = "visits=48,threads=2,batch=3".parse().unwrap();
+    let bot = PuctBot::new(&network, &cache, config, 3);
+    let mut game = Game::new(rules(9)).unwrap();
+    for _ in 0..3 {
+        let search = bot.search(&game, setting(&game));
+        assert_eq!(search.analysis.playouts, 48);
+        assert_eq!(visits(&search), 48);
+        let Decision::Play(mv) = search.decision else {
+            panic!("resigned an even opening")
+        };
+        game.play(game.to_move(), mv).unwrap();
+    }
+}
+
+#[test]
+fn a_kept_tree_starts_the_next_search_and_an_undo_starts_afresh() {
+    let network = network();
+    let cache = EvalCache::new(1000);
+    let bot = PuctBot::new(&network, &cache, "visits=60".parse().unwrap(), 5);
+    let mut kept = KeptTree::default();
+    let mut game = Game::new(rules(9)).unwrap();
+    let first = bot.search_keeping(&game, setting(&game), &mut kept);
+    assert_eq!(visits(&first), 60);
+    // Play the chosen move and the answer the search expected most: its subtree has visits already.
+    let line = &first.analysis.moves[0].pv;
+    assert!(line.len() >= 2, "{line:?}");
+    let before = game.clone();
+    game.play(Color::Black, line[0]).unwrap();
+    game.play(Color::White, line[1]).unwrap();
+    let second = bot.search_keeping(&game, setting(&game), &mut kept);
+    assert_eq!(second.analysis.playouts, 60);
+    assert!(visits(&second) > 60, "{} visits", visits(&second));
+    // Back to the start: the kept tree is of a later position, so the search starts empty.
+    let third = bot.search_keeping(&before, setting(&before), &mut kept);
+    assert_eq!(visits(&third), 60);
+}
+
+#[test]
+fn an_analysis_restricted_to_some_moves_lists_only_those_and_stops_when_told() {
+    let network = network();
+    let cache = EvalCache::new(1000);
+    // No budget: the search runs until stopped.
+    let config = PuctConfig {
+        visits: None,
+        time: None,
+        ..PuctConfig::default()
+    };
+    let bot = PuctBot::new(&network, &cache, config, 9);
+    let game = Game::new(rules(9)).unwrap();
+    let size = game.rules().size;
+    let only: Vec<Move> = ["A1", "B2", "C3"]
+        .iter()
+        .map(|v| Move::Play(Point::from_gtp(v, size).unwrap()))
+        .collect();
+    let reports = std::cell::Cell::new(0u32);
+    let started = std::time::Instant::now();
+    let stop = || started.elapsed() > std::time::Duration::from_millis(1500);
+    let mut report = |a: &tesuji_bot::mcts::Analysis| {
+        reports.set(reports.get() + 1);
+        assert!(
+            a.moves
+                .iter()
+                .all(|m| only.contains(&m.mv) || m.mv == Move::Pass)
+        );
+    };
+    let live = Live {
+        only: Some(&only),
+        stop: &stop,
+        report: Some((std::time::Duration::from_millis(100), &mut report)),
+        moves_ownership: true,
+    };
+    let search = bot.run(&game, setting(&game), None, live);
+    let a = &search.analysis;
+    assert!(a.playouts > 0);
+    assert!(reports.get() >= 2, "{} reports", reports.get());
+    assert_eq!(a.moves.len(), 4, "{:?}", a.moves);
+    assert!(
+        a.moves
+            .iter()
+            .all(|m| only.contains(&m.mv) || m.mv == Move::Pass)
+    );
+    // Ownership for the whole board and for each visited move; C3 is the one a player would choose.
+    assert_eq!(a.ownership.len(), 81);
+    assert_eq!(a.moves[0].mv, only[2], "{:?}", a.moves);
+    assert_eq!(a.moves[0].ownership.len(), 81);
+}
+
+#[test]
 fn it_wins_a_capturing_race_by_capturing_first() {
     let network = network();
-    let bot = PuctBot::new(&network, "visits=40".parse().unwrap(), 1);
+    let cache = EvalCache::new(1000);
+    let bot = PuctBot::new(&network, &cache, "visits=40".parse().unwrap(), 1);
     // Two strings of eight stones side by side, each with one liberty on the right edge: White's A5-H5 at
     // J5, Black's A4-H4 at J4. Black to move captures at J5 and wins; anything else loses Black's string.
     let size = Size::square(9).unwrap();
@@ -83,7 +186,8 @@ fn it_wins_a_capturing_race_by_capturing_first() {
         search.decision,
         Decision::Play(Move::Play(capture)),
         "{:?}",
-        &search.moves[..3]
+        &search.analysis.moves[..3]
     );
-    assert!(search.moves[0].win_rate > 0.9, "{:?}", search.moves[0]);
+    let best = &search.analysis.moves[0];
+    assert!(best.value > 0.9, "{best:?}");
 }

@@ -9,9 +9,10 @@ use std::str::FromStr;
 
 use tesuji_bot::estimate;
 use tesuji_bot::mcts::{Analysis, Decision, KeptTrees, MctsBot, MctsConfig};
-use tesuji_bot::puct::{PuctBot, PuctConfig, Setting};
+use tesuji_bot::puct::{KeptTree, PuctBot, PuctConfig, Setting};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_clock::{GtpTimeLeft, Remaining, SECOND_MS, TimeControl};
+use tesuji_nn::cache::EvalCache;
 use tesuji_rules::handicap::fixed_handicap_points;
 use tesuji_rules::spec::MAX_KOMI_POINTS;
 use tesuji_rules::{
@@ -44,7 +45,8 @@ impl BotKind {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
     "unknown bot {0:?}; expected simple, mcts with optional settings as in \
-     mcts:playouts=N,time=SECONDS,threads=N,resign=RATE, or nn as in nn:visits=N,time=SECONDS,resign=RATE"
+     mcts:playouts=N,time=SECONDS,threads=N,resign=RATE, or nn as in \
+     nn:visits=N,time=SECONDS,threads=N,batch=N,resign=RATE"
 )]
 pub struct UnknownBot(pub String);
 
@@ -227,7 +229,14 @@ pub struct Engine {
     next_rules: Option<Rules>,
     /// The network `kata-raw-nn` evaluates with.
     network: Option<std::sync::Arc<tesuji_nn::network::Network>>,
+    /// The network search's tree from its last move (see [`KeptTree`]).
+    nn_kept: KeptTree,
+    /// The network's evaluations, shared by every search of this engine.
+    nn_cache: EvalCache,
 }
+
+/// Evaluations the engine keeps: about 90 MB on 19×19.
+const NN_CACHE_ENTRIES: usize = 20_000;
 
 /// The answer to a rules command that takes effect with the next board.
 pub const RULES_NEXT_GAME: &str = "rules apply from the next game";
@@ -392,6 +401,8 @@ impl Engine {
             kept: KeptTrees::default(),
             next_rules: None,
             network: config.network,
+            nn_kept: KeptTree::default(),
+            nn_cache: EvalCache::new(NN_CACHE_ENTRIES),
         }
     }
 
@@ -916,8 +927,8 @@ impl Engine {
                     rules: tesuji_nn::katarules::KataRules::from_rules(&rules),
                     komi: rules.komi.net(),
                 };
-                match PuctBot::new(&network, config, self.seed)
-                    .search(&game, setting)
+                match PuctBot::new(&network, &self.nn_cache, config, self.seed)
+                    .search_keeping(&game, setting, &mut self.nn_kept)
                     .decision
                 {
                     Decision::Play(mv) => mv,
