@@ -400,3 +400,82 @@ fn kata_raw_nn_answers_as_katago_does() {
         assert!(all.contains(&format!("symmetry {s}\n")), "{all}");
     }
 }
+
+/// With a network, the analysis commands report the network search: `kata-analyze` streams lines whose
+/// figures are the search's (visits growing, win rates and ownership in range) until the next command, and
+/// `kata-genmove_analyze` plays the move its last line lists first.
+#[test]
+fn analysis_commands_report_the_network_search() {
+    let network = std::env::var("TESUJI_TEST_NETWORK").expect(
+        "TESUJI_TEST_NETWORK names no network file: run `cargo xtask test`, which fetches KaTrain's network",
+    );
+    let mut engine = Gtp::start(&["--model", &network, "--bot", "nn:visits=40"]);
+    engine.ask("boardsize 9");
+    engine.ask("komi 7");
+    engine.ask("play b E5");
+    engine.send("kata-analyze interval 20 ownership true");
+    let mut line = String::new();
+    engine.stdout.read_line(&mut line).expect("read");
+    assert_eq!(line, "=\n");
+    let mut visits_seen = Vec::new();
+    while visits_seen.len() < 5 {
+        line.clear();
+        engine.stdout.read_line(&mut line).expect("read");
+        let words: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(words.first(), Some(&"info"), "{line}");
+        let after = |key: &str| -> f64 {
+            let at = words.iter().position(|w| *w == key).expect(key);
+            words[at + 1].parse().expect(key)
+        };
+        let rate = after("winrate");
+        assert!((0.0..=1.0).contains(&rate), "{line}");
+        // Every move listed has its visits.
+        let listed: f64 = words
+            .windows(2)
+            .filter(|w| w[0] == "visits")
+            .map(|w| w[1].parse::<f64>().expect("visits"))
+            .sum();
+        visits_seen.push(listed);
+        let at = words
+            .iter()
+            .position(|w| *w == "ownership")
+            .expect("ownership");
+        let owners: Vec<f64> = words[at + 1..]
+            .iter()
+            .map(|w| w.parse().expect("a number"))
+            .collect();
+        assert_eq!(owners.len(), 81, "{line}");
+        assert!(owners.iter().all(|o| (-1.0..=1.0).contains(o)));
+        // White to move after Black's centre stone: E5 is Black's, from White's side.
+        assert!(owners[4 * 9 + 4] < -0.5, "E5 owned {}", owners[40]);
+    }
+    // An analysis without limit searches on: the listed moves' visits grow between lines.
+    assert!(visits_seen.last() > visits_seen.first(), "{visits_seen:?}");
+    // The next command stops it; the analysis ends with its blank line, then the command is answered.
+    engine.send("name");
+    loop {
+        line.clear();
+        assert!(engine.stdout.read_line(&mut line).expect("read") > 0);
+        if line == "\n" {
+            break;
+        }
+        assert!(line.starts_with("info move "), "{line}");
+    }
+    assert_eq!(engine.response(), "= tesuji\n");
+    let answer = engine.ask("kata-genmove_analyze w interval 10");
+    let lines: Vec<&str> = answer.lines().collect();
+    assert_eq!(lines[0], "=", "{answer}");
+    let last_info = lines
+        .iter()
+        .rev()
+        .find(|l| l.starts_with("info"))
+        .expect(&answer);
+    let first_listed = last_info.split_whitespace().nth(2).expect("a move");
+    let played = lines
+        .last()
+        .and_then(|l| l.strip_prefix("play "))
+        .expect(&answer);
+    assert_eq!(played, first_listed, "{answer}");
+    // The move is on the board: playing there again is refused.
+    assert!(engine.ask(&format!("play w {played}")).starts_with("? "));
+}

@@ -9,7 +9,7 @@ use std::str::FromStr;
 
 use tesuji_bot::estimate;
 use tesuji_bot::mcts::{Analysis, Decision, KeptTrees, MctsBot, MctsConfig};
-use tesuji_bot::puct::{KeptTree, PuctBot, PuctConfig, Setting};
+use tesuji_bot::puct::{KeptTree, Live, PuctBot, PuctConfig, Setting};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_clock::{GtpTimeLeft, Remaining, SECOND_MS, TimeControl};
 use tesuji_nn::cache::EvalCache;
@@ -537,6 +537,57 @@ impl Engine {
         }
     }
 
+    /// The network search's settings when the bot is the network's and a network is loaded: the bot's
+    /// budget, under a clock its time for a genmove, and with no limit for an analysis not `bounded`.
+    fn nn_config(
+        &self,
+        genmove: bool,
+        bounded: bool,
+        color: Color,
+    ) -> Option<(std::sync::Arc<tesuji_nn::network::Network>, PuctConfig)> {
+        let BotKind::Nn(mut config) = self.bot_kind else {
+            return None;
+        };
+        let network = self.network.clone()?;
+        if genmove {
+            if let Some(budget) = self.think_time(color) {
+                config.time = Some(budget);
+            }
+        } else if !bounded {
+            config.visits = None;
+            config.time = None;
+        }
+        if (genmove || bounded) && config.visits.is_none() && config.time.is_none() {
+            config.time = PuctConfig::default().time;
+        }
+        Some((network, config))
+    }
+
+    /// The rules and komi of the current game as the network search takes them.
+    fn nn_setting(&self) -> Setting {
+        let rules = *self.pos.rules();
+        Setting {
+            rules: tesuji_nn::katarules::KataRules::from_rules(&rules),
+            komi: rules.komi.net(),
+        }
+    }
+
+    /// Plays a network search's decision for `color`: the text after `play`.
+    fn play_decision(&mut self, color: Color, decision: Decision) -> String {
+        match decision {
+            Decision::Resign => "resign".to_string(),
+            Decision::Play(mv) => {
+                let mv = if self.pos.play(color, mv).is_ok() {
+                    mv
+                } else {
+                    let _ = self.pos.play(color, Move::Pass);
+                    Move::Pass
+                };
+                mv.to_gtp(self.pos.size())
+            }
+        }
+    }
+
     /// The search's settings: the tree search bot's, or for the simple bot, those analysis uses.
     fn search_config(&self) -> MctsConfig {
         match self.bot_kind {
@@ -611,7 +662,10 @@ impl Engine {
 
     /// `kata-get-param NAME`: a search setting (0 for no limit).
     fn get_param(&self, name: &str) -> Reply {
-        let c = self.search_config();
+        let mut c = self.search_config();
+        if let BotKind::Nn(nn) = self.bot_kind {
+            (c.playouts, c.time, c.threads) = (nn.visits, nn.time, nn.threads);
+        }
         match name {
             "maxPlayouts" => Ok(c.playouts.unwrap_or(0).to_string()),
             "maxTime" => Ok(c.time.map_or(0.0, |t| t.as_secs_f64()).to_string()),
@@ -628,6 +682,9 @@ impl Engine {
     fn set_param(&mut self, name: &str, value: &str) -> Reply {
         let bad = || GtpError::BadAnalysis(format!("bad value {value:?} for {name}"));
         let mut c = self.search_config();
+        if let BotKind::Nn(nn) = self.bot_kind {
+            (c.playouts, c.time, c.threads) = (nn.visits, nn.time, nn.threads);
+        }
         match name {
             "maxPlayouts" => {
                 let n: u64 = value.parse().map_err(|_| bad())?;
@@ -651,7 +708,8 @@ impl Engine {
         }
         match &mut self.bot_kind {
             BotKind::Mcts(config) => *config = c,
-            BotKind::Simple | BotKind::Nn(_) => self.analysis_config = c,
+            BotKind::Simple => self.analysis_config = c,
+            BotKind::Nn(nn) => (nn.visits, nn.time, nn.threads) = (c.playouts, c.time, c.threads),
         }
         Ok(String::new())
     }
@@ -661,18 +719,41 @@ impl Engine {
     fn analyze_once(&mut self, flavor: Flavor, genmove: bool, args: &[&str]) -> Reply {
         let (request, color, game, config, only) =
             self.analysis_setup(flavor, genmove, true, args)?;
-        let bot = MctsBot::new(config, self.seed);
-        let analysis = bot.analyze_live(
-            &game,
-            self.pos.rules(),
-            only.as_deref(),
-            std::time::Duration::from_secs(3600),
-            &|| false,
-            |_| {},
-        );
+        let (analysis, decision) = match self.nn_config(genmove, true, color) {
+            Some((network, nn)) => {
+                let live = Live {
+                    only: only.as_deref(),
+                    moves_ownership: config.moves_ownership,
+                    ..Live::default()
+                };
+                let setting = self.nn_setting();
+                let search = PuctBot::new(&network, &self.nn_cache, nn, self.seed).run(
+                    &game,
+                    setting,
+                    Some(&mut self.nn_kept),
+                    live,
+                );
+                (search.analysis, Some(search.decision))
+            }
+            None => {
+                let bot = MctsBot::new(config, self.seed);
+                let analysis = bot.analyze_live(
+                    &game,
+                    self.pos.rules(),
+                    only.as_deref(),
+                    std::time::Duration::from_secs(3600),
+                    &|| false,
+                    |_| {},
+                );
+                (analysis, None)
+            }
+        };
         let mut text = info_line(&request, &analysis).unwrap_or_default();
         if genmove {
-            let played = self.play_analyzed(color, &analysis, &config);
+            let played = match decision {
+                Some(d) => self.play_decision(color, d),
+                None => self.play_analyzed(color, &analysis, &config),
+            };
             if !text.is_empty() {
                 text.push('\n');
             }
@@ -714,27 +795,58 @@ impl Engine {
         let never = || false;
         // A genmove is a normal command: it ends when its search does, whatever comes in meanwhile.
         let stop: &(dyn Fn() -> bool + Sync) = if genmove { &never } else { stop };
-        let bot = MctsBot::new(config, self.seed);
-        let analysis =
-            bot.analyze_live(&game, self.pos.rules(), only.as_deref(), slice, stop, |a| {
-                if request.interval_cs == 0 || failed.is_some() {
-                    return;
+        let mut report = |a: &Analysis| {
+            if request.interval_cs == 0 || failed.is_some() {
+                return;
+            }
+            if let Some(line) = info_line(&request, a) {
+                let written = out
+                    .write_all(line.as_bytes())
+                    .and_then(|()| out.write_all(b"\n"))
+                    .and_then(|()| out.flush());
+                if let Err(e) = written {
+                    failed = Some(e);
                 }
-                if let Some(line) = info_line(&request, a) {
-                    let written = out
-                        .write_all(line.as_bytes())
-                        .and_then(|()| out.write_all(b"\n"))
-                        .and_then(|()| out.flush());
-                    if let Err(e) = written {
-                        failed = Some(e);
-                    }
-                }
-            });
+            }
+        };
+        let (analysis, decision) = match self.nn_config(genmove, false, color) {
+            Some((network, nn)) => {
+                let live = Live {
+                    only: only.as_deref(),
+                    stop,
+                    report: Some((slice, &mut report)),
+                    moves_ownership: config.moves_ownership,
+                };
+                let setting = self.nn_setting();
+                let search = PuctBot::new(&network, &self.nn_cache, nn, self.seed).run(
+                    &game,
+                    setting,
+                    Some(&mut self.nn_kept),
+                    live,
+                );
+                (search.analysis, Some(search.decision))
+            }
+            None => {
+                let bot = MctsBot::new(config, self.seed);
+                let analysis = bot.analyze_live(
+                    &game,
+                    self.pos.rules(),
+                    only.as_deref(),
+                    slice,
+                    stop,
+                    report,
+                );
+                (analysis, None)
+            }
+        };
         if let Some(e) = failed {
             return Err(e);
         }
         if genmove {
-            let played = self.play_analyzed(color, &analysis, &config);
+            let played = match decision {
+                Some(d) => self.play_decision(color, d),
+                None => self.play_analyzed(color, &analysis, &config),
+            };
             out.write_all(format!("play {played}\n\n").as_bytes())?;
         } else {
             out.write_all(b"\n")?;
@@ -922,11 +1034,7 @@ impl Engine {
                 if let Some(budget) = self.think_time(c) {
                     config.time = Some(budget);
                 }
-                let rules = *self.pos.rules();
-                let setting = Setting {
-                    rules: tesuji_nn::katarules::KataRules::from_rules(&rules),
-                    komi: rules.komi.net(),
-                };
+                let setting = self.nn_setting();
                 match PuctBot::new(&network, &self.nn_cache, config, self.seed)
                     .search_keeping(&game, setting, &mut self.nn_kept)
                     .decision

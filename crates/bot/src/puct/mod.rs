@@ -143,7 +143,7 @@ pub struct Live<'s> {
     pub only: Option<&'s [Move]>,
     /// Asked every few milliseconds: the search ends when it says so.
     pub stop: &'s (dyn Fn() -> bool + Sync),
-    /// Called with the analysis so far every `interval`.
+    /// Called with the analysis so far every `interval`, and once more at the end.
     pub report: Option<(Duration, &'s mut Report<'s>)>,
     /// Each root move's own ownership in its [`MoveStat`] (KataGo's `movesOwnership`).
     pub moves_ownership: bool,
@@ -352,6 +352,10 @@ impl<'a> PuctBot<'a> {
         });
         let tree = shared.tree.into_inner().unwrap_or_else(|e| e.into_inner());
         let analysis = self.analysis(&tree, game, started, visits_before, live.moves_ownership);
+        // The last report is the search's end: a GUI's last line lists first the move played.
+        if let Some((_, report)) = &mut live.report {
+            report(&analysis);
+        }
         let decision = match analysis.moves.first() {
             _ if allowed.len() == 1 => Decision::Play(allowed[0]),
             Some(best)
