@@ -17,10 +17,11 @@ pub fn rules_json(r: &Rules) -> String {
         KoRule::Natural => "NATURAL",
     };
     let scoring = match r.scoring {
-        ScoringRule::Area | ScoringRule::AreaReach => "AREA",
+        ScoringRule::Area | ScoringRule::AreaReach | ScoringRule::Stones => "AREA",
         ScoringRule::Territory => "TERRITORY",
     };
     let tax = match (r.scoring, r.seki_eyes) {
+        (ScoringRule::Stones, _) => "ALL",
         (ScoringRule::Territory, SekiEyes::None) => "SEKI",
         _ => "NONE",
     };
@@ -53,6 +54,9 @@ pub fn parse_rules(text: &str) -> Option<(Rules, Option<i32>)> {
     let name = match text.to_ascii_lowercase().as_str() {
         "chinese" => "chinese:ko=simple",
         "chinese-ogs" | "chinese-kgs" | "chinese_ogs" | "chinese_kgs" => "chinese",
+        // KataGo's stone scoring: simple ko, suicide forbidden, no handicap bonus.
+        "stone-scoring" | "stone_scoring" | "stonescoring" | "ancient-area" | "ancient_area"
+        | "ancientarea" => "chinese:ko=simple,scoring=stones,handicap-bonus=0",
         "new_zealand" => "new-zealand",
         _ => text,
     };
@@ -208,5 +212,27 @@ mod tests {
             Rules::preset(Preset::TrompTaylor)
         );
         assert!(parse_rules("nonsense").is_none());
+    }
+
+    #[test]
+    fn stone_scoring_is_katagos_in_every_form() {
+        let (named, _) = parse_rules("stone-scoring").unwrap();
+        assert_eq!(named.scoring, ScoringRule::Stones);
+        assert_eq!(
+            (named.ko, named.suicide, named.handicap_bonus),
+            (KoRule::Simple, SuicideRule::Forbidden, HandicapBonus::Zero)
+        );
+        let katago = tesuji_nn::katarules::KataRules::from_name("stone-scoring").unwrap();
+        assert_eq!(tesuji_nn::katarules::KataRules::from_rules(&named), katago);
+        // Printed and read back as KataGo's JSON and compact string: the same rules.
+        let json = rules_json(&named);
+        assert!(json.contains("\"tax\":\"ALL\""), "{json}");
+        let (again, _) = parse_rules(&json).unwrap();
+        assert_eq!(again.scoring, ScoringRule::Stones);
+        assert_eq!(tesuji_nn::katarules::KataRules::from_rules(&again), katago);
+        let (compact, _) = parse_rules("koSIMPLEscoreAREAtaxALLsui0whb0").unwrap();
+        assert_eq!(compact.scoring, ScoringRule::Stones);
+        // Territory scoring has no stone tax here.
+        assert!(parse_rules("koSIMPLEscoreTERRITORYtaxALLsui0").is_none());
     }
 }

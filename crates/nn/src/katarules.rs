@@ -127,10 +127,11 @@ impl KataRules {
             KoRule::Situational | KoRule::Natural => KataKo::Situational,
         };
         let scoring = match rules.scoring {
-            ScoringRule::Area | ScoringRule::AreaReach => KataScoring::Area,
+            ScoringRule::Area | ScoringRule::AreaReach | ScoringRule::Stones => KataScoring::Area,
             ScoringRule::Territory => KataScoring::Territory,
         };
         let tax = match (rules.scoring, rules.seki_eyes) {
+            (ScoringRule::Stones, _) => KataTax::All,
             (ScoringRule::Territory, SekiEyes::None) => KataTax::Seki,
             _ => KataTax::None,
         };

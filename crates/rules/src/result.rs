@@ -27,6 +27,8 @@ pub struct PlayerScore {
     pub komi: i32,
     /// Handicap bonus in half-points (White only).
     pub handicap_bonus: i32,
+    /// Stone scoring only: the player's groups (see [`ScoringRule::Stones`]), each taxed two points.
+    pub groups: u32,
     /// The total in half-points.
     pub total: i32,
 }
@@ -75,6 +77,7 @@ pub fn score_position(
         ScoringRule::Area => score::area(grid, dead),
         ScoringRule::Territory => score::territory(grid, dead, rules.seki_eyes),
         ScoringRule::AreaReach => score::area_reach(grid, dead),
+        ScoringRule::Stones => score::stones(grid, dead),
     };
     let bonus = rules.handicap_bonus_half_points();
     let side = |c: Color| {
@@ -92,17 +95,18 @@ pub fn score_position(
                 Color::White => rules.komi.white,
             },
             handicap_bonus: if c == Color::White { bonus } else { 0 },
+            groups: counts.groups[i],
             total: 0,
         };
         if rules.scoring != ScoringRule::AreaReach {
             s.shared = 0;
         }
         let points = match rules.scoring {
-            ScoringRule::Area => s.stones + s.territory,
-            ScoringRule::Territory => s.territory + s.prisoners(),
-            ScoringRule::AreaReach => s.stones + s.territory,
+            ScoringRule::Area | ScoringRule::AreaReach => (s.stones + s.territory) as i32,
+            ScoringRule::Territory => (s.territory + s.prisoners()) as i32,
+            ScoringRule::Stones => (s.stones + s.territory) as i32 - 2 * s.groups as i32,
         };
-        s.total = 2 * points as i32 + s.komi + s.handicap_bonus;
+        s.total = 2 * points + s.komi + s.handicap_bonus;
         s
     };
     Score {

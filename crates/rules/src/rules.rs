@@ -50,6 +50,11 @@ pub enum ScoringRule {
     Territory,
     /// The ideal rules' 5.1 territory: a point may count for both players.
     AreaReach,
+    /// Stone scoring (ancient Chinese counting; KataGo's `stone-scoring`): area less two points for each
+    /// of a player's groups, a group being the player's stones joined through each other and through the
+    /// empty regions only they reach. A living group needs two eyes; the tax takes them back, so that only
+    /// stones count for groups with two one-point eyes.
+    Stones,
 }
 
 /// Territory scoring only: whether an eye of a group in seki counts.

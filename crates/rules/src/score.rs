@@ -3,6 +3,7 @@
 //! - [`area`]: Tromp-Taylor rule 9 after the dead stones are removed;
 //! - [`territory`]: empty regions bordered by one colour, with seki detection ([`seki`]) for `seki-eyes = none`;
 //! - [`area_reach`]: the ideal rules' 5.1 territory, where a point may belong to both players;
+//! - [`stones`]: [`area`] with each colour's groups counted, for stone scoring's tax;
 //! - [`benson`] / [`unconditional_owner`]: Benson's unconditional life and pass-alive territory, for the
 //!   automatic self-fill referee of 7.1.
 //!
@@ -34,6 +35,9 @@ pub struct Counts {
     /// [`territory`] only: points of one-colour regions that are eyes of that colour's groups in seki (see
     /// [`seki`]). Included in `territory` under [`SekiEyes::Count`], in `dame` under [`SekiEyes::None`].
     pub seki_eyes: [u32; 2],
+    /// [`stones`] only: each colour's groups, the connected sets of its live stones and the empty regions only it
+    /// reaches (each taxed two points under stone scoring).
+    pub groups: [u32; 2],
     /// [`territory`] only, informational: points counted in `territory` that the player must still fill to protect
     /// a chain once the opponent fills the dame (false eyes). Japanese practice does not count them; they are left
     /// in `territory`, so that the caller decides.
@@ -57,6 +61,34 @@ pub fn area(grid: &Grid, dead: &[Point]) -> Counts {
         match r.owner() {
             Some(c) => counts.territory[c.index()] += r.size,
             None => counts.dame += r.size,
+        }
+    }
+    counts
+}
+
+/// [`area`], with each colour's groups counted: the connected sets (through neighbouring points) of its live stones
+/// and the empty points that reach only its colour.
+pub fn stones(grid: &Grid, dead: &[Point]) -> Counts {
+    let mut counts = area(grid, dead);
+    let owner = owners(grid, dead);
+    let plane = Plane::from_grid(grid);
+    let mut seen = vec![false; owner.len()];
+    let mut stack = Vec::new();
+    for start in 0..owner.len() {
+        let Some(c) = owner[start] else { continue };
+        if seen[start] {
+            continue;
+        }
+        counts.groups[c.index()] += 1;
+        seen[start] = true;
+        stack.push(start);
+        while let Some(p) = stack.pop() {
+            for q in plane.neighbors(p) {
+                if !seen[q] && owner[q] == Some(c) {
+                    seen[q] = true;
+                    stack.push(q);
+                }
+            }
         }
     }
     counts
@@ -851,6 +883,68 @@ mod tests {
 
     fn pt(grid: &Grid, x: u8, y: u8) -> usize {
         grid.size().index(Point::new(x, y))
+    }
+
+    #[test]
+    fn stone_groups_are_the_connected_sets_of_each_colours_area() {
+        // Random positions and dead lists: `stones` counts what `area` counts, and its groups equal a literal
+        // count by union-find over the owners' grid.
+        let mut seed: u64 = 0x570e;
+        let mut next = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for _ in 0..500 {
+            let size = Size::new(1 + next(9) as u8, 1 + next(9) as u8).unwrap();
+            let mut grid = Grid::new(size);
+            let mut dead = Vec::new();
+            for p in size.points() {
+                match next(5) {
+                    0 | 1 => grid.set(p, Some(Color::Black)),
+                    2 | 3 => grid.set(p, Some(Color::White)),
+                    _ => {}
+                }
+                if grid.get(p).is_some() && next(6) == 0 {
+                    dead.push(p);
+                }
+            }
+            let counts = stones(&grid, &dead);
+            let plain = area(&grid, &dead);
+            assert_eq!(
+                (counts.stones, counts.territory, counts.dame),
+                (plain.stones, plain.territory, plain.dame)
+            );
+            let owner = owners(&grid, &dead);
+            let (w, n) = (size.width() as usize, owner.len());
+            let mut parent: Vec<usize> = (0..n).collect();
+            fn find(parent: &mut [usize], mut x: usize) -> usize {
+                while parent[x] != x {
+                    parent[x] = parent[parent[x]];
+                    x = parent[x];
+                }
+                x
+            }
+            for p in 0..n {
+                for q in [p + 1, p + w] {
+                    let beside = q == p + w || (q % w != 0);
+                    if q < n && beside && owner[p].is_some() && owner[p] == owner[q] {
+                        let (a, b) = (find(&mut parent, p), find(&mut parent, q));
+                        parent[a] = b;
+                    }
+                }
+            }
+            let mut literal = [0u32; 2];
+            for p in 0..n {
+                if let Some(c) = owner[p]
+                    && find(&mut parent, p) == p
+                {
+                    literal[c.index()] += 1;
+                }
+            }
+            assert_eq!(counts.groups, literal, "{grid:?} dead {dead:?}");
+        }
     }
 
     #[test]

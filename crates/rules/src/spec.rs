@@ -107,7 +107,7 @@ macro_rules! words {
 
 words!(KoRule { Simple => "simple", Positional => "positional", Situational => "situational", Natural => "natural" });
 words!(SuicideRule { Forbidden => "forbidden", Multi => "multi", All => "all" });
-words!(ScoringRule { Area => "area", Territory => "territory", AreaReach => "area-reach" });
+words!(ScoringRule { Area => "area", Territory => "territory", AreaReach => "area-reach", Stones => "stones" });
 words!(SekiEyes { Count => "count", None => "none" });
 words!(PassStones { Off => "off", On => "on", Dispute => "dispute" });
 words!(EndRule { Score => "score", Agree => "agree" });

@@ -525,3 +525,42 @@ fn bga_territory_counts_the_eyes_of_a_seki_with_aga_rules_on_and_off() {
     );
     assert_eq!(score.dame, 3);
 }
+
+#[test]
+fn stone_scoring_taxes_two_points_a_group() {
+    // Black has two living groups (left and right), White one wall in the middle, with a dame column on
+    // each side of it; a white stone in Black's left eye space is dead.
+    let diagram = "
+        X.X.O.X.X
+        XXX.O.XXX
+        O.X.O.X..";
+    let count = |spec: &str| {
+        let mut g = from_diagram(spec, diagram, Color::Black);
+        play_all(&mut g, &["pass", "pass"]);
+        g.toggle_dead(Color::Black, Point::new(0, 2)).unwrap();
+        g.accept(Color::Black).unwrap();
+        g.accept(Color::White).unwrap();
+        g.result().unwrap().clone()
+    };
+    let stones = count("chinese:komi=0,scoring=stones");
+    let s = stones.score.unwrap();
+    assert_eq!(s.scoring, ScoringRule::Stones);
+    // Black: 12 stones and 6 eye points (the dead stone's point among them), two groups: 18 - 4.
+    assert_eq!(
+        (s.black.stones, s.black.territory, s.black.groups),
+        (12, 6, 2)
+    );
+    assert_eq!(s.black.total, 2 * 14);
+    // White: the wall of 3, no territory, one group: 3 - 2.
+    assert_eq!(
+        (s.white.stones, s.white.territory, s.white.groups),
+        (3, 0, 1)
+    );
+    assert_eq!(s.white.total, 2);
+    assert_eq!(s.dame, 6);
+    assert_eq!(stones.to_string(), "B+13");
+    // Area scoring counts the same points with no tax: B+15.
+    let area = count("chinese:komi=0");
+    assert_eq!(area.score.unwrap().black.groups, 0);
+    assert_eq!(area.to_string(), "B+15");
+}

@@ -216,7 +216,8 @@ pub fn rules_from_name(name: &str) -> Option<Rules> {
 }
 
 /// KataGo's compact rules strings, e.g. `koPOSITIONALscoreAREAtaxNONEsui1whbN`: the fields we can express.
-/// `tax ALL` and the button have no knob here, so such strings are not understood.
+/// `tax ALL` is stone scoring under area scoring; under territory scoring it and the button have no knob here,
+/// so such strings are not understood.
 fn katago_rules(text: &str) -> Option<Rules> {
     let mut rest = text;
     let mut fields: Vec<(&str, &str)> = Vec::new();
@@ -262,6 +263,10 @@ fn katago_rules(text: &str) -> Option<Rules> {
     r.seki_eyes = match get("tax").unwrap_or("NONE") {
         "NONE" => SekiEyes::Count,
         "SEKI" => SekiEyes::None,
+        "ALL" if scoring == ScoringRule::Area => {
+            r.scoring = ScoringRule::Stones;
+            SekiEyes::Count
+        }
         _ => return None,
     };
     r.handicap_bonus = match get("whb").unwrap_or("0") {

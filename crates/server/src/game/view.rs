@@ -185,6 +185,7 @@ impl From<&Score> for ScoreView {
                 ScoringRule::Area => "area",
                 ScoringRule::Territory => "territory",
                 ScoringRule::AreaReach => "area-reach",
+                ScoringRule::Stones => "stones",
             },
             black: side(&s.black),
             white: side(&s.white),
