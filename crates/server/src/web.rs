@@ -545,7 +545,7 @@ mod tests {
                     "points", "resign", "time", "forfeit", "win", "tiebreak", "draw", "void",
                 ],
             ),
-            ("scoring", &["area", "territory", "area-reach"]),
+            ("scoring", &["area", "territory", "area-reach", "stones"]),
             (
                 "score",
                 &[
@@ -557,6 +557,7 @@ mod tests {
                     "pass_stones",
                     "komi",
                     "handicap_bonus",
+                    "groups",
                     "total",
                     "dame",
                     "margin",

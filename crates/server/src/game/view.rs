@@ -154,6 +154,8 @@ pub struct SideView {
     pub pass_stones: u32,
     pub komi: i32,
     pub handicap_bonus: i32,
+    /// Stone scoring's groups, each taxed two points (0 under other scoring).
+    pub groups: u32,
     pub total: i32,
 }
 
@@ -178,6 +180,7 @@ impl From<&Score> for ScoreView {
             pass_stones: p.pass_stones,
             komi: p.komi,
             handicap_bonus: p.handicap_bonus,
+            groups: p.groups,
             total: p.total,
         };
         ScoreView {

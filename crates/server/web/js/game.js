@@ -561,6 +561,7 @@ function scoreRows(score) {
     ["pass_stones", whole],
     ["komi", half],
     ["handicap_bonus", half],
+    ["groups", whole],
     ["total", half],
   ].map(([key, show]) =>
     el(
