@@ -936,8 +936,8 @@ mod tests {
                 }
             }
             let mut literal = [0u32; 2];
-            for p in 0..n {
-                if let Some(c) = owner[p]
+            for (p, o) in owner.iter().enumerate() {
+                if let Some(c) = o
                     && find(&mut parent, p) == p
                 {
                     literal[c.index()] += 1;

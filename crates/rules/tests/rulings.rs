@@ -540,7 +540,7 @@ fn stone_scoring_taxes_two_points_a_group() {
         g.toggle_dead(Color::Black, Point::new(0, 2)).unwrap();
         g.accept(Color::Black).unwrap();
         g.accept(Color::White).unwrap();
-        g.result().unwrap().clone()
+        *g.result().unwrap()
     };
     let stones = count("chinese:komi=0,scoring=stones");
     let s = stones.score.unwrap();
