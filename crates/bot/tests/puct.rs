@@ -191,3 +191,68 @@ fn it_wins_a_capturing_race_by_capturing_first() {
     let best = &search.analysis.moves[0];
     assert!(best.value > 0.9, "{best:?}");
 }
+
+/// Plays `mv` for the player to move and then White's reply: the first legal play of `replies`.
+fn play_with_reply(game: &mut Game, mv: Move, replies: &[&str]) {
+    game.play(game.to_move(), mv).unwrap();
+    let size = game.rules().size;
+    let reply = replies
+        .iter()
+        .map(|v| Move::Play(Point::from_gtp(v, size).unwrap()))
+        .find(|m| game.legal_moves().contains(m))
+        .unwrap_or(Move::Pass);
+    game.play(game.to_move(), reply).unwrap();
+}
+
+#[test]
+fn it_resigns_a_lost_game_on_its_third_search_and_plays_out_a_close_one() {
+    let network = network();
+    let cache = EvalCache::new(1000);
+    let config: PuctConfig = "visits=40,resign=0.5".parse().unwrap();
+    let bot = PuctBot::new(&network, &cache, config, 11);
+    // White's one group with five one-point eyes fills seven columns of nine: Black, to move, is about 50
+    // points behind with nowhere to live.
+    let diagram = "
+        O.OOOOOX.
+        OOOOOOOX.
+        OOOO.OOX.
+        OOOOOOOX.
+        O.OOOOOX.
+        OOOOOOOX.
+        OOOO.OOX.
+        OOOOOOOX.
+        OO.OOOOX.";
+    let grid = tesuji_rules::Grid::from_diagram(diagram).unwrap();
+    let mut r = rules(9);
+    r.size = grid.size();
+    let mut game = Game::from_position(r, &grid, Color::Black).unwrap();
+    // White fills two of its eyes meanwhile.
+    let replies = ["B9", "E7"];
+    // Without a kept tree there is no third search in a row: it plays.
+    assert!(matches!(
+        bot.search(&game, setting(&game)).decision,
+        Decision::Play(_)
+    ));
+    let mut kept = KeptTree::default();
+    for turn in 0..3 {
+        let search = bot.search_keeping(&game, setting(&game), &mut kept);
+        let best = &search.analysis.moves[0];
+        assert!(best.value < 0.05 && best.score_mean < -20.0, "{best:?}");
+        match (turn, search.decision) {
+            (0 | 1, Decision::Play(mv)) => play_with_reply(&mut game, mv, &replies),
+            (2, Decision::Resign) => {}
+            (t, d) => panic!("search {t}: {d:?}"),
+        }
+    }
+    // A close game is played out however low the win rate: Black at komi 7.5 on an empty 9×9 board is
+    // behind by about a point, under the threshold of 50% but not 2 points behind.
+    let mut game = Game::new(rules(9)).unwrap();
+    let mut kept = KeptTree::default();
+    for _ in 0..4 {
+        let search = bot.search_keeping(&game, setting(&game), &mut kept);
+        let Decision::Play(mv) = search.decision else {
+            panic!("resigned a close game: {:?}", search.analysis.moves[0])
+        };
+        play_with_reply(&mut game, mv, &["E5", "C3", "G7", "C7", "G3"]);
+    }
+}

@@ -25,7 +25,9 @@
 //! ## The move
 //! KataGo's choice: the most weighted root move, the others cut to the visits they deserve in hindsight,
 //! and the move with the best lower confidence bound among those with at least 15% of the best's weight
-//! lifted above the rest. Resigns when that move's win rate is below the threshold after 32 visits.
+//! lifted above the rest. Resigns when three of its searches in a row in one game ([`KeptTree`]) found that
+//! move's win rate below the threshold and its lead a point behind for every 40 points of the board (2 on 9×9,
+//! 9 on 19×19), each after at least 32 visits; a search with no kept tree never resigns.
 //! The tree is kept for the next move ([`KeptTree`]) when the game goes on from this one.
 //!
 //! Every move played is one of [`Game::legal_moves`], the root's edges.
@@ -167,6 +169,8 @@ impl Default for Live<'_> {
 pub struct KeptTree {
     key: Option<TreeKey>,
     tree: Option<Tree>,
+    /// The bot's searches in a row of this game that found it lost (see [`PuctBot::run`]'s resignation).
+    lost_in_a_row: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -188,16 +192,22 @@ impl TreeKey {
     }
 }
 
+impl TreeKey {
+    /// Whether `self`'s game goes on from `old`'s: the same start, rules and setting, and more turns.
+    fn follows(&self, old: &TreeKey) -> bool {
+        old.start == self.start
+            && old.rules == self.rules
+            && old.setting == self.setting
+            && self.log.starts_with(&old.log)
+    }
+}
+
 impl KeptTree {
     /// The kept subtree at `key`'s position, its root made index 0, when `key` follows the kept game.
     fn take(&mut self, key: &TreeKey) -> Option<Tree> {
         let old = self.key.take()?;
         let tree = self.tree.take()?;
-        let follows = old.start == key.start
-            && old.rules == key.rules
-            && old.setting == key.setting
-            && key.log.starts_with(&old.log);
-        if !follows {
+        if !key.follows(&old) {
             return None;
         }
         let mut at: NodeId = 0;
@@ -219,6 +229,11 @@ impl KeptTree {
 const NODE_POLICY_OPTIMISM: f32 = 1.0;
 /// Visits before the bot may resign.
 const RESIGN_AFTER: u32 = 32;
+/// The bot's own searches in a row that must find the game lost before it resigns.
+const RESIGN_TURNS: u32 = 3;
+/// Points of the board per point the bot must be behind to resign: a game lost by less is played out, since
+/// the network's win rate of a close game (9×9 at komi 7.5, say) assumes an opponent who does not err.
+const RESIGN_POINTS_PER_LEAD_POINT: f64 = 40.0;
 
 pub struct PuctBot<'a> {
     network: &'a Network,
@@ -297,6 +312,10 @@ impl<'a> PuctBot<'a> {
             None => legal.clone(),
         };
         let key = TreeKey::of(game, setting);
+        let lost_before = match &kept {
+            Some(k) if k.key.as_ref().is_some_and(|old| key.follows(old)) => k.lost_in_a_row,
+            _ => 0,
+        };
         // A restricted root is not what the next move's search wants to start from.
         let reuse = live.only.is_none();
         let mut kept = kept;
@@ -356,22 +375,26 @@ impl<'a> PuctBot<'a> {
         if let Some((_, report)) = &mut live.report {
             report(&analysis);
         }
+        // Lost: the move to play wins less than the threshold, and leaves the bot behind by a point for every
+        // 40 of the board's, after enough visits to say so.
+        let lost = analysis.moves.first().is_some_and(|best| {
+            self.config.resign > 0.0
+                && tree.nodes[0].stats.visits >= RESIGN_AFTER
+                && best.visits > 0
+                && best.value < self.config.resign
+                && best.score_mean <= -(size.area() as f64) / RESIGN_POINTS_PER_LEAD_POINT
+        });
+        let lost_in_a_row = if lost { lost_before + 1 } else { 0 };
         let decision = match analysis.moves.first() {
             _ if allowed.len() == 1 => Decision::Play(allowed[0]),
-            Some(best)
-                if self.config.resign > 0.0
-                    && tree.nodes[0].stats.visits >= RESIGN_AFTER
-                    && best.visits > 0
-                    && best.value < self.config.resign =>
-            {
-                Decision::Resign
-            }
+            Some(_) if lost_in_a_row >= RESIGN_TURNS => Decision::Resign,
             Some(best) => Decision::Play(best.mv),
             None => Decision::Play(Move::Pass),
         };
         if let (Some(k), true) = (kept, reuse) {
             k.key = Some(key);
             k.tree = Some(tree);
+            k.lost_in_a_row = lost_in_a_row;
         }
         Search { decision, analysis }
     }
@@ -598,6 +621,7 @@ impl<'a> PuctBot<'a> {
                     prior: f64::from(edge.prior),
                     score_mean: root.mine(stats.lead),
                     score_stdev: (stats.score_sq - stats.score * stats.score).max(0.0).sqrt(),
+                    score_selfplay: root.mine(stats.score),
                     pv,
                     pv_visits,
                     ownership: match (moves_ownership, edge.child) {
