@@ -287,6 +287,9 @@ pub struct MoveStat {
     /// move, and its standard deviation; 0 without visits.
     pub score_mean: f64,
     pub score_stdev: f64,
+    /// The expected final score, for the player to move, where the search tells it apart from the lead that
+    /// `score_mean` holds (the network's self-play score); else `score_mean`.
+    pub score_selfplay: f64,
     /// The principal variation from this move: the move, then the most visited child at each level (in the
     /// thread's tree where this move has the most visits).
     pub pv: Vec<Move>,
@@ -1140,6 +1143,7 @@ impl Context {
                     },
                     score_mean,
                     score_stdev,
+                    score_selfplay: score_mean,
                     pv,
                     pv_visits,
                     ownership: moves_own

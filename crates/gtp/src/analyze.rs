@@ -4,7 +4,9 @@
 //!
 //! Every figure is from the point of view of the player analyzed. Leela Zero's form gives integers ×10000
 //! (`winrate 4656 prior 839 lcb 4640`); KataGo's floats, with the score of our own playouts' final margins
-//! (`scoreMean` and `scoreLead` are both that mean: a playout count has no separate lead) and `ownership`;
+//! (`scoreMean`, `scoreLead` and `scoreSelfplay` are all that mean: a playout count has no separate lead), or
+//! with a network the network search's lead (`scoreMean`, `scoreLead`, as KataGo prints them) and self-play
+//! score (`scoreSelfplay`), and `ownership`;
 //! Sabaki's is Leela Zero's with `scoreLead`.
 
 use tesuji_bot::mcts::{Analysis, MoveStat};
@@ -301,7 +303,7 @@ fn info(request: &Request, m: &MoveStat, order: usize, size: Size) -> String {
                 float(m.score_mean),
                 float(m.score_stdev),
                 float(m.score_mean),
-                float(m.score_mean),
+                float(m.score_selfplay),
                 float(m.prior),
                 float(m.lcb()),
                 float(2.0 * m.lcb() - 1.0),

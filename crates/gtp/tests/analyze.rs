@@ -551,6 +551,7 @@ fn stat(mv: &str, visits: u64, value: f64) -> MoveStat {
         prior: 0.01,
         score_mean: 0.0,
         score_stdev: 0.0,
+        score_selfplay: 0.0,
         pv: vec![mv],
         pv_visits: vec![visits],
         ownership: Vec::new(),
