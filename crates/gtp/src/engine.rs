@@ -238,6 +238,16 @@ pub struct Engine {
 /// Evaluations the engine keeps: about 90 MB on 19×19.
 const NN_CACHE_ENTRIES: usize = 20_000;
 
+/// An analysis command's request, the player analyzed, the game from their side, the playout search's
+/// settings and the root's moves when a list restricts them.
+type AnalysisSetup = (
+    Request,
+    Color,
+    tesuji_rules::Game,
+    MctsConfig,
+    Option<Vec<Move>>,
+);
+
 /// The answer to a rules command that takes effect with the next board.
 pub const RULES_NEXT_GAME: &str = "rules apply from the next game";
 
@@ -472,23 +482,13 @@ impl Engine {
     /// What an analysis command searches: its request, the player analyzed, the game from their side, the
     /// search's settings (the bot's budget for a genmove or when `bounded`, else until stopped) and the root's
     /// moves when a list restricts them.
-    #[allow(clippy::type_complexity)]
     fn analysis_setup(
         &self,
         flavor: Flavor,
         genmove: bool,
         bounded: bool,
         args: &[&str],
-    ) -> Result<
-        (
-            Request,
-            Color,
-            tesuji_rules::Game,
-            MctsConfig,
-            Option<Vec<Move>>,
-        ),
-        GtpError,
-    > {
+    ) -> Result<AnalysisSetup, GtpError> {
         let request = Request::parse(flavor, args, self.pos.size())?;
         let color = request.color.unwrap_or_else(|| self.pos.to_move());
         let game = self.pos.game_for(color);
@@ -717,18 +717,49 @@ impl Engine {
     /// An analysis command answered at once, as [`Engine::process_line`] answers (no streaming): the search
     /// runs the bot's budget, and the answer is its last line of analysis (and the move played, for a genmove).
     fn analyze_once(&mut self, flavor: Flavor, genmove: bool, args: &[&str]) -> Reply {
-        let (request, color, game, config, only) =
-            self.analysis_setup(flavor, genmove, true, args)?;
-        let (analysis, decision) = match self.nn_config(genmove, true, color) {
+        let setup = self.analysis_setup(flavor, genmove, true, args)?;
+        let (analysis, decision) = self.search_for(
+            &setup,
+            genmove,
+            true,
+            std::time::Duration::from_secs(3600),
+            &|| false,
+            &mut |_| {},
+        );
+        let mut text = info_line(&setup.0, &analysis).unwrap_or_default();
+        if genmove {
+            let played = self.play_searched(&setup, &analysis, decision);
+            if !text.is_empty() {
+                text.push('\n');
+            }
+            text.push_str(&format!("play {played}"));
+        }
+        Ok(text)
+    }
+
+    /// An analysis command's search: the network's when the bot is the network's and a network is loaded
+    /// (its decision beside it), else the playouts'; `report` gets the analysis every `slice`.
+    fn search_for(
+        &mut self,
+        setup: &AnalysisSetup,
+        genmove: bool,
+        bounded: bool,
+        slice: std::time::Duration,
+        stop: &(dyn Fn() -> bool + Sync),
+        report: &mut dyn FnMut(&Analysis),
+    ) -> (Analysis, Option<Decision>) {
+        let (_, color, game, config, only) = setup;
+        match self.nn_config(genmove, bounded, *color) {
             Some((network, nn)) => {
                 let live = Live {
                     only: only.as_deref(),
+                    stop,
+                    report: Some((slice, report)),
                     moves_ownership: config.moves_ownership,
-                    ..Live::default()
                 };
                 let setting = self.nn_setting();
                 let search = PuctBot::new(&network, &self.nn_cache, nn, self.seed).run(
-                    &game,
+                    game,
                     setting,
                     Some(&mut self.nn_kept),
                     live,
@@ -736,30 +767,26 @@ impl Engine {
                 (search.analysis, Some(search.decision))
             }
             None => {
-                let bot = MctsBot::new(config, self.seed);
-                let analysis = bot.analyze_live(
-                    &game,
-                    self.pos.rules(),
-                    only.as_deref(),
-                    std::time::Duration::from_secs(3600),
-                    &|| false,
-                    |_| {},
-                );
+                let bot = MctsBot::new(*config, self.seed);
+                let rules = self.pos.rules();
+                let analysis = bot.analyze_live(game, rules, only.as_deref(), slice, stop, report);
                 (analysis, None)
             }
-        };
-        let mut text = info_line(&request, &analysis).unwrap_or_default();
-        if genmove {
-            let played = match decision {
-                Some(d) => self.play_decision(color, d),
-                None => self.play_analyzed(color, &analysis, &config),
-            };
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&format!("play {played}"));
         }
-        Ok(text)
+    }
+
+    /// Plays what an analysis command's genmove search found: the text after `play`.
+    fn play_searched(
+        &mut self,
+        setup: &AnalysisSetup,
+        analysis: &Analysis,
+        decision: Option<Decision>,
+    ) -> String {
+        let (_, color, _, config, _) = setup;
+        match decision {
+            Some(d) => self.play_decision(*color, d),
+            None => self.play_analyzed(*color, analysis, config),
+        }
     }
 
     /// An analysis command (see [`Engine::answer_line`]).
@@ -772,14 +799,14 @@ impl Engine {
         out: &mut dyn Write,
         stop: &(dyn Fn() -> bool + Sync),
     ) -> io::Result<()> {
-        let (request, color, game, config, only) =
-            match self.analysis_setup(flavor, genmove, false, args) {
-                Ok(setup) => setup,
-                Err(e) => {
-                    out.write_all(protocol::response(id, &Err(e)).as_bytes())?;
-                    return out.flush();
-                }
-            };
+        let setup = match self.analysis_setup(flavor, genmove, false, args) {
+            Ok(setup) => setup,
+            Err(e) => {
+                out.write_all(protocol::response(id, &Err(e)).as_bytes())?;
+                return out.flush();
+            }
+        };
+        let request = &setup.0;
         let head = match id {
             Some(id) => format!("={id}\n"),
             None => "=\n".to_string(),
@@ -799,7 +826,7 @@ impl Engine {
             if request.interval_cs == 0 || failed.is_some() {
                 return;
             }
-            if let Some(line) = info_line(&request, a) {
+            if let Some(line) = info_line(request, a) {
                 let written = out
                     .write_all(line.as_bytes())
                     .and_then(|()| out.write_all(b"\n"))
@@ -809,44 +836,13 @@ impl Engine {
                 }
             }
         };
-        let (analysis, decision) = match self.nn_config(genmove, false, color) {
-            Some((network, nn)) => {
-                let live = Live {
-                    only: only.as_deref(),
-                    stop,
-                    report: Some((slice, &mut report)),
-                    moves_ownership: config.moves_ownership,
-                };
-                let setting = self.nn_setting();
-                let search = PuctBot::new(&network, &self.nn_cache, nn, self.seed).run(
-                    &game,
-                    setting,
-                    Some(&mut self.nn_kept),
-                    live,
-                );
-                (search.analysis, Some(search.decision))
-            }
-            None => {
-                let bot = MctsBot::new(config, self.seed);
-                let analysis = bot.analyze_live(
-                    &game,
-                    self.pos.rules(),
-                    only.as_deref(),
-                    slice,
-                    stop,
-                    report,
-                );
-                (analysis, None)
-            }
-        };
+        let (analysis, decision) =
+            self.search_for(&setup, genmove, false, slice, stop, &mut report);
         if let Some(e) = failed {
             return Err(e);
         }
         if genmove {
-            let played = match decision {
-                Some(d) => self.play_decision(color, d),
-                None => self.play_analyzed(color, &analysis, &config),
-            };
+            let played = self.play_searched(&setup, &analysis, decision);
             out.write_all(format!("play {played}\n\n").as_bytes())?;
         } else {
             out.write_all(b"\n")?;
