@@ -885,31 +885,42 @@ mod tests {
         grid.size().index(Point::new(x, y))
     }
 
-    #[test]
-    fn stone_groups_are_the_connected_sets_of_each_colours_area() {
-        // Random positions and dead lists: `stones` counts what `area` counts, and its groups equal a literal
-        // count by union-find over the owners' grid.
-        let mut seed: u64 = 0x570e;
+    /// 500 random positions on boards up to `side` × `side` (each point a third black, white or empty) with
+    /// a random quarter of their stones marked dead.
+    fn random_positions(seed: u64, side: u64) -> Vec<(Grid, Vec<Point>)> {
+        let mut seed = seed;
         let mut next = move |n: u64| {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (seed >> 33) % n
         };
-        for _ in 0..500 {
-            let size = Size::new(1 + next(9) as u8, 1 + next(9) as u8).unwrap();
-            let mut grid = Grid::new(size);
-            let mut dead = Vec::new();
-            for p in size.points() {
-                match next(5) {
-                    0 | 1 => grid.set(p, Some(Color::Black)),
-                    2 | 3 => grid.set(p, Some(Color::White)),
-                    _ => {}
+        (0..500)
+            .map(|_| {
+                let size = Size::new(1 + next(side) as u8, 1 + next(side) as u8).unwrap();
+                let mut grid = Grid::new(size);
+                for p in size.points() {
+                    match next(3) {
+                        0 => grid.set(p, Some(Color::Black)),
+                        1 => grid.set(p, Some(Color::White)),
+                        _ => {}
+                    }
                 }
-                if grid.get(p).is_some() && next(6) == 0 {
-                    dead.push(p);
-                }
-            }
+                let dead: Vec<Point> = size
+                    .points()
+                    .filter(|p| grid.get(*p).is_some() && next(4) == 0)
+                    .collect();
+                (grid, dead)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn stone_groups_are_the_connected_sets_of_each_colours_area() {
+        // `stones` counts what `area` counts, and its groups equal a literal count by union-find over the
+        // owners' grid.
+        for (grid, dead) in random_positions(0x570e, 9) {
+            let size = grid.size();
             let counts = stones(&grid, &dead);
             let plain = area(&grid, &dead);
             assert_eq!(
@@ -951,27 +962,8 @@ mod tests {
     fn owners_are_the_points_area_counts() {
         // Random positions and dead lists on boards up to 7×7: each colour owns exactly its area points, a live
         // stone owns its point, and a point owned by nobody is dame.
-        let mut seed: u64 = 0x0a11;
-        let mut next = move |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
-        for _ in 0..500 {
-            let size = Size::new(1 + next(7) as u8, 1 + next(7) as u8).unwrap();
-            let mut grid = Grid::new(size);
-            for p in size.points() {
-                match next(3) {
-                    0 => grid.set(p, Some(Color::Black)),
-                    1 => grid.set(p, Some(Color::White)),
-                    _ => {}
-                }
-            }
-            let dead: Vec<Point> = size
-                .points()
-                .filter(|p| grid.get(*p).is_some() && next(4) == 0)
-                .collect();
+        for (grid, dead) in random_positions(0x0a11, 7) {
+            let size = grid.size();
             let owners = owners(&grid, &dead);
             let counts = area(&grid, &dead);
             assert_eq!(owners.len(), size.area());
