@@ -104,10 +104,10 @@ fn rules_names_other_programs_write() {
     );
     let nz = rules_from_name("koSITUATIONALscoreAREAtaxNONEsui1whb0").unwrap();
     assert_eq!(nz.ko, KoRule::Situational);
-    assert!(
-        rules_from_name("koSIMPLEscoreAREAtaxALLsui0").is_none(),
-        "tax ALL has no knob"
-    );
+    // tax ALL is stone scoring under area scoring, and has no knob under territory scoring.
+    let stones = rules_from_name("koSIMPLEscoreAREAtaxALLsui0").unwrap();
+    assert_eq!(stones.scoring, ScoringRule::Stones);
+    assert!(rules_from_name("koSIMPLEscoreTERRITORYtaxALLsui0").is_none());
     assert!(rules_from_name("Ing").is_none());
     let t = tree("(;RU[Ing Goe]SZ[9])");
     assert_eq!(rules_of(&t), RulesFromRecord::Unknown("Ing Goe".into()));
