@@ -8,7 +8,8 @@
 //! evaluation and its children's at every visit through it: each child weighted by how sure the network
 //! is of its evaluations (its short-term error heads), less when its value is below its siblings' by more
 //! than its visits explain, or when it took more than twice its prior's share while worse than the moves
-//! before it.
+//! before it. A node's own evaluation is moved by what the search found under the other nodes reached by
+//! the same local move ([`bias`]).
 //!
 //! ## Choosing a line
 //! `Q + c·P·√W / (1 + w)` with `W` the children's weight and `w` the child's, `c` KataGo's constant that
@@ -32,6 +33,7 @@
 //!
 //! Every move played is one of [`Game::legal_moves`], the root's edges.
 
+mod bias;
 mod tree;
 pub mod utility;
 
@@ -557,7 +559,9 @@ impl<'a> PuctBot<'a> {
                         if child == 0 {
                             child = tree.nodes.len() as NodeId;
                             let to_move = tree.nodes[at as usize].to_move.opponent();
-                            tree.nodes.push(Node::fresh(to_move));
+                            let mut fresh = Node::fresh(to_move);
+                            fresh.pattern = tree.bias.pattern(&game, mv);
+                            tree.nodes.push(fresh);
                             tree.nodes[at as usize].edges[i].child = child;
                         }
                         if game.play(game.to_move(), mv).is_err() {

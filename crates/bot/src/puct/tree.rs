@@ -4,6 +4,7 @@
 
 use tesuji_rules::{Color, Move};
 
+use super::bias::{BiasTable, Correction, FREED_SHARE, PatternId, WEIGHT_EXPONENT};
 use super::utility::{ScoreUtility, UTILITY_RADIUS, t3_cdf};
 
 /// An index into the arena; 0 is the root, which is no node's child, so 0 as a child means "none yet".
@@ -70,6 +71,10 @@ pub struct Node {
     pub stats: Stats,
     /// Threads on their way through this node, not back yet.
     pub virtual_losses: u32,
+    /// The local pattern of the move that reached this node, when it has one ([`super::bias`]).
+    pub pattern: Option<PatternId>,
+    /// This node's share in its pattern's corrections, as last added.
+    pub correction: Correction,
 }
 
 impl Node {
@@ -82,6 +87,8 @@ impl Node {
             edges: Vec::new(),
             stats: Stats::default(),
             virtual_losses: 0,
+            pattern: None,
+            correction: Correction::default(),
         }
     }
 
@@ -112,6 +119,8 @@ const LCB_MIN_VISIT_SHARE: f64 = 0.15;
 #[derive(Debug, Default)]
 pub struct Tree {
     pub nodes: Vec<Node>,
+    /// The corrections of the nodes' patterns.
+    pub bias: BiasTable,
 }
 
 /// A child's figures as its parent weighs them.
@@ -127,6 +136,7 @@ impl Tree {
     pub fn new(to_move: Color) -> Tree {
         Tree {
             nodes: vec![Node::fresh(to_move)],
+            bias: BiasTable::default(),
         }
     }
 
@@ -143,7 +153,7 @@ impl Tree {
         let Some(eval) = &node.eval else {
             return;
         };
-        let own = Tree::own_utility(eval, scale);
+        let raw_own = Tree::own_utility(eval, scale);
         let mut s = Stats::default();
         let mut add = |w: f64, wsq: f64, x: &Stats| {
             s.weight += w;
@@ -169,11 +179,9 @@ impl Tree {
             score: eval.score,
             score_sq: eval.score_sq,
             lead: eval.lead,
-            utility: own,
-            utility_sq: own * own,
+            utility: raw_own,
+            utility_sq: raw_own * raw_own,
         };
-        let r = f64::from(repeats);
-        add(eval.weight * r, eval.weight * eval.weight * r, &mine);
         let mut children: Vec<Weighed> = node
             .edges
             .iter()
@@ -188,8 +196,29 @@ impl Tree {
             })
             .collect();
         let visits = repeats + children.iter().map(|c| c.stats.visits).sum::<u32>();
+        let original_total: f64 = children.iter().map(|c| c.weight).sum();
         let total = prune_noise(&mut children);
         downweight_bad_children(&mut children, total);
+        let own = match (node.pattern, node.state) {
+            (Some(pattern), State::Expanded) => {
+                let children_utility = (total > 1e-10).then(|| {
+                    children
+                        .iter()
+                        .map(|c| c.weight * c.stats.utility)
+                        .sum::<f64>()
+                        / total
+                });
+                raw_own + self.correct(at, pattern, raw_own, children_utility, original_total)
+            }
+            _ => raw_own,
+        };
+        let mine = Stats {
+            utility: own,
+            utility_sq: own * own,
+            ..mine
+        };
+        let r = f64::from(repeats);
+        add(mine.weight * r, mine.weight_sq * r, &mine);
         for c in &children {
             let scaling = c.weight / c.stats.weight;
             add(c.weight, scaling * scaling * c.stats.weight_sq, &c.stats);
@@ -206,6 +235,32 @@ impl Tree {
         }
         s.visits = visits;
         self.nodes[at as usize].stats = s;
+    }
+
+    /// Records what the search under `at` found against its own evaluation (`children_utility` over
+    /// `raw_own`, weighted by the children's weight to a power) in its pattern, and answers the bias its
+    /// pattern now gives its own evaluation.
+    fn correct(
+        &mut self,
+        at: NodeId,
+        pattern: PatternId,
+        raw_own: f64,
+        children_utility: Option<f64>,
+        children_weight: f64,
+    ) -> f64 {
+        let entry = &mut self.bias.entries[pattern as usize];
+        if let Some(children_utility) = children_utility {
+            let node = &mut self.nodes[at as usize];
+            let weight = children_weight.powf(WEIGHT_EXPONENT);
+            let now = Correction {
+                delta_sum: (children_utility - raw_own) * weight,
+                weight_sum: weight,
+            };
+            entry.delta_sum += now.delta_sum - node.correction.delta_sum;
+            entry.weight_sum += now.weight_sum - node.correction.weight_sum;
+            node.correction = now;
+        }
+        entry.bias()
     }
 
     /// The child edge of `at` to follow, for `at`'s player to move; `at` is expanded with edges.
@@ -270,10 +325,14 @@ impl Tree {
     }
 
     /// The tree under `at` as a tree of its own, `at` its root.
+    /// The patterns' corrections lose most of what the dropped nodes gave them, and the patterns no kept
+    /// node has are dropped.
     pub fn subtree(&self, at: NodeId) -> Tree {
         let mut nodes: Vec<Node> = Vec::new();
+        let mut kept = vec![false; self.nodes.len()];
         let mut queue = std::collections::VecDeque::from([(at, 0usize)]);
         nodes.push(self.nodes[at as usize].clone());
+        kept[at as usize] = true;
         // Breadth first: each node copied, then its children's ids renumbered as they are copied.
         while let Some((old, new)) = queue.pop_front() {
             nodes[new].virtual_losses = 0;
@@ -281,12 +340,29 @@ impl Tree {
                 if e.child != 0 {
                     let id = nodes.len();
                     nodes.push(self.nodes[e.child as usize].clone());
+                    kept[e.child as usize] = true;
                     nodes[new].edges[k].child = id as NodeId;
                     queue.push_back((e.child, id));
                 }
             }
         }
-        Tree { nodes }
+        let mut bias = self.bias.clone();
+        let mut used = vec![false; bias.entries.len()];
+        for (node, &kept) in self.nodes.iter().zip(&kept) {
+            let Some(p) = node.pattern else { continue };
+            if kept {
+                used[p as usize] = true;
+            } else {
+                let entry = &mut bias.entries[p as usize];
+                entry.delta_sum -= FREED_SHARE * node.correction.delta_sum;
+                entry.weight_sum -= FREED_SHARE * node.correction.weight_sum;
+            }
+        }
+        let (bias, renumber) = bias.retain(&used);
+        for node in &mut nodes {
+            node.pattern = node.pattern.and_then(|p| renumber[p as usize]);
+        }
+        Tree { nodes, bias }
     }
 
     /// The line from `edge`: its move, then each time the most visited child's, with their visits.
@@ -552,5 +628,93 @@ fn downweight_bad_children(children: &mut [Weighed], total: f64) {
         for c in children.iter_mut() {
             c.weight *= total / new_total;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A node of White's win minus loss `winloss` at an even score, weight 1, with `children`.
+    fn node(to_move: Color, winloss: f64, children: &[NodeId], pattern: Option<PatternId>) -> Node {
+        let mut n = Node::fresh(to_move);
+        n.state = State::Expanded;
+        n.pattern = pattern;
+        n.eval = Some(Eval {
+            winloss,
+            score: 0.0,
+            score_sq: 0.0,
+            lead: 0.0,
+            weight: 1.0,
+            ownership: Box::new([]),
+        });
+        n.edges = children
+            .iter()
+            .enumerate()
+            .map(|(k, &child)| Edge {
+                mv: Move::Play(tesuji_rules::Point::new(k as u8, 0)),
+                prior: 0.5,
+                child,
+            })
+            .collect();
+        n
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn what_the_search_finds_under_a_node_moves_every_node_of_its_pattern() {
+        let scale = ScoreUtility::new(81, 0.0);
+        // The root; A and B reached by the same pattern 0; C under A, found better for White than A's own
+        // evaluation said.
+        let mut tree = Tree {
+            nodes: vec![
+                node(Color::Black, 0.0, &[1, 2], None),
+                node(Color::White, 0.0, &[3], Some(0)),
+                node(Color::White, 0.2, &[], Some(0)),
+                node(Color::Black, 0.6, &[], None),
+            ],
+            bias: BiasTable::default(),
+        };
+        tree.bias.entries.push(Correction::default());
+        tree.recompute(3, &scale);
+        for _ in 0..2 {
+            // Recomputing again replaces A's share; it does not add it twice.
+            tree.recompute(1, &scale);
+            let entry = tree.bias.entries[0];
+            assert!(close(entry.delta_sum, 0.6) && close(entry.weight_sum, 1.0));
+        }
+        // A's own evaluation moved by 0.45 of the mean correction, then averaged with C's.
+        assert!(close(tree.nodes[1].stats.utility, (0.27 + 0.6) / 2.0));
+        // B, never searched below, moved the same.
+        tree.recompute(2, &scale);
+        assert!(close(tree.nodes[2].stats.utility, 0.2 + 0.27));
+
+        // The next move B: A and C leave the tree and take 80% of their share with them.
+        let kept = tree.subtree(2);
+        assert_eq!(kept.bias.entries.len(), 1);
+        let entry = kept.bias.entries[0];
+        assert!(close(entry.delta_sum, 0.12) && close(entry.weight_sum, 0.2));
+        assert_eq!(kept.nodes[0].pattern, Some(0));
+        // The next move C: no node has the pattern any more.
+        let kept = tree.subtree(3);
+        assert!(kept.bias.entries.is_empty() && kept.nodes[0].pattern.is_none());
+    }
+
+    #[test]
+    fn a_node_without_a_pattern_keeps_its_own_evaluation() {
+        let scale = ScoreUtility::new(81, 0.0);
+        let mut tree = Tree {
+            nodes: vec![
+                node(Color::Black, 0.0, &[1], None),
+                node(Color::White, 0.6, &[], None),
+            ],
+            bias: BiasTable::default(),
+        };
+        tree.recompute(1, &scale);
+        tree.recompute(0, &scale);
+        assert!(close(tree.nodes[0].stats.utility, 0.3));
     }
 }
