@@ -87,6 +87,28 @@ fn threads_and_batches_share_one_tree_and_count_every_visit() {
 }
 
 #[test]
+fn a_move_not_visited_shows_the_roots_figures_less_the_first_play_reduction() {
+    // Before, such moves showed a win rate of 0 and an even score.
+    let network = network();
+    let cache = EvalCache::new(1000);
+    let bot = PuctBot::new(&network, &cache, "visits=6".parse().unwrap(), 2);
+    let mut game = Game::new(rules(9)).unwrap();
+    game.play(Color::Black, Move::Play(Point::new(4, 4)))
+        .unwrap();
+    let a = bot.search(&game, setting(&game)).analysis;
+    let (visited, unvisited): (Vec<_>, Vec<_>) = a.moves.iter().partition(|m| m.visits > 0);
+    assert!(!visited.is_empty() && unvisited.len() > 50);
+    // White is ahead at komi 7.5 after one stone: a visited answer wins well above 0.
+    let best = visited.iter().map(|m| m.value).fold(0.0, f64::max);
+    assert!(best > 0.3, "{best}");
+    // The same for all: the root's, less the reduction.
+    for m in &unvisited {
+        assert!(m.value > 0.05 && m.value == unvisited[0].value, "{m:?}");
+        assert_eq!(m.score_mean, a.score_mean, "{m:?}");
+    }
+}
+
+#[test]
 fn a_kept_tree_starts_the_next_search_and_an_undo_starts_afresh() {
     let network = network();
     let cache = EvalCache::new(1000);

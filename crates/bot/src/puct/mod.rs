@@ -364,15 +364,28 @@ impl<'a> PuctBot<'a> {
                 {
                     next = Instant::now() + *interval;
                     let tree = shared.lock();
-                    let a =
-                        self.analysis(&tree, game, started, visits_before, live.moves_ownership);
+                    let a = self.analysis(
+                        &tree,
+                        game,
+                        &scale,
+                        started,
+                        visits_before,
+                        live.moves_ownership,
+                    );
                     drop(tree);
                     report(&a);
                 }
             }
         });
         let tree = shared.tree.into_inner().unwrap_or_else(|e| e.into_inner());
-        let analysis = self.analysis(&tree, game, started, visits_before, live.moves_ownership);
+        let analysis = self.analysis(
+            &tree,
+            game,
+            &scale,
+            started,
+            visits_before,
+            live.moves_ownership,
+        );
         // The last report is the search's end: a GUI's last line lists first the move played.
         if let Some((_, report)) = &mut live.report {
             report(&analysis);
@@ -603,6 +616,7 @@ impl<'a> PuctBot<'a> {
         &self,
         tree: &Tree,
         game: &Game,
+        scale: &ScoreUtility,
         started: Instant,
         visits_before: u32,
         moves_ownership: bool,
@@ -610,13 +624,25 @@ impl<'a> PuctBot<'a> {
         let size = game.rules().size;
         let root = &tree.nodes[0];
         let to_black = |white: &[f32]| white.iter().map(|o| -o).collect::<Vec<f32>>();
+        // A move not visited yet is shown as the search would take it: the root's figures, its win rate
+        // less the first-play reduction (as KataGo shows it).
+        let unvisited = {
+            let mut s = root.stats;
+            let drop = tree.first_play_value(0, scale) - root.mine(s.utility);
+            s.winloss = (s.winloss + root.mine(drop)).clamp(-1.0, 1.0);
+            s.visits = 0;
+            s
+        };
         let moves: Vec<MoveStat> = tree
             .play_order()
             .into_iter()
             .map(|(i, _)| {
                 let edge = &root.edges[i];
                 let child = (edge.child != 0).then(|| &tree.nodes[edge.child as usize]);
-                let stats = child.map(|c| c.stats).unwrap_or_default();
+                let stats = child
+                    .map(|c| c.stats)
+                    .filter(|s| s.visits > 0 && s.weight > 0.0)
+                    .unwrap_or(unvisited);
                 let (pv, pv_visits) = tree.principal_variation(edge);
                 MoveStat {
                     mv: edge.mv,

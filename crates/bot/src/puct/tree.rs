@@ -305,6 +305,18 @@ impl Tree {
         best
     }
 
+    /// The value, for `at`'s player to move, its unvisited children are taken to have when chosen.
+    pub fn first_play_value(&self, at: NodeId, scale: &ScoreUtility) -> f64 {
+        let node = &self.nodes[at as usize];
+        let mass: f64 = node
+            .edges
+            .iter()
+            .filter(|e| e.child != 0)
+            .map(|e| f64::from(e.prior))
+            .sum();
+        self.fpu(node, at == 0, mass, scale)
+    }
+
     /// The value an unvisited child is taken to have, for `node`'s player to move: the parent's value,
     /// leaning on its own evaluation until the likely moves have been tried, less a reduction that grows
     /// with the prior already explored.
