@@ -8,6 +8,8 @@ use std::collections::HashMap;
 
 use tesuji_rules::{Action, Color, Game, Move, Point};
 
+use super::splitmix;
+
 /// The share of the pattern's average correction added to a node's own evaluation.
 pub const BIAS_FACTOR: f64 = 0.45;
 /// How a node's correction is weighted: its children's weight to this power.
@@ -118,17 +120,10 @@ fn pattern_key(game: &Game, mv: Move) -> Option<u128> {
     }
     let (mut a, mut b) = (0x243F_6A88_85A3_08D3u64, 0x1319_8A2E_0370_7344u64);
     for w in words {
-        a = mix(a ^ w);
-        b = mix(b.rotate_left(17) ^ w ^ 0x9E37_79B9);
+        a = splitmix(a ^ w);
+        b = splitmix(b.rotate_left(17) ^ w ^ 0x9E37_79B9);
     }
     Some((u128::from(a) << 64) | u128::from(b))
-}
-
-fn mix(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
 }
 
 #[cfg(test)]

@@ -346,6 +346,10 @@ impl<'a> PuctBot<'a> {
             begun: AtomicU64::new(0),
             done: AtomicBool::new(allowed.len() <= 1),
         };
+        let moves_ownership = live.moves_ownership;
+        let analyze = |tree: &Tree| {
+            self.analysis(tree, game, &scale, started, visits_before, moves_ownership)
+        };
         let deadline = self.config.time.map(|t| started + t);
         let stop = live.stop;
         std::thread::scope(|s| {
@@ -363,29 +367,13 @@ impl<'a> PuctBot<'a> {
                     && Instant::now() >= next
                 {
                     next = Instant::now() + *interval;
-                    let tree = shared.lock();
-                    let a = self.analysis(
-                        &tree,
-                        game,
-                        &scale,
-                        started,
-                        visits_before,
-                        live.moves_ownership,
-                    );
-                    drop(tree);
+                    let a = analyze(&shared.lock());
                     report(&a);
                 }
             }
         });
         let tree = shared.tree.into_inner().unwrap_or_else(|e| e.into_inner());
-        let analysis = self.analysis(
-            &tree,
-            game,
-            &scale,
-            started,
-            visits_before,
-            live.moves_ownership,
-        );
+        let analysis = analyze(&tree);
         // The last report is the search's end: a GUI's last line lists first the move played.
         if let Some((_, report)) = &mut live.report {
             report(&analysis);
@@ -712,7 +700,8 @@ fn edges(e: &Evaluation, moves: &[Move]) -> Vec<Edge> {
     edges
 }
 
-fn splitmix(x: u64) -> u64 {
+/// A 64-bit mix of `x` (SplitMix64's finalizer).
+pub(super) fn splitmix(x: u64) -> u64 {
     let mut z = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
