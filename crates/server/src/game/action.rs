@@ -150,7 +150,7 @@ impl ClientMessage {
         let value = match serde_json::from_str::<serde_json::Value>(text) {
             Ok(v) if v.is_object() => v,
             Ok(_) => return Err(refuse(None, "a message must be a JSON object".into())),
-            Err(e) => return Err(refuse(None, format!("malformed message: {e}"))),
+            Err(e) => return Err(refuse(None, bounded(format!("malformed message: {e}")))),
         };
         let reference = value.get("ref").cloned();
         if value.get("type").and_then(|t| t.as_str()) == Some("resync") {
@@ -158,8 +158,22 @@ impl ClientMessage {
         }
         serde_json::from_value::<ActionMessage>(value)
             .map(ClientMessage::Action)
-            .map_err(|e| refuse(reference, format!("malformed action: {e}")))
+            .map_err(|e| refuse(reference, bounded(format!("malformed action: {e}"))))
     }
+}
+
+/// A refusal cut to its first 300 bytes: serde quotes a wrongly typed value whole, escaping each control
+/// character as up to 10 bytes.
+fn bounded(sentence: String) -> String {
+    const MOST: usize = 300;
+    if sentence.len() <= MOST {
+        return sentence;
+    }
+    let mut end = MOST;
+    while !sentence.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &sentence[..end])
 }
 
 /// A client's text as a refusal quotes it: its first characters only, so that a refusal stays short whatever
@@ -704,6 +718,20 @@ mod tests {
         }
         let e = read(&format!(r#"{{"type": "{}"}}"#, "\\u0001".repeat(500))).unwrap_err();
         assert!(e.len() < 400, "{} bytes: {e}", e.len());
+        // Found by the fuzz target too: a wrongly typed field's value, quoted whole by serde.
+        let text = format!(
+            r#"{{"type": "pass", "lag_ms": "pla{}y", "move": 40}}"#,
+            "\\u007f".repeat(120)
+        );
+        let Err(e) = ClientMessage::decode(&text) else {
+            panic!("a string is no lag")
+        };
+        let e = e.error.to_string();
+        assert!(
+            e.len() < 400 && e.contains("invalid type"),
+            "{} bytes: {e}",
+            e.len()
+        );
         let e = PlayerAction::Play { mv: "Z9".into() }
             .request(size)
             .unwrap_err()
