@@ -17,7 +17,9 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use tesuji_rules::{Action, Color, Game, Move, Phase, Rules};
 use tesuji_server::store::sqlite::SqliteStore;
-use tesuji_server::store::{Ending, ImportedGame, Seats, Store, StoredMove};
+use tesuji_server::store::{
+    AccountStore, Ending, GameStore, ImportedGame, Seats, SiteStore, StoredMove,
+};
 
 use crate::{BenchError, fail, quantile_ms};
 

@@ -48,255 +48,6 @@ macro_rules! listing {
     };
 }
 
-/// The functions that read stored values from a database's rows (`$row`, a sqlx row type): each store module
-/// invokes it once, so that both read their rows alike.
-macro_rules! row_decoders {
-    ($row:ty) => {
-        fn session_row(r: &$row) -> Result<StoredSession, StoreError> {
-            Ok(StoredSession {
-                user_id: r.try_get("user_id")?,
-                csrf: r.try_get("csrf")?,
-                expires: r.try_get("expires")?,
-                created: r.try_get("created")?,
-                last_used: r.try_get("last_used")?,
-                user_agent: r.try_get("user_agent")?,
-                address: r.try_get("address")?,
-            })
-        }
-
-        fn user_row(r: &$row, with_hash: bool) -> Result<StoredUser, StoreError> {
-            Ok(StoredUser {
-                id: r.try_get("id")?,
-                name: r.try_get("name")?,
-                password_hash: if with_hash {
-                    r.try_get("password_hash")?
-                } else {
-                    None
-                },
-                guest: r.try_get("guest")?,
-                created: r.try_get("created")?,
-                rating: rating_row(r)?,
-            })
-        }
-
-        fn seats(r: &$row) -> Result<Seats, StoreError> {
-            let bot: Option<String> = r.try_get("bot")?;
-            let bot_color: Option<String> = r.try_get("bot_color")?;
-            Ok(Seats {
-                black: r.try_get("black_user")?,
-                white: r.try_get("white_user")?,
-                bot: bot.zip(bot_color),
-                opponent: r.try_get("opponent")?,
-                invite: r.try_get("invite")?,
-                joined: r.try_get("joined")?,
-                ranked: r.try_get("ranked")?,
-                rematch_of: r.try_get("rematch_of")?,
-                undo: r.try_get("undo")?,
-            })
-        }
-
-        fn stored_game(r: &$row) -> Result<StoredGame, StoreError> {
-            Ok(StoredGame {
-                id: r.try_get("id")?,
-                rules: r.try_get("rules")?,
-                created: r.try_get("created")?,
-                state: r.try_get("state")?,
-                seats: seats(r)?,
-                time_control: r.try_get("time_control")?,
-                moves: Vec::new(),
-            })
-        }
-
-        /// A rating from the `rating`, `deviation` and `volatility` columns (`None` when `rating` is NULL).
-        fn rating_row(r: &$row) -> Result<Option<Rating>, StoreError> {
-            prefixed_rating(r, "")
-        }
-
-        /// A rating from the columns `{prefix}rating`, `{prefix}deviation` and `{prefix}volatility`.
-        fn prefixed_rating(r: &$row, prefix: &str) -> Result<Option<Rating>, StoreError> {
-            let rating: Option<f64> = r.try_get(format!("{prefix}rating").as_str())?;
-            let deviation: Option<f64> = r.try_get(format!("{prefix}deviation").as_str())?;
-            let volatility: Option<f64> = r.try_get(format!("{prefix}volatility").as_str())?;
-            Ok(match (rating, deviation, volatility) {
-                (Some(rating), Some(deviation), Some(volatility)) => Some(Rating {
-                    rating,
-                    deviation,
-                    volatility,
-                }),
-                _ => None,
-            })
-        }
-
-        /// Black's and White's ratings from their users' rows (`id` and a rating); a player never rated, or
-        /// without a row, has the default.
-        fn ratings_of(
-            rows: &[$row],
-            black: i64,
-            white: i64,
-        ) -> Result<(Rating, Rating), StoreError> {
-            let mut now = (Rating::default(), Rating::default());
-            for r in rows {
-                let id: i64 = r.try_get("id")?;
-                let rating = rating_row(r)?.unwrap_or_default();
-                if id == black {
-                    now.0 = rating;
-                }
-                if id == white {
-                    now.1 = rating;
-                }
-            }
-            Ok(now)
-        }
-
-        /// A point of a rating history from a `rating_changes` row.
-        fn rating_point(r: &$row) -> Result<RatingPoint, StoreError> {
-            Ok(RatingPoint {
-                game: r.try_get("game_id")?,
-                at: r.try_get("at")?,
-                rating: rating_row(r)?.unwrap_or_default(),
-            })
-        }
-
-        /// A line of a player's record from a `player_record` row.
-        fn record_row(r: &$row) -> Result<RecordRow, StoreError> {
-            Ok(RecordRow {
-                rules: r.try_get("rules")?,
-                black: r.try_get("black")?,
-                result: r.try_get("result")?,
-                games: r.try_get("games")?,
-            })
-        }
-
-        /// A game's progress from its `move_count` and `joined` columns.
-        fn progress_row(r: &$row) -> Result<Progress, StoreError> {
-            Ok(Progress {
-                moves: r.try_get("move_count")?,
-                joined: r.try_get("joined")?,
-            })
-        }
-
-        fn stored_move(r: &$row) -> Result<StoredMove, StoreError> {
-            Ok(StoredMove {
-                number: r.try_get("number")?,
-                color: r.try_get("color")?,
-                text: r.try_get("move")?,
-                spent_ms: r.try_get("spent_ms")?,
-                lag_ms: r.try_get("lag_ms")?,
-                at_ms: r.try_get("at_ms")?,
-            })
-        }
-
-        fn review_row(r: &$row) -> Result<StoredReview, StoreError> {
-            let game: Option<i64> = r.try_get("game_id")?;
-            let upload: Option<i64> = r.try_get("upload_id")?;
-            Ok(StoredReview {
-                subject: match (game, upload) {
-                    (Some(g), _) => Reviewed::Game(g),
-                    (None, Some(u)) => Reviewed::Upload(u),
-                    (None, None) => return Err(StoreError::Database(sqlx::Error::RowNotFound)),
-                },
-                state: r.try_get("state")?,
-                playouts: r.try_get("playouts")?,
-                done: r.try_get("done")?,
-                total: r.try_get("total")?,
-                results: r.try_get("results")?,
-                requested_ms: r.try_get("requested_ms")?,
-                updated_ms: r.try_get("updated_ms")?,
-            })
-        }
-
-        fn vacation_row(r: &$row) -> Result<Vacation, StoreError> {
-            Ok(Vacation {
-                start_ms: r.try_get("start_ms")?,
-                end_ms: r.try_get("end_ms")?,
-            })
-        }
-
-        fn chat_row(r: &$row) -> Result<StoredChat, StoreError> {
-            Ok(StoredChat {
-                id: r.try_get("id")?,
-                game: r.try_get("game_id")?,
-                user: r.try_get("user_id")?,
-                name: r.try_get("name")?,
-                channel: r.try_get("channel")?,
-                move_number: r.try_get("move_number")?,
-                text: r.try_get("body")?,
-                at_ms: r.try_get("at")?,
-            })
-        }
-
-        fn news_row(r: &$row) -> Result<NewsRow, StoreError> {
-            Ok(NewsRow {
-                game: r.try_get("game_id")?,
-                rules: r.try_get("rules")?,
-                state: r.try_get("state")?,
-                result: r.try_get("result")?,
-                black: r.try_get("b_name")?,
-                white: r.try_get("w_name")?,
-                number: r.try_get("number")?,
-                color: r.try_get("color")?,
-                text: r.try_get("move")?,
-                at_ms: r.try_get("at_ms")?,
-            })
-        }
-
-        fn seek_row(r: &$row) -> Result<StoredSeek, StoreError> {
-            Ok(StoredSeek {
-                id: r.try_get("id")?,
-                user: r.try_get("user_id")?,
-                name: r.try_get("name")?,
-                rating: r.try_get("rating")?,
-                guest: r.try_get("guest")?,
-                rules: r.try_get("rules")?,
-                size: r.try_get("size")?,
-                speed: r.try_get("speed")?,
-                ranked: r.try_get("ranked")?,
-                min_rating: r.try_get("min_rating")?,
-                max_rating: r.try_get("max_rating")?,
-                handicap: r.try_get("handicap")?,
-                at_ms: r.try_get("at_ms")?,
-                taken: r.try_get("taken")?,
-                game: r.try_get("game_id")?,
-            })
-        }
-
-        fn game_row(r: &$row) -> Result<GameRow, StoreError> {
-            let seats = seats(r)?;
-            let user = |id: Option<i64>, prefix: &str| -> Result<Option<StoredUser>, StoreError> {
-                let Some(id) = id else {
-                    return Ok(None);
-                };
-                let name: Option<String> = r.try_get(format!("{prefix}_name").as_str())?;
-                Ok(match name {
-                    Some(name) => Some(StoredUser {
-                        id,
-                        name,
-                        password_hash: None,
-                        guest: r.try_get(format!("{prefix}_guest").as_str())?,
-                        created: r.try_get(format!("{prefix}_created").as_str())?,
-                        rating: prefixed_rating(r, &format!("{prefix}_"))?,
-                    }),
-                    None => None,
-                })
-            };
-            Ok(GameRow {
-                id: r.try_get("id")?,
-                rules: r.try_get("rules")?,
-                created: r.try_get("created")?,
-                state: r.try_get("state")?,
-                black: user(seats.black, "b")?,
-                white: user(seats.white, "w")?,
-                seats,
-                move_count: r.try_get("move_count")?,
-                result: r.try_get("result")?,
-                ended: r.try_get("ended")?,
-                moves_played: r.try_get("moves_played")?,
-                time_control: r.try_get("time_control")?,
-            })
-        }
-    };
-}
-
 mod appends;
 pub mod postgres;
 pub mod sqlite;
@@ -359,6 +110,19 @@ pub(crate) fn bot_columns(seats: &Seats) -> (Option<&str>, Option<&str>) {
         Some((kind, color)) => (Some(kind.as_str()), Some(color.as_str())),
         None => (None, None),
     }
+}
+
+/// What a transaction of a backend's `begin_serial` must be alone in. SQLite takes its write lock at the start
+/// of any of them; PostgreSQL takes a lock of its own for `Users` and `Seeks`, and for `Rows` leaves it to the
+/// rows the queries lock (`FOR UPDATE`).
+#[derive(Clone, Copy, Debug)]
+enum Serial {
+    /// Creating a user after checking that the name is free and looks like no other.
+    Users,
+    /// Matching a seek or storing it to wait.
+    Seeks,
+    /// Reading rows and writing what follows from them.
+    Rows,
 }
 
 /// Why storage failed.
@@ -432,12 +196,13 @@ pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>>
 
 /// One stored action of a game: a move (`D4`, `pass`) or `resign`. (Serialized in the notices the nodes send
 /// each other, [`crate::cluster::Notice`].)
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, sqlx::FromRow)]
 pub struct StoredMove {
     /// 1 for the first action.
     pub number: i64,
     /// `black` or `white`.
     pub color: String,
+    #[sqlx(rename = "move")]
     pub text: String,
     /// In a timed game, the time the turn took and the lag its client reported (milliseconds).
     pub spent_ms: Option<i64>,
@@ -560,7 +325,7 @@ pub struct NewUser<'a> {
 }
 
 /// A stored session, found by the hash of its token.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct StoredSession {
     pub user_id: i64,
     pub csrf: String,
@@ -585,10 +350,11 @@ pub const DELETED_PASSWORD: &str = "deleted";
 /// A session's last use is written at most this often (an hour), so that requests do not each write.
 pub const SESSION_TOUCH_SECONDS: i64 = 3600;
 
-/// How far a stored game has come (see [`Store::progress`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// How far a stored game has come (see [`GameStore::progress`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Progress {
     /// Its stored actions.
+    #[sqlx(rename = "move_count")]
     pub moves: i64,
     /// Whether both seats are filled.
     pub joined: bool,
@@ -598,7 +364,7 @@ pub struct Progress {
 /// now (a player never rated has [`Rating::default`]).
 pub type RatingUpdate = Box<dyn FnOnce(Rating, Rating) -> (Rating, Rating) + Send>;
 
-/// What [`Store::rate_game`] did.
+/// What [`RatingStore::rate_game`] did.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Rated {
     /// The game is rated now: Black's and White's ratings before and after.
@@ -611,7 +377,7 @@ pub enum Rated {
 }
 
 /// How many finished games a player played under one rules spec in one seat with one result.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct RecordRow {
     pub rules: String,
     /// The player sat at Black (else White).
@@ -643,31 +409,39 @@ pub struct NewChat<'a> {
 }
 
 /// A stored chat message, with its author's name. (Serialized in the signals the nodes send each other.)
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, sqlx::FromRow)]
 pub struct StoredChat {
     pub id: i64,
+    #[sqlx(rename = "game_id")]
     pub game: i64,
+    #[sqlx(rename = "user_id")]
     pub user: i64,
     pub name: String,
     pub channel: String,
     pub move_number: i64,
+    #[sqlx(rename = "body")]
     pub text: String,
+    #[sqlx(rename = "at")]
     pub at_ms: i64,
 }
 
 /// An action another player (or the server) took in one of a user's games: a line of their news.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct NewsRow {
+    #[sqlx(rename = "game_id")]
     pub game: i64,
     pub rules: String,
     /// `playing`, `marking` or `over`.
     pub state: String,
     pub result: Option<String>,
+    #[sqlx(rename = "b_name")]
     pub black: Option<String>,
+    #[sqlx(rename = "w_name")]
     pub white: Option<String>,
     /// The action: its number, its colour (or `server`), its text, when (milliseconds since 1970).
     pub number: i64,
     pub color: String,
+    #[sqlx(rename = "move")]
     pub text: String,
     pub at_ms: i64,
 }
@@ -695,9 +469,10 @@ pub struct NewSeek {
 }
 
 /// A stored seek, with its seeker's name and rating.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, sqlx::FromRow)]
 pub struct StoredSeek {
     pub id: i64,
+    #[sqlx(rename = "user_id")]
     pub user: i64,
     pub name: String,
     /// `None`: never rated.
@@ -714,6 +489,7 @@ pub struct StoredSeek {
     /// Taken by a newer seeker, whose node is making (or made) the game.
     pub taken: bool,
     /// The game it made.
+    #[sqlx(rename = "game_id")]
     pub game: Option<i64>,
 }
 
@@ -729,13 +505,13 @@ pub enum Sought {
 }
 
 /// A vacation: from `start_ms` until `end_ms`, wall milliseconds since 1970.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct Vacation {
     pub start_ms: i64,
     pub end_ms: i64,
 }
 
-/// What [`Store::take_vacation`] did.
+/// What [`VacationStore::take_vacation`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum VacationTaken {
     /// Stored.
@@ -798,8 +574,8 @@ pub struct StoredReview {
     pub updated_ms: i64,
 }
 
-/// Users, sessions, games and their moves.
-pub trait Store: Send + Sync {
+/// Games: their seats, actions and summaries.
+pub trait GameStore: Send + Sync {
     /// Creates a game with its first seats and returns its id.
     fn create_game<'a>(
         &'a self,
@@ -820,98 +596,6 @@ pub trait Store: Send + Sync {
     /// stored action or is gone.
     fn abort_game(&self, game: i64) -> StoreFuture<'_, ()>;
 
-    /// Creates a user: an account when `name_key` and `password_hash` are given (`NameTaken` if the key is
-    /// taken), else a guest. Returns the id. It stores no skeleton and compares none (for tools and tests that
-    /// make users directly); an account's skeleton is filled in at the next start (see
-    /// [`Store::accounts_without_skeleton`]). The server makes its users with [`Store::create_checked_user`].
-    fn create_user<'a>(
-        &'a self,
-        name: &'a str,
-        name_key: Option<&'a str>,
-        password_hash: Option<&'a str>,
-    ) -> StoreFuture<'a, i64>;
-
-    /// Creates a user with its name's skeleton, unless the name collides with an account's: `NameTaken` when an
-    /// account has the same `name_key`, `LooksLike` (naming that account) when an account's skeleton is the
-    /// same. Guests are compared with accounts only (their names may repeat), and accounts are never compared
-    /// with guests. The checks and the insert are one atomic step, so that two look-alikes made at the same
-    /// time cannot both get in (SQLite has one writer; another database would take a lock for it). Returns the
-    /// id.
-    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64>;
-
-    /// At most `limit` accounts whose name has no skeleton stored yet (made before skeletons were kept, or by
-    /// [`Store::create_user`]), with ids above `after`, in id order: their ids and names.
-    fn accounts_without_skeleton(
-        &self,
-        after: i64,
-        limit: usize,
-    ) -> StoreFuture<'_, Vec<(i64, String)>>;
-
-    /// Stores the skeletons of these users' names (user id, skeleton).
-    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()>;
-
-    /// The account whose case-folded name is `name_key`.
-    fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>>;
-
-    /// The user with this id (its password hash left out).
-    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>>;
-
-    fn create_session<'a>(
-        &'a self,
-        token_hash: &'a [u8],
-        session: &'a StoredSession,
-    ) -> StoreFuture<'a, ()>;
-
-    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>>;
-
-    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()>;
-
-    /// Marks a session used at `at`.
-    fn touch_session<'a>(&'a self, token_hash: &'a [u8], at: i64) -> StoreFuture<'a, ()>;
-
-    /// A user's sessions with their token hashes, the most recently used first.
-    fn user_sessions(&self, user: i64) -> StoreFuture<'_, Vec<(Vec<u8>, StoredSession)>>;
-
-    /// Ends every session of `user` but the one whose token hash is `keep`: how many ended.
-    fn end_sessions<'a>(&'a self, user: i64, keep: Option<&'a [u8]>) -> StoreFuture<'a, u64>;
-
-    /// Ends the session of `user` whose token hash is `token_hash`: false when the user has no such session.
-    fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool>;
-
-    /// An account's password hash (`None` for a guest or an unknown id).
-    fn password_hash(&self, user: i64) -> StoreFuture<'_, Option<String>>;
-
-    /// Sets an account's password hash and ends its sessions but `keep`, in one transaction: how many ended.
-    fn set_password<'a>(
-        &'a self,
-        user: i64,
-        hash: &'a str,
-        keep: Option<&'a [u8]>,
-    ) -> StoreFuture<'a, u64>;
-
-    /// Stores a one-time password reset of `user` under its token's hash, valid until `expires`.
-    fn create_reset<'a>(
-        &'a self,
-        token_hash: &'a [u8],
-        user: i64,
-        expires: i64,
-    ) -> StoreFuture<'a, ()>;
-
-    /// Deletes account `user` but what others keep of it: its row stays (its games, ratings and chat messages
-    /// refer to it) under `neutral` as its name, without a name key or skeleton (its name is free again) and with
-    /// a password hash nothing matches; its sessions and password resets go, in one transaction.
-    fn delete_account<'a>(&'a self, user: i64, neutral: &'a str) -> StoreFuture<'a, ()>;
-
-    /// Uses the reset whose token hash is `token_hash`, unexpired at `now`: deletes it, sets the account's
-    /// password hash and ends all its sessions, in one transaction. Answers the user and how many sessions
-    /// ended, or `None` (an unknown, used or expired token; expired resets are swept).
-    fn reset_password<'a>(
-        &'a self,
-        token_hash: &'a [u8],
-        now: i64,
-        hash: &'a str,
-    ) -> StoreFuture<'a, Option<(i64, u64)>>;
-
     /// Appends one action to a game and records the game's new state and action count, and its ending when
     /// the action ended it, atomically; durable when it returns.
     fn append_move<'a>(
@@ -923,7 +607,7 @@ pub trait Store: Send + Sync {
     ) -> StoreFuture<'a, ()>;
 
     /// Every game that has not ended (state other than `over`) with how far it has come, in order of id: the
-    /// live games, rebuilt at start one at a time (with [`Store::load_game`]), so that no more than one game's
+    /// live games, rebuilt at start one at a time (with [`GameStore::load_game`]), so that no more than one game's
     /// rows are held; a node of several compares them with its copies before it shows the lobby.
     fn live_games(&self) -> StoreFuture<'_, Vec<(i64, Progress)>>;
 
@@ -968,27 +652,110 @@ pub trait Store: Send + Sync {
     /// How many games are stored, whatever their state.
     fn count_games(&self) -> StoreFuture<'_, i64>;
 
-    /// Asks the database for nothing (`SELECT 1`) on the connections writes use: whether it answers, for the
-    /// health check.
-    fn ping(&self) -> StoreFuture<'_, ()>;
+    /// The rematch offered after game `game` (its row, without moves), if one was.
+    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>>;
+}
 
-    /// The name of the site this database serves, drawn once when it was made (the nodes of one site share
-    /// it). With SQLite, which serves one node, a constant.
-    fn site(&self) -> StoreFuture<'_, String>;
+/// Users: accounts and guests, their names and passwords.
+pub trait AccountStore: Send + Sync {
+    /// Creates a user: an account when `name_key` and `password_hash` are given (`NameTaken` if the key is
+    /// taken), else a guest. Returns the id. It stores no skeleton and compares none (for tools and tests that
+    /// make users directly); an account's skeleton is filled in at the next start (see
+    /// [`AccountStore::accounts_without_skeleton`]). The server makes its users with [`AccountStore::create_checked_user`].
+    fn create_user<'a>(
+        &'a self,
+        name: &'a str,
+        name_key: Option<&'a str>,
+        password_hash: Option<&'a str>,
+    ) -> StoreFuture<'a, i64>;
 
-    /// Takes or renews the lease `name` for node `holder` for `ttl_ms` from now, unless another node holds it
-    /// unexpired: answers whether `holder` holds it now. With SQLite there is only one node, which always does.
-    fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool>;
+    /// Creates a user with its name's skeleton, unless the name collides with an account's: `NameTaken` when an
+    /// account has the same `name_key`, `LooksLike` (naming that account) when an account's skeleton is the
+    /// same. Guests are compared with accounts only (their names may repeat), and accounts are never compared
+    /// with guests. The checks and the insert are one atomic step, so that two look-alikes made at the same
+    /// time cannot both get in (SQLite has one writer; another database would take a lock for it). Returns the
+    /// id.
+    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64>;
 
-    /// For a node starting at `now_ms` (wall milliseconds): `None` when no node holds the lease `name` (the
-    /// site was down, so its clocks start again; `now_ms` is recorded as the time they did), or the time
-    /// recorded so by the node that started the site, whose other nodes run. Always `None` with SQLite, where a
-    /// starting node is the only one.
-    fn clocks_since<'a>(&'a self, name: &'a str, now_ms: u64) -> StoreFuture<'a, Option<u64>>;
+    /// At most `limit` accounts whose name has no skeleton stored yet (made before skeletons were kept, or by
+    /// [`AccountStore::create_user`]), with ids above `after`, in id order: their ids and names.
+    fn accounts_without_skeleton(
+        &self,
+        after: i64,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<(i64, String)>>;
 
-    /// Gives the lease `name` up if `holder` holds it, so that another node may take it at once.
-    fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()>;
+    /// Stores the skeletons of these users' names (user id, skeleton).
+    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()>;
 
+    /// The account whose case-folded name is `name_key`.
+    fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>>;
+
+    /// The user with this id (its password hash left out).
+    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>>;
+
+    /// An account's password hash (`None` for a guest or an unknown id).
+    fn password_hash(&self, user: i64) -> StoreFuture<'_, Option<String>>;
+
+    /// Sets an account's password hash and ends its sessions but `keep`, in one transaction: how many ended.
+    fn set_password<'a>(
+        &'a self,
+        user: i64,
+        hash: &'a str,
+        keep: Option<&'a [u8]>,
+    ) -> StoreFuture<'a, u64>;
+
+    /// Stores a one-time password reset of `user` under its token's hash, valid until `expires`.
+    fn create_reset<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        user: i64,
+        expires: i64,
+    ) -> StoreFuture<'a, ()>;
+
+    /// Deletes account `user` but what others keep of it: its row stays (its games, ratings and chat messages
+    /// refer to it) under `neutral` as its name, without a name key or skeleton (its name is free again) and with
+    /// a password hash nothing matches; its sessions and password resets go, in one transaction.
+    fn delete_account<'a>(&'a self, user: i64, neutral: &'a str) -> StoreFuture<'a, ()>;
+
+    /// Uses the reset whose token hash is `token_hash`, unexpired at `now`: deletes it, sets the account's
+    /// password hash and ends all its sessions, in one transaction. Answers the user and how many sessions
+    /// ended, or `None` (an unknown, used or expired token; expired resets are swept).
+    fn reset_password<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        now: i64,
+        hash: &'a str,
+    ) -> StoreFuture<'a, Option<(i64, u64)>>;
+}
+
+/// Signed-in sessions.
+pub trait SessionStore: Send + Sync {
+    fn create_session<'a>(
+        &'a self,
+        token_hash: &'a [u8],
+        session: &'a StoredSession,
+    ) -> StoreFuture<'a, ()>;
+
+    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>>;
+
+    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()>;
+
+    /// Marks a session used at `at`.
+    fn touch_session<'a>(&'a self, token_hash: &'a [u8], at: i64) -> StoreFuture<'a, ()>;
+
+    /// A user's sessions with their token hashes, the most recently used first.
+    fn user_sessions(&self, user: i64) -> StoreFuture<'_, Vec<(Vec<u8>, StoredSession)>>;
+
+    /// Ends every session of `user` but the one whose token hash is `keep`: how many ended.
+    fn end_sessions<'a>(&'a self, user: i64, keep: Option<&'a [u8]>) -> StoreFuture<'a, u64>;
+
+    /// Ends the session of `user` whose token hash is `token_hash`: false when the user has no such session.
+    fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool>;
+}
+
+/// Ratings and players' records.
+pub trait RatingStore: Send + Sync {
     /// Rates game `game` between users `black` and `white`, once: in one transaction, unless it was rated
     /// before, both players' ratings are read (and held against other writers), `update` gives their new ones,
     /// which are written on the users and as the game's rows of their histories, at `at` (seconds since the
@@ -1001,9 +768,6 @@ pub trait Store: Send + Sync {
         at: i64,
         update: RatingUpdate,
     ) -> StoreFuture<'a, Rated>;
-
-    /// The rematch offered after game `game` (its row, without moves), if one was.
-    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>>;
 
     /// At most `limit` ranked games that ended with a result (not void) between two users and have no rating
     /// rows: ended while no node could rate them (a crash between the ending's commit and the rating), in id
@@ -1019,8 +783,10 @@ pub trait Store: Send + Sync {
 
     /// User `user`'s rating after each rated game, oldest first, the last `limit` of them.
     fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>>;
+}
 
-    /// Closes the connections (waits for writes in flight).
+/// Games' chat and mutes.
+pub trait ChatStore: Send + Sync {
     /// Stores a chat message; answers it as stored.
     fn add_chat<'a>(&'a self, chat: &'a NewChat<'a>) -> StoreFuture<'a, StoredChat>;
 
@@ -1032,7 +798,10 @@ pub trait Store: Send + Sync {
 
     /// The users `user` muted, in id order.
     fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>>;
+}
 
+/// What happened in a user's games since they last looked.
+pub trait NewsStore: Send + Sync {
     /// When user `user` last said they looked at their news (milliseconds since 1970): `Some(None)` if never,
     /// `None` for no such user.
     fn news_since(&self, user: i64) -> StoreFuture<'_, Option<Option<i64>>>;
@@ -1043,7 +812,10 @@ pub trait Store: Send + Sync {
     /// The newest `limit` actions after `since_ms` that others (the opponent, the server) took in user `user`'s
     /// games, live or ended since then, newest first.
     fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>>;
+}
 
+/// Automatch seeks.
+pub trait SeekStore: Send + Sync {
     /// Stores a seek, or takes the oldest compatible one waiting (another user's, same rules, size, speed and
     /// rankedness, each rating within the other's range), atomically: two seekers never take one seek, and two
     /// compatible seeks never both wait. Seeks made before `expired_ms` are dropped first, and so is the
@@ -1059,7 +831,10 @@ pub trait Store: Send + Sync {
 
     /// User `user` withdraws their seek `seek`, if it still waits: whether it did.
     fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool>;
+}
 
+/// Correspondence players' vacations.
+pub trait VacationStore: Send + Sync {
     /// Stores `vacation` for `user`, atomically checked: refused while one of theirs is in progress at its
     /// start, or when the vacations they started from `counted_from_ms` on, with this one, last longer than
     /// `allowance_ms` in all.
@@ -1076,7 +851,10 @@ pub trait Store: Send + Sync {
 
     /// `user`'s vacations that end after `after_ms`, in order.
     fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>>;
+}
 
+/// Reviews of games and uploaded records.
+pub trait ReviewStore: Send + Sync {
     /// Asks, for user `by`, `subject`'s review with `playouts` a position, unless one was asked before: the
     /// review as it stands (a failed one is asked again).
     fn request_review(
@@ -1136,8 +914,63 @@ pub trait Store: Send + Sync {
         results: Option<&'a str>,
         at_ms: i64,
     ) -> StoreFuture<'a, ()>;
+}
 
+/// The site: its name, its health, the leases of its nodes, and closing.
+pub trait SiteStore: Send + Sync {
+    /// Asks the database for nothing (`SELECT 1`) on the connections writes use: whether it answers, for the
+    /// health check.
+    fn ping(&self) -> StoreFuture<'_, ()>;
+
+    /// The name of the site this database serves, drawn once when it was made (the nodes of one site share
+    /// it). With SQLite, which serves one node, a constant.
+    fn site(&self) -> StoreFuture<'_, String>;
+
+    /// Takes or renews the lease `name` for node `holder` for `ttl_ms` from now, unless another node holds it
+    /// unexpired: answers whether `holder` holds it now. With SQLite there is only one node, which always does.
+    fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool>;
+
+    /// For a node starting at `now_ms` (wall milliseconds): `None` when no node holds the lease `name` (the
+    /// site was down, so its clocks start again; `now_ms` is recorded as the time they did), or the time
+    /// recorded so by the node that started the site, whose other nodes run. Always `None` with SQLite, where a
+    /// starting node is the only one.
+    fn clocks_since<'a>(&'a self, name: &'a str, now_ms: u64) -> StoreFuture<'a, Option<u64>>;
+
+    /// Gives the lease `name` up if `holder` holds it, so that another node may take it at once.
+    fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()>;
+
+    /// Closes the connections (waits for writes in flight).
     fn close(&self) -> StoreFuture<'_, ()>;
+}
+
+/// Every area of storage: what a database gives the server.
+pub trait Store:
+    GameStore
+    + AccountStore
+    + SessionStore
+    + RatingStore
+    + ChatStore
+    + NewsStore
+    + SeekStore
+    + VacationStore
+    + ReviewStore
+    + SiteStore
+{
+}
+
+impl<
+    T: GameStore
+        + AccountStore
+        + SessionStore
+        + RatingStore
+        + ChatStore
+        + NewsStore
+        + SeekStore
+        + VacationStore
+        + ReviewStore
+        + SiteStore,
+> Store for T
+{
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use serde_json::{Value, json};
-use tesuji_server::store::Store;
 use tesuji_server::store::sqlite::SqliteStore;
+use tesuji_server::store::{AccountStore, SiteStore};
 use tesuji_server::{Database, Limits, Running, ServerConfig, start};
 
 const PASSWORD: &str = "correct horse battery";

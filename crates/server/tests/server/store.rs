@@ -4,7 +4,9 @@
 use crate::support;
 use tesuji_server::Database;
 use tesuji_server::store::sqlite::{DATABASE_FILE, SqliteStore};
-use tesuji_server::store::{Ending, Seats, Store, StoreError, StoredMove, StoredSession, open};
+use tesuji_server::store::{
+    Ending, Seats, SiteStore, Store, StoreError, StoredMove, StoredSession, open,
+};
 
 crate::on_both!(
     appends_are_unique_and_load_in_order,

@@ -7,10 +7,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
-    Ending, GameRow, ImportedGame, NewChat, NewSeek, NewUser, NewsRow, Progress, Rated, Rating,
-    RatingPoint, RatingUpdate, RecordRow, ReviewBacklog, Reviewed, Seats, Sought, Store,
+    AccountStore, ChatStore, Ending, GameRow, GameStore, ImportedGame, NewChat, NewSeek, NewUser,
+    NewsRow, NewsStore, Progress, Rated, Rating, RatingPoint, RatingStore, RatingUpdate, RecordRow,
+    ReviewBacklog, ReviewStore, Reviewed, Seats, SeekStore, SessionStore, SiteStore, Sought,
     StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
-    StoredSession, StoredUser, UploadUsage, Vacation, VacationTaken,
+    StoredSession, StoredUser, UploadUsage, Vacation, VacationStore, VacationTaken,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
@@ -49,7 +50,7 @@ fn died() -> StoreError {
     StoreError::Database(sqlx::Error::WorkerCrashed)
 }
 
-impl Store for Faulty {
+impl GameStore for Faulty {
     fn create_game<'a>(
         &'a self,
         rules: &'a str,
@@ -68,6 +69,62 @@ impl Store for Faulty {
     fn abort_game(&self, game: i64) -> StoreFuture<'_, ()> {
         self.inner.abort_game(game)
     }
+    fn append_move<'a>(
+        &'a self,
+        game: i64,
+        mv: &'a StoredMove,
+        state: &'a str,
+        ending: Option<&'a Ending>,
+    ) -> StoreFuture<'a, ()> {
+        Box::pin(async move {
+            if self.fail_before_commit.swap(false, Ordering::SeqCst) {
+                return Err(died());
+            }
+            self.inner.append_move(game, mv, state, ending).await?;
+            if self.fail_after_commit.swap(false, Ordering::SeqCst) {
+                return Err(died());
+            }
+            Ok(())
+        })
+    }
+    fn live_games(&self) -> StoreFuture<'_, Vec<(i64, Progress)>> {
+        self.inner.live_games()
+    }
+    fn load_game_after(&self, id: i64, after: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        self.inner.load_game_after(id, after)
+    }
+    fn progress(&self, id: i64) -> StoreFuture<'_, Option<Progress>> {
+        self.inner.progress(id)
+    }
+    fn player_games(
+        &self,
+        user: i64,
+        before: Option<i64>,
+        limit: usize,
+    ) -> StoreFuture<'_, Vec<GameRow>> {
+        self.inner.player_games(user, before, limit)
+    }
+    fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>> {
+        self.inner.finished_games(before, limit)
+    }
+    fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
+        self.inner.unsummarized_games(limit)
+    }
+    fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()> {
+        self.inner.set_ending(game, ending)
+    }
+    fn import_games<'a>(&'a self, games: &'a [ImportedGame]) -> StoreFuture<'a, Vec<i64>> {
+        self.inner.import_games(games)
+    }
+    fn count_games(&self) -> StoreFuture<'_, i64> {
+        self.inner.count_games()
+    }
+    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>> {
+        self.inner.rematch_of(game)
+    }
+}
+
+impl AccountStore for Faulty {
     fn create_user<'a>(
         &'a self,
         name: &'a str,
@@ -94,32 +151,6 @@ impl Store for Faulty {
     }
     fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
         self.inner.find_user(id)
-    }
-    fn create_session<'a>(
-        &'a self,
-        token_hash: &'a [u8],
-        session: &'a StoredSession,
-    ) -> StoreFuture<'a, ()> {
-        self.inner.create_session(token_hash, session)
-    }
-    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>> {
-        self.session_reads.fetch_add(1, Ordering::SeqCst);
-        self.inner.find_session(token_hash)
-    }
-    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()> {
-        self.inner.delete_session(token_hash)
-    }
-    fn touch_session<'a>(&'a self, token_hash: &'a [u8], at: i64) -> StoreFuture<'a, ()> {
-        self.inner.touch_session(token_hash, at)
-    }
-    fn user_sessions(&self, user: i64) -> StoreFuture<'_, Vec<(Vec<u8>, StoredSession)>> {
-        self.inner.user_sessions(user)
-    }
-    fn end_sessions<'a>(&'a self, user: i64, keep: Option<&'a [u8]>) -> StoreFuture<'a, u64> {
-        self.inner.end_sessions(user, keep)
-    }
-    fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool> {
-        self.inner.end_session(user, token_hash)
     }
     fn password_hash(&self, user: i64) -> StoreFuture<'_, Option<String>> {
         self.inner.password_hash(user)
@@ -151,78 +182,38 @@ impl Store for Faulty {
     ) -> StoreFuture<'a, Option<(i64, u64)>> {
         self.inner.reset_password(token_hash, now, hash)
     }
-    fn append_move<'a>(
+}
+
+impl SessionStore for Faulty {
+    fn create_session<'a>(
         &'a self,
-        game: i64,
-        mv: &'a StoredMove,
-        state: &'a str,
-        ending: Option<&'a Ending>,
+        token_hash: &'a [u8],
+        session: &'a StoredSession,
     ) -> StoreFuture<'a, ()> {
-        Box::pin(async move {
-            if self.fail_before_commit.swap(false, Ordering::SeqCst) {
-                return Err(died());
-            }
-            self.inner.append_move(game, mv, state, ending).await?;
-            if self.fail_after_commit.swap(false, Ordering::SeqCst) {
-                return Err(died());
-            }
-            Ok(())
-        })
+        self.inner.create_session(token_hash, session)
     }
-    fn live_games(&self) -> StoreFuture<'_, Vec<(i64, Progress)>> {
-        self.inner.live_games()
+    fn find_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, Option<StoredSession>> {
+        self.session_reads.fetch_add(1, Ordering::SeqCst);
+        self.inner.find_session(token_hash)
     }
-    fn load_game_after(&self, id: i64, after: i64) -> StoreFuture<'_, Option<StoredGame>> {
-        self.inner.load_game_after(id, after)
+    fn delete_session<'a>(&'a self, token_hash: &'a [u8]) -> StoreFuture<'a, ()> {
+        self.inner.delete_session(token_hash)
     }
-    fn player_games(
-        &self,
-        user: i64,
-        before: Option<i64>,
-        limit: usize,
-    ) -> StoreFuture<'_, Vec<GameRow>> {
-        self.inner.player_games(user, before, limit)
+    fn touch_session<'a>(&'a self, token_hash: &'a [u8], at: i64) -> StoreFuture<'a, ()> {
+        self.inner.touch_session(token_hash, at)
     }
-    fn finished_games(&self, before: Option<i64>, limit: usize) -> StoreFuture<'_, Vec<GameRow>> {
-        self.inner.finished_games(before, limit)
+    fn user_sessions(&self, user: i64) -> StoreFuture<'_, Vec<(Vec<u8>, StoredSession)>> {
+        self.inner.user_sessions(user)
     }
-    fn unsummarized_games(&self, limit: usize) -> StoreFuture<'_, Vec<i64>> {
-        self.inner.unsummarized_games(limit)
+    fn end_sessions<'a>(&'a self, user: i64, keep: Option<&'a [u8]>) -> StoreFuture<'a, u64> {
+        self.inner.end_sessions(user, keep)
     }
-    fn set_ending<'a>(&'a self, game: i64, ending: &'a Ending) -> StoreFuture<'a, ()> {
-        self.inner.set_ending(game, ending)
+    fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool> {
+        self.inner.end_session(user, token_hash)
     }
-    fn import_games<'a>(&'a self, games: &'a [ImportedGame]) -> StoreFuture<'a, Vec<i64>> {
-        self.inner.import_games(games)
-    }
-    fn count_games(&self) -> StoreFuture<'_, i64> {
-        self.inner.count_games()
-    }
-    fn ping(&self) -> StoreFuture<'_, ()> {
-        self.pings.fetch_add(1, Ordering::SeqCst);
-        if self.ping_hangs.load(Ordering::SeqCst) {
-            return Box::pin(std::future::pending());
-        }
-        if self.ping_fails.load(Ordering::SeqCst) {
-            return Box::pin(async { Err(StoreError::Database(sqlx::Error::PoolClosed)) });
-        }
-        self.inner.ping()
-    }
-    fn progress(&self, id: i64) -> StoreFuture<'_, Option<Progress>> {
-        self.inner.progress(id)
-    }
-    fn site(&self) -> StoreFuture<'_, String> {
-        self.inner.site()
-    }
-    fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool> {
-        self.inner.hold_lease(name, holder, ttl_ms)
-    }
-    fn clocks_since<'a>(&'a self, name: &'a str, now_ms: u64) -> StoreFuture<'a, Option<u64>> {
-        self.inner.clocks_since(name, now_ms)
-    }
-    fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()> {
-        self.inner.release_lease(name, holder)
-    }
+}
+
+impl RatingStore for Faulty {
     fn rate_game<'a>(
         &'a self,
         game: i64,
@@ -232,9 +223,6 @@ impl Store for Faulty {
         update: RatingUpdate,
     ) -> StoreFuture<'a, Rated> {
         self.inner.rate_game(game, black, white, at, update)
-    }
-    fn rematch_of(&self, game: i64) -> StoreFuture<'_, Option<StoredGame>> {
-        self.inner.rematch_of(game)
     }
     fn unrated_games(&self, after: i64, limit: usize) -> StoreFuture<'_, Vec<i64>> {
         self.inner.unrated_games(after, limit)
@@ -248,6 +236,9 @@ impl Store for Faulty {
     fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>> {
         self.inner.rating_history(user, limit)
     }
+}
+
+impl ChatStore for Faulty {
     fn add_chat<'a>(&'a self, chat: &'a NewChat<'a>) -> StoreFuture<'a, StoredChat> {
         self.inner.add_chat(chat)
     }
@@ -260,6 +251,9 @@ impl Store for Faulty {
     fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>> {
         self.inner.mutes_of(user)
     }
+}
+
+impl NewsStore for Faulty {
     fn news_since(&self, user: i64) -> StoreFuture<'_, Option<Option<i64>>> {
         self.inner.news_since(user)
     }
@@ -269,6 +263,9 @@ impl Store for Faulty {
     fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>> {
         self.inner.news(user, since_ms, limit)
     }
+}
+
+impl SeekStore for Faulty {
     fn seek<'a>(&'a self, seek: &'a NewSeek, expired_ms: i64) -> StoreFuture<'a, Sought> {
         self.inner.seek(seek, expired_ms)
     }
@@ -281,6 +278,9 @@ impl Store for Faulty {
     fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool> {
         self.inner.cancel_seek(user, seek)
     }
+}
+
+impl VacationStore for Faulty {
     fn take_vacation(
         &self,
         user: i64,
@@ -297,6 +297,9 @@ impl Store for Faulty {
     fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>> {
         self.inner.vacations(user, after_ms)
     }
+}
+
+impl ReviewStore for Faulty {
     fn request_review(
         &self,
         subject: Reviewed,
@@ -354,6 +357,31 @@ impl Store for Faulty {
     ) -> StoreFuture<'a, ()> {
         self.inner
             .save_review(subject, state, done, total, results, at_ms)
+    }
+}
+
+impl SiteStore for Faulty {
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        self.pings.fetch_add(1, Ordering::SeqCst);
+        if self.ping_hangs.load(Ordering::SeqCst) {
+            return Box::pin(std::future::pending());
+        }
+        if self.ping_fails.load(Ordering::SeqCst) {
+            return Box::pin(async { Err(StoreError::Database(sqlx::Error::PoolClosed)) });
+        }
+        self.inner.ping()
+    }
+    fn site(&self) -> StoreFuture<'_, String> {
+        self.inner.site()
+    }
+    fn hold_lease<'a>(&'a self, name: &'a str, holder: u64, ttl_ms: u64) -> StoreFuture<'a, bool> {
+        self.inner.hold_lease(name, holder, ttl_ms)
+    }
+    fn clocks_since<'a>(&'a self, name: &'a str, now_ms: u64) -> StoreFuture<'a, Option<u64>> {
+        self.inner.clocks_since(name, now_ms)
+    }
+    fn release_lease<'a>(&'a self, name: &'a str, holder: u64) -> StoreFuture<'a, ()> {
+        self.inner.release_lease(name, holder)
     }
     fn close(&self) -> StoreFuture<'_, ()> {
         self.inner.close()
