@@ -8,7 +8,6 @@ pub mod cluster;
 pub mod error;
 pub mod game;
 pub mod http;
-pub mod lease;
 pub mod limit;
 pub mod listen;
 pub mod memory;
@@ -180,7 +179,7 @@ pub async fn start_with_store(
     };
     let lease = cluster
         .is_some()
-        .then(|| lease::keep(Arc::clone(&games), Arc::clone(&store), node));
+        .then(|| game::lease::keep(Arc::clone(&games), Arc::clone(&store), node));
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -228,7 +227,7 @@ pub async fn start_with_store(
         sweeper.abort();
         if let Some(lease) = lease {
             lease.abort();
-            lease::give_up(&games_of_task, store.as_ref(), node).await;
+            game::lease::give_up(&games_of_task, store.as_ref(), node).await;
         }
         if let Some(cluster) = cluster {
             cluster.leave().await;

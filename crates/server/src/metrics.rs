@@ -55,7 +55,7 @@ pub fn global() -> &'static Metrics {
 pub struct Gauges {
     /// Live games in memory (open tables, games in play or in their marking phase).
     pub live_games: usize,
-    /// Whether this node runs the game timers now (see [`crate::lease`]).
+    /// Whether this node runs the game timers now (see [`crate::game::lease`]).
     pub lease_held: bool,
 }
 

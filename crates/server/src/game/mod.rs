@@ -22,11 +22,13 @@
 //! - [`vacation`]: days away that stop a player's correspondence clocks.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
 //!   period; the computer and the estimate; the SGF record.
+//! - [`lease`]: which of several nodes runs the timers.
 
 pub mod action;
 pub mod chat;
 pub mod computer;
 pub mod fairplay;
+pub mod lease;
 pub mod live;
 pub mod news;
 pub mod player;

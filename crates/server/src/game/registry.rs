@@ -8,10 +8,10 @@ use tesuji_clock::TimeControl;
 use tesuji_rules::{ByColor, Color, Game, Phase, Rules};
 use tokio::sync::{Mutex, broadcast};
 
+use super::lease::TimerLease;
 use crate::auth::{Accounts, User};
 use crate::clocks::{GameClock, TimeSource};
 use crate::error::{ApiError, ServerError};
-use crate::lease::TimerLease;
 use crate::store::{Ending, GameRow, Seats, Store, StoreError};
 
 use super::action::Actor;
@@ -148,7 +148,7 @@ pub struct GamesConfig {
     pub open_tables: usize,
     /// Automatch seeks one user may have waiting at once.
     pub seeks_per_user: usize,
-    /// Whether this node is one of several, which run the timers by turns (see [`crate::lease`]).
+    /// Whether this node is one of several, which run the timers by turns (see [`crate::game::lease`]).
     pub shared_timers: bool,
     /// Playouts per position of a game's review.
     pub review_playouts: u64,
@@ -250,7 +250,7 @@ impl Games {
         // site whose other nodes run (one holds the timers) takes each clock as it runs there.
         let now_wall = time.wall_ms();
         let running_since = if shared_timers {
-            store.clocks_since(crate::lease::TIMERS, now_wall).await?
+            store.clocks_since(super::lease::TIMERS, now_wall).await?
         } else {
             None
         };
@@ -383,7 +383,7 @@ impl Games {
         self.registry().live.keys().copied().collect()
     }
 
-    /// Whether this node runs the timers now (see [`crate::lease`]).
+    /// Whether this node runs the timers now (see [`crate::game::lease`]).
     pub fn lease(&self) -> &TimerLease {
         &self.lease
     }

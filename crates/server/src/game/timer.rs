@@ -12,7 +12,7 @@ use super::registry::Games;
 
 impl Games {
     /// After a change to game `id`: the computer's turn and the timer of the running clock (on the node that
-    /// runs the timers: see [`crate::lease`]), and the grace period (on every node, for its own watchers).
+    /// runs the timers: see [`crate::game::lease`]), and the grace period (on every node, for its own watchers).
     pub fn wake(self: &Arc<Self>, id: i64) {
         if self.lease.held() {
             self.wake_bot(id);

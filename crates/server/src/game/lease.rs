@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use tokio::task::JoinHandle;
 
-use crate::game::Games;
+use super::Games;
 use crate::store::Store;
 
 /// The lease's name in the database.
