@@ -22,7 +22,8 @@ use crate::clocks::TimeSource;
 use crate::error::ApiError;
 use crate::names::{self, Name};
 use crate::store::{
-    NewUser, Rating, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS, Store, StoreError, StoredSession,
+    AccountStore, NewUser, Rating, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS, SessionStore,
+    StoreError, StoredSession,
 };
 
 /// The session cookie's name.
@@ -168,7 +169,8 @@ struct CachedSession {
 const UNKNOWN_SESSION_SECONDS: i64 = 60;
 
 pub struct Accounts {
-    store: Arc<dyn Store>,
+    store: Arc<dyn AccountStore>,
+    session_store: Arc<dyn SessionStore>,
     /// Whether the session cookie carries `Secure` (the server is reached over HTTPS).
     secure_cookies: bool,
     /// The server's time: sessions' ages and lapses are read on it (seconds of its wall time).
@@ -206,7 +208,7 @@ fn check_password(password: &str) -> Result<(), ApiError> {
 
 /// Creates a user under a checked name; a collision with an account's name is the client's error.
 async fn create(
-    store: &dyn Store,
+    store: &dyn AccountStore,
     name: &Name,
     password_hash: Option<&str>,
 ) -> Result<i64, ApiError> {
@@ -226,7 +228,7 @@ async fn create(
 
 /// Stores the skeleton of every account's name that has none (accounts made before skeletons were kept, or
 /// by [`Store::create_user`]), a round at a time; answers how many.
-async fn fill_skeletons(store: &dyn Store) -> Result<usize, StoreError> {
+async fn fill_skeletons(store: &dyn AccountStore) -> Result<usize, StoreError> {
     let mut after = 0;
     let mut filled = 0;
     loop {
@@ -283,7 +285,11 @@ fn unhex(id: &str) -> Option<[u8; 32]> {
 /// Issues a one-time password reset of the account named `name` (any case or normalization), valid from `now`
 /// (seconds) for [`RESET_SECONDS`]: answers the token, of which only the hash is stored. The operator's
 /// `tesuji reset-password` gives it as a link.
-pub async fn issue_reset(store: &dyn Store, name: &str, now: i64) -> Result<String, ResetError> {
+pub async fn issue_reset(
+    store: &dyn AccountStore,
+    name: &str,
+    now: i64,
+) -> Result<String, ResetError> {
     let key = names::key(name);
     let mut found = store.find_account(&key).await?;
     let unnormalized = name.trim().to_lowercase();
@@ -354,12 +360,17 @@ pub fn issue_reset_now(database: &crate::Database, name: &str) -> Result<String,
 }
 
 impl Accounts {
-    /// Accounts over `store`. `secure_cookies`: the session cookie is marked `Secure`, for a server that users
+    /// Accounts over `store`, their sessions over `session_store`. `secure_cookies`: the session cookie is marked `Secure`, for a server that users
     /// reach over HTTPS (browsers then never send it over plain HTTP).
     ///
     /// The skeletons of earlier accounts' names are filled in at once in the background when there is a tokio
     /// runtime, else before the first new name; every new name waits for them.
-    pub fn new(store: Arc<dyn Store>, secure_cookies: bool, time: TimeSource) -> Accounts {
+    pub fn new(
+        store: Arc<dyn AccountStore>,
+        session_store: Arc<dyn SessionStore>,
+        secure_cookies: bool,
+        time: TimeSource,
+    ) -> Accounts {
         let skeletons = Arc::new(tokio::sync::OnceCell::new());
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
             let (store, skeletons) = (Arc::clone(&store), Arc::clone(&skeletons));
@@ -375,6 +386,7 @@ impl Accounts {
         }
         Accounts {
             store,
+            session_store,
             secure_cookies,
             time,
             users: Mutex::new(LruCache::new(CACHE_ENTRIES)),
@@ -460,7 +472,7 @@ impl Accounts {
         // The ceiling on the system's clock, as the cookie's age runs in the browser; use on the server's time.
         let expires = crate::store::now() + SESSION_SECONDS;
         let hash = token_hash(&token);
-        self.store
+        self.session_store
             .create_session(
                 &hash,
                 &StoredSession {
@@ -597,12 +609,16 @@ impl Accounts {
     }
 
     async fn read_session(&self, hash: &[u8; 32]) -> Result<Option<CachedSession>, StoreError> {
-        Ok(self.store.find_session(hash).await?.map(|s| CachedSession {
-            user_id: s.user_id,
-            csrf: s.csrf,
-            expires: s.expires,
-            last_used: s.last_used,
-        }))
+        Ok(self
+            .session_store
+            .find_session(hash)
+            .await?
+            .map(|s| CachedSession {
+                user_id: s.user_id,
+                csrf: s.csrf,
+                expires: s.expires,
+                last_used: s.last_used,
+            }))
     }
 
     /// A session used `now`: refused and deleted when it has lapsed (unused for [`SESSION_IDLE_SECONDS`]; the
@@ -619,13 +635,13 @@ impl Accounts {
                 Some(stored) if stored.last_used + SESSION_IDLE_SECONDS >= now => cached = stored,
                 _ => {
                     locked(&self.sessions).pop(hash);
-                    self.store.delete_session(hash).await?;
+                    self.session_store.delete_session(hash).await?;
                     return Ok(None);
                 }
             }
         }
         if now - cached.last_used >= SESSION_TOUCH_SECONDS {
-            self.store.touch_session(hash, now).await?;
+            self.session_store.touch_session(hash, now).await?;
             cached.last_used = now;
             locked(&self.sessions).put(*hash, cached.clone());
         }
@@ -668,7 +684,9 @@ impl Accounts {
     /// Ends a session.
     pub async fn log_out(&self, session: &Session) -> Result<(), ApiError> {
         locked(&self.sessions).pop(&session.token_hash);
-        self.store.delete_session(&session.token_hash).await?;
+        self.session_store
+            .delete_session(&session.token_hash)
+            .await?;
         Ok(())
     }
 
@@ -742,7 +760,7 @@ impl Accounts {
     pub async fn sessions(&self, session: &Session) -> Result<Vec<SessionView>, ApiError> {
         let now = self.now();
         Ok(self
-            .store
+            .session_store
             .user_sessions(session.user.id)
             .await?
             .into_iter()
@@ -763,7 +781,11 @@ impl Accounts {
     /// Ends one session of the session's user, by its id (`no_session` when the user has none such).
     pub async fn end_session(&self, session: &Session, id: &str) -> Result<(), ApiError> {
         let hash = unhex(&id.to_ascii_lowercase()).ok_or(ApiError::NoSession)?;
-        if !self.store.end_session(session.user.id, &hash).await? {
+        if !self
+            .session_store
+            .end_session(session.user.id, &hash)
+            .await?
+        {
             return Err(ApiError::NoSession);
         }
         locked(&self.sessions).pop(&hash);
@@ -773,7 +795,7 @@ impl Accounts {
     /// Ends every other session of the session's user: how many.
     pub async fn end_other_sessions(&self, session: &Session) -> Result<u64, ApiError> {
         let ended = self
-            .store
+            .session_store
             .end_sessions(session.user.id, Some(&session.token_hash))
             .await?;
         self.forget_sessions(session.user.id, Some(&session.token_hash));

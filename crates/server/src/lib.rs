@@ -30,7 +30,7 @@ pub use error::{ApiError, ServerError};
 use game::{Games, GamesConfig};
 pub use limit::Limits;
 pub use store::Database;
-use store::Store;
+use store::Stores;
 
 /// The default grace period of a player who left a timed game before the opponent may claim it.
 pub const DEFAULT_GRACE_MS: u64 = 60_000;
@@ -131,22 +131,24 @@ impl Running {
 /// the background.
 pub async fn start(config: ServerConfig) -> Result<Running, ServerError> {
     let store = store::open(&config.database).await?;
-    start_with_store(config, store).await
+    start_with_stores(config, Stores::of(store)).await
 }
 
-/// [`start`] on a store of the caller's (its `database` unused): for tests that put faults between the server
+/// [`start`] on stores of the caller's (its `database` unused): for tests that put faults between the server
 /// and its database.
-pub async fn start_with_store(
+pub async fn start_with_stores(
     config: ServerConfig,
-    store: Arc<dyn Store>,
+    stores: Stores,
 ) -> Result<Running, ServerError> {
+    let site = Arc::clone(&stores.site);
     let accounts = Arc::new(auth::Accounts::new(
-        Arc::clone(&store),
+        Arc::clone(&stores.accounts),
+        Arc::clone(&stores.sessions),
         config.secure_cookies,
         config.time.clone(),
     ));
     let games = Games::load(
-        Arc::clone(&store),
+        stores,
         Arc::clone(&accounts),
         GamesConfig {
             time: config.time.clone(),
@@ -172,14 +174,14 @@ pub async fn start_with_store(
                         .into(),
                 ));
             }
-            let site = store.site().await?;
-            Some(cluster::Cluster::join(url, &site, Arc::clone(&games), node).await?)
+            let site_name = site.site().await?;
+            Some(cluster::Cluster::join(url, &site_name, Arc::clone(&games), node).await?)
         }
         None => None,
     };
     let lease = cluster
         .is_some()
-        .then(|| game::lease::keep(Arc::clone(&games), Arc::clone(&store), node));
+        .then(|| game::lease::keep(Arc::clone(&games), Arc::clone(&site), node));
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -195,7 +197,7 @@ pub async fn start_with_store(
         limits: limit::Limiters::new(config.limits, config.time.clone()),
         record_work: Arc::new(tokio::sync::Semaphore::new(record_workers)),
         record_workers,
-        store: Arc::clone(&store),
+        site: Arc::clone(&site),
         health: http::health::Probe::default(),
         metrics: metrics::global(),
         nats: cluster.as_ref().map(cluster::Cluster::client),
@@ -227,13 +229,13 @@ pub async fn start_with_store(
         sweeper.abort();
         if let Some(lease) = lease {
             lease.abort();
-            game::lease::give_up(&games_of_task, store.as_ref(), node).await;
+            game::lease::give_up(&games_of_task, site.as_ref(), node).await;
         }
         if let Some(cluster) = cluster {
             cluster.leave().await;
         }
         // Close the database even when serving failed, so that the WAL is checkpointed.
-        store.close().await?;
+        site.close().await?;
         served.map_err(ServerError::Io)
     });
     tracing::info!(%address, "serving");

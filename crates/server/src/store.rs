@@ -973,6 +973,40 @@ impl<
 {
 }
 
+/// The areas of storage, each held by the part of the server that uses it. One database gives them all
+/// ([`Stores::of`]); a test puts its own store in front of the areas it faults.
+#[derive(Clone)]
+pub struct Stores {
+    pub games: Arc<dyn GameStore>,
+    pub accounts: Arc<dyn AccountStore>,
+    pub sessions: Arc<dyn SessionStore>,
+    pub ratings: Arc<dyn RatingStore>,
+    pub chat: Arc<dyn ChatStore>,
+    pub news: Arc<dyn NewsStore>,
+    pub seeks: Arc<dyn SeekStore>,
+    pub vacations: Arc<dyn VacationStore>,
+    pub reviews: Arc<dyn ReviewStore>,
+    pub site: Arc<dyn SiteStore>,
+}
+
+impl Stores {
+    /// Every area from one database.
+    pub fn of(store: Arc<dyn Store>) -> Stores {
+        Stores {
+            games: store.clone(),
+            accounts: store.clone(),
+            sessions: store.clone(),
+            ratings: store.clone(),
+            chat: store.clone(),
+            news: store.clone(),
+            seeks: store.clone(),
+            vacations: store.clone(),
+            reviews: store.clone(),
+            site: store,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,8 +16,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tesuji_client::reqwest::Method;
 use tesuji_client::{Action, Client};
-use tesuji_server::store::Store;
-use tesuji_server::{Database, Running, ServerConfig, start, start_with_store};
+use tesuji_server::{Database, Running, ServerConfig, start, start_with_stores};
 
 /// The counters are the process's: the tests that read them take turns (the others play no action and open
 /// no socket).
@@ -84,7 +83,7 @@ async fn healthz(c: &Client) -> (u16, Value) {
 
 async fn sick_server(dir: &Path) -> (Running, Arc<Faulty>) {
     let store = Arc::new(Faulty::open(dir).await);
-    let running = start_with_store(config(dir), Arc::clone(&store) as Arc<dyn Store>)
+    let running = start_with_stores(config(dir), store.stores())
         .await
         .unwrap();
     (running, store)

@@ -590,7 +590,8 @@ impl Games {
             moves: i64::try_from(live.moves_played()).unwrap_or(i64::MAX),
         });
         if let Err(e) = self
-            .store
+            .stores
+            .games
             .append_move(id, &stored, phase, ending.as_ref())
             .await
         {
@@ -598,7 +599,7 @@ impl Games {
             // stands, and undoing it would leave the live game behind the store. One read of the store says
             // which, and what stands instead when another node stored this number first. (A conflict is never
             // this node's: the same action from another node, say the same time-out, is that node's.)
-            let now = self.store.load_game(id).await;
+            let now = self.stores.games.load_game(id).await;
             let conflict = matches!(e, StoreError::Conflict { .. });
             if !conflict && Self::landed(now.as_ref().ok().and_then(Option::as_ref), &stored) {
                 tracing::warn!(game = id, error = %e, "the store failed after committing an action; it stands");

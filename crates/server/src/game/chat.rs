@@ -247,7 +247,8 @@ impl Games {
         };
         // Stored under the game's lock, so that its move number is the one its watchers saw last.
         let stored = self
-            .store
+            .stores
+            .chat
             .add_chat(&NewChat {
                 game: id,
                 user: user.id,
@@ -295,7 +296,8 @@ impl Games {
             None => Arc::default(),
         };
         Ok(self
-            .store
+            .stores
+            .chat
             .chat_of(id, CHAT_KEPT)
             .await?
             .iter()
@@ -315,7 +317,7 @@ impl Games {
             return Ok(Arc::clone(muted));
         }
         let muted: Arc<HashSet<i64>> =
-            Arc::new(self.store.mutes_of(user).await?.into_iter().collect());
+            Arc::new(self.stores.chat.mutes_of(user).await?.into_iter().collect());
         self.mutes.cached().put(user, Arc::clone(&muted));
         Ok(muted)
     }
@@ -325,10 +327,10 @@ impl Games {
         if muted == user {
             return Err(ApiError::BadRequest("you cannot mute yourself".into()));
         }
-        if self.store.find_user(muted).await?.is_none() {
+        if self.stores.accounts.find_user(muted).await?.is_none() {
             return Err(ApiError::NoUser(muted));
         }
-        self.store.set_mute(user, muted, on).await?;
+        self.stores.chat.set_mute(user, muted, on).await?;
         self.mutes.forget(user);
         self.tell(Tell::Muted(user));
         let mut now: Vec<i64> = self.muted_by(user).await?.iter().copied().collect();
@@ -338,7 +340,7 @@ impl Games {
 
     /// Game `id`'s chat as its SGF carries it: what anyone may see.
     pub async fn public_chat(&self, id: i64, over: bool) -> Result<Vec<StoredChat>, ApiError> {
-        let mut chat = self.store.chat_of(id, CHAT_KEPT).await?;
+        let mut chat = self.stores.chat.chat_of(id, CHAT_KEPT).await?;
         chat.retain(|c| over || Channel::of(&c.channel) == Channel::Players);
         Ok(chat)
     }

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::task::JoinHandle;
 
 use super::Games;
-use crate::store::Store;
+use crate::store::SiteStore;
 
 /// The lease's name in the database.
 pub const TIMERS: &str = "timers";
@@ -81,7 +81,7 @@ impl TimerLease {
 /// Keeps asking for the timers' lease for node `node` every [`RENEW`], and renews it while held. On taking it,
 /// brings every game up to the database (the notices of the last moments may be lost with the node that
 /// died) and starts every live game's timers: a flag that fell meanwhile falls now, once.
-pub fn keep(games: Arc<Games>, store: Arc<dyn Store>, node: u64) -> JoinHandle<()> {
+pub fn keep(games: Arc<Games>, store: Arc<dyn SiteStore>, node: u64) -> JoinHandle<()> {
     tokio::spawn(async move {
         let ttl_ms = u64::try_from(TTL.as_millis()).unwrap_or(u64::MAX);
         let mut every = tokio::time::interval(RENEW);
@@ -111,7 +111,7 @@ pub fn keep(games: Arc<Games>, store: Arc<dyn Store>, node: u64) -> JoinHandle<(
 }
 
 /// Gives the lease up, so that another node takes it at its next ask rather than after [`TTL`].
-pub async fn give_up(games: &Games, store: &dyn Store, node: u64) {
+pub async fn give_up(games: &Games, store: &dyn SiteStore, node: u64) {
     games.lease().lost();
     if let Err(e) = store.release_lease(TIMERS, node).await {
         tracing::warn!(error = %e, "the timers' lease could not be given up; it lapses");

@@ -109,7 +109,7 @@ impl Games {
     /// User `user`'s news since they last looked.
     pub async fn news(&self, user: i64) -> Result<NewsView, ApiError> {
         let since = self.news_since(user).await?;
-        let rows = self.store.news(user, since, NEWS_READ).await?;
+        let rows = self.stores.news.news(user, since, NEWS_READ).await?;
         let me = self.accounts.user(user).await?.map(|u| u.name);
         Ok(NewsView {
             since,
@@ -122,14 +122,15 @@ impl Games {
     pub async fn news_seen(&self, user: i64, at: Option<i64>) -> Result<i64, ApiError> {
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let at = at.unwrap_or(now).clamp(0, now);
-        self.store.set_news_seen(user, at).await?;
+        self.stores.news.set_news_seen(user, at).await?;
         self.news_since(user).await
     }
 
     /// Since when user `user`'s news run.
     async fn news_since(&self, user: i64) -> Result<i64, ApiError> {
         let seen = self
-            .store
+            .stores
+            .news
             .news_since(user)
             .await?
             .ok_or(ApiError::NoUser(user))?;

@@ -24,7 +24,7 @@ impl Games {
     /// User `user`'s record: one entry per board size and colour they have finished games in, by size (smaller
     /// boards first) then colour (Black first).
     pub async fn player_record(&self, user: i64) -> Result<Vec<RecordView>, ApiError> {
-        let rows = self.store.player_record(user).await?;
+        let rows = self.stores.ratings.player_record(user).await?;
         // Keyed by (width, height, colour) so that sizes sort as numbers.
         let mut record: std::collections::BTreeMap<(u8, u8, u8), RecordView> = Default::default();
         for row in rows {

@@ -277,7 +277,8 @@ impl Games {
             PairWindow::Unknown => (b, w),
         });
         let rated = self
-            .store
+            .stores
+            .ratings
             .rate_game(game, black, white, crate::store::now(), update)
             .await?;
         let (now, change) = match rated {
@@ -285,8 +286,8 @@ impl Games {
             // Rated by another node: its ratings are read back, and the game's change from the histories.
             Rated::Already => (
                 (
-                    self.store.rating(black).await?.unwrap_or_default(),
-                    self.store.rating(white).await?.unwrap_or_default(),
+                    self.stores.ratings.rating(black).await?.unwrap_or_default(),
+                    self.stores.ratings.rating(white).await?.unwrap_or_default(),
                 ),
                 self.stored_change(game, black, white).await?,
             ),
@@ -317,8 +318,8 @@ impl Games {
             };
             Some((before, history[i].rating))
         };
-        let b = around(self.store.rating_history(black, HISTORY).await?);
-        let w = around(self.store.rating_history(white, HISTORY).await?);
+        let b = around(self.stores.ratings.rating_history(black, HISTORY).await?);
+        let w = around(self.stores.ratings.rating_history(white, HISTORY).await?);
         Ok(b.zip(w).map(|(b, w)| ((b.0, w.0), (b.1, w.1))))
     }
 
@@ -352,8 +353,8 @@ impl Games {
         now: i64,
     ) -> Result<PairWindow, ApiError> {
         let since = now - PAIR_WINDOW;
-        let of_black = self.store.rating_history(black, HISTORY).await?;
-        let of_white = self.store.rating_history(white, HISTORY).await?;
+        let of_black = self.stores.ratings.rating_history(black, HISTORY).await?;
+        let of_white = self.stores.ratings.rating_history(white, HISTORY).await?;
         let theirs: Vec<i64> = of_black
             .iter()
             .filter(|p| {
@@ -372,7 +373,11 @@ impl Games {
         let (Some(black_start), Some(white_start)) = (before(&of_black), before(&of_white)) else {
             return Ok(PairWindow::Unknown);
         };
-        let rows = self.store.player_games(black, None, PAIR_ROWS).await?;
+        let rows = self
+            .stores
+            .games
+            .player_games(black, None, PAIR_ROWS)
+            .await?;
         let mut earlier = Vec::new();
         for row in rows.iter().filter(|r| theirs.contains(&r.id)) {
             let (Some(result), Ok(rules)) = (row.result.as_deref(), row.rules.parse::<Rules>())
@@ -454,13 +459,17 @@ impl Games {
         let mut after = 0;
         let mut rated = 0;
         loop {
-            let ids = self.store.unrated_games(after, UNRATED_ROUND).await?;
+            let ids = self
+                .stores
+                .ratings
+                .unrated_games(after, UNRATED_ROUND)
+                .await?;
             let Some(&last) = ids.last() else {
                 break;
             };
             after = last;
             for id in ids {
-                let Some(stored) = self.store.load_game(id).await? else {
+                let Some(stored) = self.stores.games.load_game(id).await? else {
                     continue;
                 };
                 let replayed = tokio::task::spawn_blocking(move || {
@@ -501,12 +510,12 @@ impl Games {
 
     /// User `user`'s rating now (`None`: never rated).
     pub async fn rating_of(&self, user: i64) -> Result<Option<Rating>, ApiError> {
-        Ok(self.store.rating(user).await?)
+        Ok(self.stores.ratings.rating(user).await?)
     }
 
     /// User `user`'s rating after each of their last [`HISTORY`] rated games, oldest first.
     pub async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError> {
-        Ok(self.store.rating_history(user, HISTORY).await?)
+        Ok(self.stores.ratings.rating_history(user, HISTORY).await?)
     }
 }
 

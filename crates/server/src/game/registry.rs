@@ -12,7 +12,7 @@ use super::lease::TimerLease;
 use crate::auth::{Accounts, User};
 use crate::clocks::{GameClock, TimeSource};
 use crate::error::{ApiError, ServerError};
-use crate::store::{Ending, GameRow, Seats, Store, StoreError};
+use crate::store::{Ending, GameRow, GameStore, Seats, StoreError, Stores};
 
 use super::action::Actor;
 use super::computer::{BOTS, MarkingEstimate};
@@ -86,7 +86,7 @@ pub struct ResidentCount {
 
 /// All games in memory and the store they are committed to; the accounts name their players.
 pub struct Games {
-    pub(super) store: Arc<dyn Store>,
+    pub(super) stores: Stores,
     pub(super) accounts: Arc<Accounts>,
     pub(super) resident: std::sync::Mutex<Resident>,
     /// The most finished games kept in memory when nobody holds them.
@@ -162,7 +162,7 @@ pub(super) const SUMMARY_ROUND: usize = 200;
 impl Games {
     /// Fills in the summary rows of games that ended before summaries were kept, or before they held the moves
     /// played, replaying each once.
-    pub(super) async fn summarize_old(store: &Arc<dyn Store>) -> Result<(), ServerError> {
+    pub(super) async fn summarize_old(store: &dyn GameStore) -> Result<(), ServerError> {
         let mut done = 0usize;
         loop {
             let ids = store.unsummarized_games(SUMMARY_ROUND).await?;
@@ -223,11 +223,12 @@ impl Games {
     /// Replays the live games (open tables, games in play, games in their marking phase); the computer moves
     /// where it was its turn. Finished games stay in the store until asked for.
     pub async fn load(
-        store: Arc<dyn Store>,
+        stores: Stores,
         accounts: Arc<Accounts>,
         config: GamesConfig,
     ) -> Result<Arc<Games>, ServerError> {
-        Self::summarize_old(&store).await?;
+        let store = &*stores.games;
+        Self::summarize_old(store).await?;
         let GamesConfig {
             time,
             grace_ms,
@@ -250,7 +251,10 @@ impl Games {
         // site whose other nodes run (one holds the timers) takes each clock as it runs there.
         let now_wall = time.wall_ms();
         let running_since = if shared_timers {
-            store.clocks_since(super::lease::TIMERS, now_wall).await?
+            stores
+                .site
+                .clocks_since(super::lease::TIMERS, now_wall)
+                .await?
         } else {
             None
         };
@@ -273,7 +277,7 @@ impl Games {
                     continue;
                 }
             };
-            super::vacation::fit(&*store, &mut live).await?;
+            super::vacation::fit(&*stores.vacations, &mut live).await?;
             summaries.insert(live.id, live.summary());
             games.insert(live.id, live);
         }
@@ -311,11 +315,11 @@ impl Games {
             }
         }
         let recent = i64::try_from(now_wall).unwrap_or(i64::MAX) - super::seek::SEEK_LIFE_MS;
-        let seeks = store.seeks(recent).await?;
+        let seeks = stores.seeks.seeks(recent).await?;
         let (lobby, _) = broadcast::channel(16);
         let (to_rate, ratings) = tokio::sync::mpsc::unbounded_channel();
         let games = Arc::new(Games {
-            store,
+            stores,
             accounts,
             resident: std::sync::Mutex::new(resident),
             finished_cache,
@@ -404,7 +408,7 @@ impl Games {
                 return Ok(Arc::clone(entry));
             }
         }
-        let Some(stored) = self.store.load_game(id).await? else {
+        let Some(stored) = self.stores.games.load_game(id).await? else {
             return Err(ApiError::NotFound(id));
         };
         if stored.state != "over" {
@@ -516,7 +520,7 @@ impl Games {
         before: Option<i64>,
         limit: usize,
     ) -> Result<Vec<Summary>, ApiError> {
-        let rows = self.store.player_games(user, before, limit).await?;
+        let rows = self.stores.games.player_games(user, before, limit).await?;
         Ok(self.listed(rows))
     }
 
@@ -526,7 +530,7 @@ impl Games {
         before: Option<i64>,
         limit: usize,
     ) -> Result<Vec<Summary>, ApiError> {
-        let rows = self.store.finished_games(before, limit).await?;
+        let rows = self.stores.games.finished_games(before, limit).await?;
         Ok(self.listed(rows))
     }
 
@@ -656,7 +660,8 @@ impl Games {
             }
         }
         let id = self
-            .store
+            .stores
+            .games
             .create_game(
                 &canonical,
                 phase_name(game.phase()),
@@ -696,7 +701,7 @@ impl Games {
         if live.started() {
             return Err(ApiError::NotOpen);
         }
-        match self.store.cancel_table(id).await {
+        match self.stores.games.cancel_table(id).await {
             Err(StoreError::Started { .. }) => return Err(ApiError::NotOpen),
             other => other?,
         }
@@ -717,7 +722,7 @@ impl Games {
         if !live.moves.is_empty() {
             return Err(ApiError::Moved);
         }
-        match self.store.abort_game(id).await {
+        match self.stores.games.abort_game(id).await {
             Err(StoreError::Moved { .. }) => return Err(ApiError::Moved),
             other => other?,
         }
@@ -777,7 +782,7 @@ impl Games {
         if live.seats.ranked && user.guest {
             return Err(ApiError::RankedNeedsAccount);
         }
-        match self.store.join_game(id, color.name(), user.id).await {
+        match self.stores.games.join_game(id, color.name(), user.id).await {
             Err(StoreError::SeatTaken { .. }) => return Err(ApiError::SeatTaken),
             other => other?,
         }

@@ -99,7 +99,7 @@ impl Games {
         if live.game.phase() != Phase::Over {
             return Err(ApiError::NotOver);
         }
-        if let Some(offered) = self.store.rematch_of(id).await? {
+        if let Some(offered) = self.stores.games.rematch_of(id).await? {
             return self.answer_offer(&mut live, offered, user).await;
         }
         let table = NewTable {
@@ -124,7 +124,7 @@ impl Games {
                 Ok(state)
             }
             // The opponent's offer, made on another node at the same moment, came first: it stands.
-            Err(e) => match self.store.rematch_of(id).await? {
+            Err(e) => match self.stores.games.rematch_of(id).await? {
                 Some(offered) => self.answer_offer(&mut live, offered, user).await,
                 None => Err(e),
             },
@@ -184,7 +184,7 @@ impl Games {
 
     /// The rematch of a finished game just read from the store, if one was offered.
     pub(super) async fn rematch_stored(&self, live: &mut LiveGame) -> Result<(), ApiError> {
-        if let Some(table) = self.store.rematch_of(live.id).await? {
+        if let Some(table) = self.stores.games.rematch_of(live.id).await? {
             live.rematch = Rematch::of(live, table.id, &table.seats);
         }
         Ok(())

@@ -179,7 +179,9 @@ impl Games {
     pub async fn review_of(self: &Arc<Self>, id: i64) -> Result<ReviewView, ApiError> {
         // The game must exist (a missing one is 404, not "never reviewed").
         self.look(id).await?;
-        Ok(ReviewView::of(self.store.review(Reviewed::Game(id)).await?))
+        Ok(ReviewView::of(
+            self.stores.reviews.review(Reviewed::Game(id)).await?,
+        ))
     }
 
     /// Asks `user`'s review of an uploaded SGF file (its first game's main line), kept once by its digest: the
@@ -192,9 +194,12 @@ impl Games {
     ) -> Result<UploadReviewView, ApiError> {
         let name = upload_name(&sgf);
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        self.store.expire_uploads(at - UPLOAD_LIFE_MS).await?;
+        self.stores
+            .reviews
+            .expire_uploads(at - UPLOAD_LIFE_MS)
+            .await?;
         let in_play = self.games_in_play_of(user).await?;
-        let known = self.store.upload_named(&name).await?;
+        let known = self.stores.reviews.upload_named(&name).await?;
         if known.is_none() {
             self.check_upload_quota(user, sgf.len(), at).await?;
             self.check_review_backlog(user).await?;
@@ -221,17 +226,23 @@ impl Games {
         }
         let upload = match known {
             Some(upload) => {
-                self.store.open_upload(upload, at).await?;
+                self.stores.reviews.open_upload(upload, at).await?;
                 if self.review_would_queue(Reviewed::Upload(upload)).await? {
                     self.check_review_backlog(user).await?;
                 }
                 upload
             }
-            None => self.store.keep_upload(&name, &sgf, at, user).await?,
+            None => {
+                self.stores
+                    .reviews
+                    .keep_upload(&name, &sgf, at, user)
+                    .await?
+            }
         };
         let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
         let stored = self
-            .store
+            .stores
+            .reviews
             .request_review(Reviewed::Upload(upload), playouts, at, user)
             .await?;
         self.reviews_waiting.notify_one();
@@ -243,7 +254,11 @@ impl Games {
 
     /// Refuses an upload of `bytes` by `user` beyond their daily quota, saying when it frees.
     async fn check_upload_quota(&self, user: i64, bytes: usize, at: i64) -> Result<(), ApiError> {
-        let usage = self.store.upload_usage(user, at - DAY_MS + 1).await?;
+        let usage = self
+            .stores
+            .reviews
+            .upload_usage(user, at - DAY_MS + 1)
+            .await?;
         let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
         let limit = if usage.files >= UPLOADS_A_DAY {
             format!("{UPLOADS_A_DAY} files")
@@ -263,7 +278,8 @@ impl Games {
     /// Whether asking for `subject`'s review would queue one (none asked yet, or a failed one).
     async fn review_would_queue(&self, subject: Reviewed) -> Result<bool, ApiError> {
         Ok(self
-            .store
+            .stores
+            .reviews
             .review(subject)
             .await?
             .is_none_or(|r| r.state == "failed"))
@@ -271,7 +287,7 @@ impl Games {
 
     /// Refuses one more review for `user` when theirs or the site's queue is full.
     async fn check_review_backlog(&self, user: i64) -> Result<(), ApiError> {
-        let backlog = self.store.review_backlog(user).await?;
+        let backlog = self.stores.reviews.review_backlog(user).await?;
         if backlog.theirs >= REVIEWS_WAITING_PER_USER {
             return Err(ApiError::ReviewQueue {
                 yours: true,
@@ -321,7 +337,7 @@ impl Games {
     /// Notes that the uploaded file `upload` was opened now.
     async fn opened(&self, upload: i64) -> Result<(), ApiError> {
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        Ok(self.store.open_upload(upload, at).await?)
+        Ok(self.stores.reviews.open_upload(upload, at).await?)
     }
 
     /// The id of the file uploaded under `name`.
@@ -330,7 +346,7 @@ impl Games {
         let digest =
             name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
         let found = if digest {
-            self.store.upload_named(name).await?
+            self.stores.reviews.upload_named(name).await?
         } else {
             None
         };
@@ -343,7 +359,7 @@ impl Games {
         self.opened(upload).await?;
         Ok(UploadReviewView {
             id: name.to_owned(),
-            review: ReviewView::of(self.store.review(Reviewed::Upload(upload)).await?),
+            review: ReviewView::of(self.stores.reviews.review(Reviewed::Upload(upload)).await?),
         })
     }
 
@@ -351,7 +367,8 @@ impl Games {
     pub async fn upload_sgf(self: &Arc<Self>, name: &str) -> Result<Vec<u8>, ApiError> {
         let upload = self.upload_named(name).await?;
         self.opened(upload).await?;
-        self.store
+        self.stores
+            .reviews
             .upload_sgf(upload)
             .await?
             .ok_or_else(|| ApiError::NoUpload(name.to_owned()))
@@ -370,7 +387,8 @@ impl Games {
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
         let stored = self
-            .store
+            .stores
+            .reviews
             .request_review(Reviewed::Game(id), playouts, at, user)
             .await?;
         self.reviews_waiting.notify_one();
@@ -424,7 +442,7 @@ impl Games {
                     return;
                 };
                 let now = i64::try_from(g.time.wall_ms()).unwrap_or(i64::MAX);
-                let taken = match g.store.take_review(now, now - STALE_MS).await {
+                let taken = match g.stores.reviews.take_review(now, now - STALE_MS).await {
                     Ok(taken) => taken,
                     Err(e) => {
                         tracing::warn!(error = %e, "looking for reviews failed");
@@ -453,11 +471,13 @@ impl Games {
         subject: Reviewed,
         playouts: i64,
     ) -> Result<(), ApiError> {
-        let store = Arc::clone(&self.store);
+        let store = Arc::clone(&self.stores.reviews);
         let time = self.time.clone();
         let at = move || i64::try_from(time.wall_ms()).unwrap_or(i64::MAX);
         let source = match subject {
-            Reviewed::Game(id) => store
+            Reviewed::Game(id) => self
+                .stores
+                .games
                 .load_game(id)
                 .await?
                 .map(|g| Source::Stored(Box::new(g))),

@@ -212,7 +212,8 @@ impl Games {
         }
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let rating = self
-            .store
+            .stores
+            .ratings
             .rating(user.id)
             .await?
             .map_or(NEW_RATING, |r| r.rating);
@@ -229,7 +230,7 @@ impl Games {
             at_ms: now,
             max_waiting: i64::try_from(self.seeks_per_user).unwrap_or(i64::MAX),
         };
-        let outcome = match self.store.seek(&seek, now - SEEK_LIFE_MS).await? {
+        let outcome = match self.stores.seeks.seek(&seek, now - SEEK_LIFE_MS).await? {
             Sought::Waiting(id) => {
                 self.seeks_changed().await;
                 let stored = self.seeks_cached().into_iter().find(|s| s.id == id);
@@ -297,13 +298,13 @@ impl Games {
         };
         let (state, invite) = self.create(&seeker, table).await?;
         let state = self.join(state.id, user, invite.as_deref()).await?;
-        self.store.seek_made(other.id, state.id).await?;
+        self.stores.seeks.seek_made(other.id, state.id).await?;
         Ok(state)
     }
 
     /// User `user` withdraws seek `id`.
     pub async fn cancel_seek(&self, user: i64, id: i64) -> Result<(), ApiError> {
-        if !self.store.cancel_seek(user, id).await? {
+        if !self.stores.seeks.cancel_seek(user, id).await? {
             return Err(ApiError::NoSeek(id));
         }
         self.seeks_changed().await;
@@ -314,7 +315,7 @@ impl Games {
     /// lobby when they changed: a look that finds nothing new sends no lobby socket anything.
     pub async fn refresh_seeks(&self) -> Result<(), ApiError> {
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        let seeks = self.store.seeks(now - SEEK_LIFE_MS).await?;
+        let seeks = self.stores.seeks.seeks(now - SEEK_LIFE_MS).await?;
         let changed = {
             let mut held = self.seeks.write().unwrap_or_else(|e| e.into_inner());
             let changed = **held != seeks;

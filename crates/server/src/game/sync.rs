@@ -124,7 +124,8 @@ impl Games {
             return Ok(false);
         }
         let stored = self
-            .store
+            .stores
+            .games
             .load_game_after(live.id, live.stored_count())
             .await?;
         self.catch_up_locked(live, stored).await?;
@@ -139,7 +140,7 @@ impl Games {
     /// Whether the store has more of game `id` than a copy with `moves` stored actions and its second seat
     /// `joined` or not, or no longer has it: one indexed row.
     async fn store_is_ahead(&self, id: i64, moves: usize, joined: bool) -> bool {
-        match self.store.progress(id).await {
+        match self.stores.games.progress(id).await {
             Ok(stored) => differs(stored, moves, joined),
             Err(e) => {
                 tracing::warn!(game = id, error = %e, "reading a game's progress failed");
@@ -180,7 +181,7 @@ impl Games {
         if !self.several() {
             return;
         }
-        let stored = match self.store.live_games().await {
+        let stored = match self.stores.games.live_games().await {
             Ok(stored) => stored,
             Err(e) => {
                 tracing::warn!(error = %e, "reading the live games failed");
@@ -264,7 +265,14 @@ impl Games {
     /// when notices may have been lost. Answers how many games changed.
     pub async fn catch_up_all(self: &Arc<Self>) -> Result<usize, ApiError> {
         let mut ids: Vec<i64> = self.registry().live.keys().copied().collect();
-        ids.extend(self.store.live_games().await?.into_iter().map(|(id, _)| id));
+        ids.extend(
+            self.stores
+                .games
+                .live_games()
+                .await?
+                .into_iter()
+                .map(|(id, _)| id),
+        );
         ids.sort_unstable();
         ids.dedup();
         let mut changed = 0;
@@ -299,7 +307,11 @@ impl Games {
         if live.cancelled {
             return Ok(false);
         }
-        let stored = self.store.load_game_after(id, live.stored_count()).await?;
+        let stored = self
+            .stores
+            .games
+            .load_game_after(id, live.stored_count())
+            .await?;
         let changed = self.catch_up_locked(&mut live, stored).await?;
         let over = live.game.phase() == Phase::Over;
         drop(live);
@@ -329,7 +341,7 @@ impl Games {
         if self.registry().live.contains_key(&id) {
             return Ok(false);
         }
-        let Some(stored) = self.store.load_game(id).await? else {
+        let Some(stored) = self.stores.games.load_game(id).await? else {
             return Ok(false);
         };
         if stored.state == "over" {

@@ -18,7 +18,7 @@ use tesuji_rules::Color;
 
 use crate::clocks::has_grace;
 use crate::error::ApiError;
-use crate::store::{Store, StoreError, Vacation, VacationTaken};
+use crate::store::{StoreError, Vacation, VacationStore, VacationTaken};
 
 use super::live::LiveGame;
 use super::record::date_of;
@@ -81,7 +81,11 @@ impl Games {
     pub async fn vacation(&self, user: i64) -> Result<VacationView, ApiError> {
         let now = self.wall_now();
         let (year, from) = year_of(now);
-        let taken = self.store.vacations(user, from.min(now - 1)).await?;
+        let taken = self
+            .stores
+            .vacations
+            .vacations(user, from.min(now - 1))
+            .await?;
         let used_ms: i64 = taken
             .iter()
             .filter(|v| v.start_ms >= from)
@@ -121,7 +125,8 @@ impl Games {
         };
         let allowance = i64::from(VACATION_DAYS) * DAY_MS as i64;
         match self
-            .store
+            .stores
+            .vacations
             .take_vacation(user, vacation, from, allowance)
             .await?
         {
@@ -146,7 +151,13 @@ impl Games {
     /// User `user` comes back from vacation now.
     pub async fn end_vacation(self: &Arc<Self>, user: i64) -> Result<VacationView, ApiError> {
         let now = self.wall_now();
-        if self.store.end_vacation(user, now).await?.is_none() {
+        if self
+            .stores
+            .vacations
+            .end_vacation(user, now)
+            .await?
+            .is_none()
+        {
             return Err(ApiError::NotOnVacation);
         }
         self.vacation_changed(user).await;
@@ -178,7 +189,7 @@ impl Games {
 
     /// [`fit`] with this node's store.
     pub(super) async fn fit_vacations(&self, live: &mut LiveGame) -> Result<(), ApiError> {
-        Ok(fit(&*self.store, live).await?)
+        Ok(fit(&*self.stores.vacations, live).await?)
     }
 
     /// [`Games::fit_vacations`] where what went before is already stored: a failure leaves the clock without
@@ -196,7 +207,7 @@ impl Games {
 
 /// Gives the clock of `live`, if a vacation stops it, its players' vacations as stored: those that end after
 /// the running turn started, or from now (no earlier one reaches a turn still to be charged).
-pub(super) async fn fit(store: &dyn Store, live: &mut LiveGame) -> Result<(), StoreError> {
+pub(super) async fn fit(store: &dyn VacationStore, live: &mut LiveGame) -> Result<(), StoreError> {
     let Some(since) = live
         .clock
         .as_ref()

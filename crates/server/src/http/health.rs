@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::AppState;
 use crate::metrics::Gauges;
-use crate::store::Store;
+use crate::store::SiteStore;
 
 /// How long the store has to answer a health check's ping.
 pub const PING_TIMEOUT: Duration = Duration::from_secs(2);
@@ -35,7 +35,7 @@ impl Probe {
     /// time: a check that arrives meanwhile waits for it and takes its answer, which came after the check
     /// arrived. So a flood of checks costs the database one ping at a time (and waits at most about one
     /// timeout), while no check is answered from before it was asked.
-    pub async fn store(&self, store: &dyn Store) -> Result<(), String> {
+    pub async fn store(&self, store: &dyn SiteStore) -> Result<(), String> {
         let asked = Instant::now();
         let mut last = self.last.lock().await;
         if let Some((came, answer)) = &*last
@@ -66,7 +66,7 @@ impl Probe {
 /// `GET /healthz`: 200 `{"ok": true, "checks": {"store": "ok"}}` (and `"nats": "ok"` on a node that is one of
 /// several), or 503 with `ok` false and the reason in place of the failing check's `"ok"`.
 pub(super) async fn healthz(State(app): State<AppState>) -> Response {
-    let store = app.health.store(app.store.as_ref()).await;
+    let store = app.health.store(app.site.as_ref()).await;
     let nats = app.nats.as_ref().map(|client| {
         if client.connection_state() == async_nats::connection::State::Connected {
             Ok(())

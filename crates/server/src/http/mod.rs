@@ -54,8 +54,8 @@ pub struct App {
     pub record_work: Arc<tokio::sync::Semaphore>,
     /// How many permits `record_work` has when nobody works.
     pub record_workers: usize,
-    /// The store the games commit to, for the health check's ping.
-    pub store: Arc<dyn crate::store::Store>,
+    /// The site's store, for the health check's ping.
+    pub site: Arc<dyn crate::store::SiteStore>,
     /// The health check's ping, one at a time.
     pub health: health::Probe,
     /// The counters `GET /metrics` prints.

@@ -10,8 +10,7 @@ use std::sync::atomic::Ordering;
 use serde_json::json;
 use tesuji_client::Client;
 use tesuji_client::reqwest::Method;
-use tesuji_server::store::Store;
-use tesuji_server::{Database, Running, ServerConfig, start, start_with_store};
+use tesuji_server::{Database, Running, ServerConfig, start, start_with_stores};
 
 fn config(dir: &Path) -> ServerConfig {
     ServerConfig {
@@ -23,7 +22,7 @@ fn config(dir: &Path) -> ServerConfig {
 
 async fn faulty_server(dir: &Path) -> (Running, Arc<Faulty>) {
     let store = Arc::new(Faulty::open(dir).await);
-    let running = start_with_store(config(dir), Arc::clone(&store) as Arc<dyn Store>)
+    let running = start_with_stores(config(dir), store.stores())
         .await
         .unwrap();
     (running, store)

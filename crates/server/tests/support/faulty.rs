@@ -1,22 +1,20 @@
 //! A store for tests of faults between the server and its database: the real SQLite store, with faults to
 //! switch on (appends that fail before or after their commit, pings that fail or hang) and counts of what was
-//! asked of it.
+//! asked of it. It stands in front of the areas it faults only (see [`Faulty::stores`]).
 
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tesuji_server::store::sqlite::SqliteStore;
 use tesuji_server::store::{
-    AccountStore, ChatStore, Ending, GameRow, GameStore, ImportedGame, NewChat, NewSeek, NewUser,
-    NewsRow, NewsStore, Progress, Rated, Rating, RatingPoint, RatingStore, RatingUpdate, RecordRow,
-    ReviewBacklog, ReviewStore, Reviewed, Seats, SeekStore, SessionStore, SiteStore, Sought,
-    StoreError, StoreFuture, StoredChat, StoredGame, StoredMove, StoredReview, StoredSeek,
-    StoredSession, StoredUser, UploadUsage, Vacation, VacationStore, VacationTaken,
+    Ending, GameRow, GameStore, ImportedGame, Progress, Seats, SessionStore, SiteStore, StoreError,
+    StoreFuture, StoredGame, StoredMove, StoredSession, Stores,
 };
 
 /// The real store, with faults to switch on: every call goes to it, but for the faults asked for.
 pub struct Faulty {
-    pub inner: SqliteStore,
+    pub inner: Arc<SqliteStore>,
     /// The next append is committed, then answered with an error (a writer that died before answering).
     pub fail_after_commit: AtomicBool,
     /// The next append fails without being committed.
@@ -32,10 +30,21 @@ pub struct Faulty {
 }
 
 impl Faulty {
+    /// The areas a server is started with: this store in front of those it faults (games, sessions, the
+    /// site), the real one behind the others.
+    pub fn stores(self: &Arc<Self>) -> Stores {
+        Stores {
+            games: Arc::clone(self) as _,
+            sessions: Arc::clone(self) as _,
+            site: Arc::clone(self) as _,
+            ..Stores::of(Arc::clone(&self.inner) as _)
+        }
+    }
+
     /// The store in `dir`, no fault switched on.
     pub async fn open(dir: &Path) -> Faulty {
         Faulty {
-            inner: SqliteStore::open(dir).await.unwrap(),
+            inner: Arc::new(SqliteStore::open(dir).await.unwrap()),
             fail_after_commit: AtomicBool::new(false),
             fail_before_commit: AtomicBool::new(false),
             session_reads: AtomicU64::new(0),
@@ -124,66 +133,6 @@ impl GameStore for Faulty {
     }
 }
 
-impl AccountStore for Faulty {
-    fn create_user<'a>(
-        &'a self,
-        name: &'a str,
-        name_key: Option<&'a str>,
-        password_hash: Option<&'a str>,
-    ) -> StoreFuture<'a, i64> {
-        self.inner.create_user(name, name_key, password_hash)
-    }
-    fn create_checked_user<'a>(&'a self, user: &'a NewUser<'a>) -> StoreFuture<'a, i64> {
-        self.inner.create_checked_user(user)
-    }
-    fn accounts_without_skeleton(
-        &self,
-        after: i64,
-        limit: usize,
-    ) -> StoreFuture<'_, Vec<(i64, String)>> {
-        self.inner.accounts_without_skeleton(after, limit)
-    }
-    fn set_skeletons<'a>(&'a self, skeletons: &'a [(i64, String)]) -> StoreFuture<'a, ()> {
-        self.inner.set_skeletons(skeletons)
-    }
-    fn find_account<'a>(&'a self, name_key: &'a str) -> StoreFuture<'a, Option<StoredUser>> {
-        self.inner.find_account(name_key)
-    }
-    fn find_user(&self, id: i64) -> StoreFuture<'_, Option<StoredUser>> {
-        self.inner.find_user(id)
-    }
-    fn password_hash(&self, user: i64) -> StoreFuture<'_, Option<String>> {
-        self.inner.password_hash(user)
-    }
-    fn set_password<'a>(
-        &'a self,
-        user: i64,
-        hash: &'a str,
-        keep: Option<&'a [u8]>,
-    ) -> StoreFuture<'a, u64> {
-        self.inner.set_password(user, hash, keep)
-    }
-    fn create_reset<'a>(
-        &'a self,
-        token_hash: &'a [u8],
-        user: i64,
-        expires: i64,
-    ) -> StoreFuture<'a, ()> {
-        self.inner.create_reset(token_hash, user, expires)
-    }
-    fn delete_account<'a>(&'a self, user: i64, neutral: &'a str) -> StoreFuture<'a, ()> {
-        self.inner.delete_account(user, neutral)
-    }
-    fn reset_password<'a>(
-        &'a self,
-        token_hash: &'a [u8],
-        now: i64,
-        hash: &'a str,
-    ) -> StoreFuture<'a, Option<(i64, u64)>> {
-        self.inner.reset_password(token_hash, now, hash)
-    }
-}
-
 impl SessionStore for Faulty {
     fn create_session<'a>(
         &'a self,
@@ -210,153 +159,6 @@ impl SessionStore for Faulty {
     }
     fn end_session<'a>(&'a self, user: i64, token_hash: &'a [u8]) -> StoreFuture<'a, bool> {
         self.inner.end_session(user, token_hash)
-    }
-}
-
-impl RatingStore for Faulty {
-    fn rate_game<'a>(
-        &'a self,
-        game: i64,
-        black: i64,
-        white: i64,
-        at: i64,
-        update: RatingUpdate,
-    ) -> StoreFuture<'a, Rated> {
-        self.inner.rate_game(game, black, white, at, update)
-    }
-    fn unrated_games(&self, after: i64, limit: usize) -> StoreFuture<'_, Vec<i64>> {
-        self.inner.unrated_games(after, limit)
-    }
-    fn player_record(&self, user: i64) -> StoreFuture<'_, Vec<RecordRow>> {
-        self.inner.player_record(user)
-    }
-    fn rating(&self, user: i64) -> StoreFuture<'_, Option<Rating>> {
-        self.inner.rating(user)
-    }
-    fn rating_history(&self, user: i64, limit: usize) -> StoreFuture<'_, Vec<RatingPoint>> {
-        self.inner.rating_history(user, limit)
-    }
-}
-
-impl ChatStore for Faulty {
-    fn add_chat<'a>(&'a self, chat: &'a NewChat<'a>) -> StoreFuture<'a, StoredChat> {
-        self.inner.add_chat(chat)
-    }
-    fn chat_of(&self, game: i64, limit: usize) -> StoreFuture<'_, Vec<StoredChat>> {
-        self.inner.chat_of(game, limit)
-    }
-    fn set_mute(&self, user: i64, muted: i64, on: bool) -> StoreFuture<'_, ()> {
-        self.inner.set_mute(user, muted, on)
-    }
-    fn mutes_of(&self, user: i64) -> StoreFuture<'_, Vec<i64>> {
-        self.inner.mutes_of(user)
-    }
-}
-
-impl NewsStore for Faulty {
-    fn news_since(&self, user: i64) -> StoreFuture<'_, Option<Option<i64>>> {
-        self.inner.news_since(user)
-    }
-    fn set_news_seen(&self, user: i64, at_ms: i64) -> StoreFuture<'_, ()> {
-        self.inner.set_news_seen(user, at_ms)
-    }
-    fn news(&self, user: i64, since_ms: i64, limit: usize) -> StoreFuture<'_, Vec<NewsRow>> {
-        self.inner.news(user, since_ms, limit)
-    }
-}
-
-impl SeekStore for Faulty {
-    fn seek<'a>(&'a self, seek: &'a NewSeek, expired_ms: i64) -> StoreFuture<'a, Sought> {
-        self.inner.seek(seek, expired_ms)
-    }
-    fn seek_made(&self, seek: i64, game: i64) -> StoreFuture<'_, ()> {
-        self.inner.seek_made(seek, game)
-    }
-    fn seeks(&self, since_ms: i64) -> StoreFuture<'_, Vec<StoredSeek>> {
-        self.inner.seeks(since_ms)
-    }
-    fn cancel_seek(&self, user: i64, seek: i64) -> StoreFuture<'_, bool> {
-        self.inner.cancel_seek(user, seek)
-    }
-}
-
-impl VacationStore for Faulty {
-    fn take_vacation(
-        &self,
-        user: i64,
-        vacation: Vacation,
-        counted_from_ms: i64,
-        allowance_ms: i64,
-    ) -> StoreFuture<'_, VacationTaken> {
-        self.inner
-            .take_vacation(user, vacation, counted_from_ms, allowance_ms)
-    }
-    fn end_vacation(&self, user: i64, at_ms: i64) -> StoreFuture<'_, Option<Vacation>> {
-        self.inner.end_vacation(user, at_ms)
-    }
-    fn vacations(&self, user: i64, after_ms: i64) -> StoreFuture<'_, Vec<Vacation>> {
-        self.inner.vacations(user, after_ms)
-    }
-}
-
-impl ReviewStore for Faulty {
-    fn request_review(
-        &self,
-        subject: Reviewed,
-        playouts: i64,
-        at_ms: i64,
-        by: i64,
-    ) -> StoreFuture<'_, StoredReview> {
-        self.inner.request_review(subject, playouts, at_ms, by)
-    }
-    fn review_backlog(&self, user: i64) -> StoreFuture<'_, ReviewBacklog> {
-        self.inner.review_backlog(user)
-    }
-    fn review(&self, subject: Reviewed) -> StoreFuture<'_, Option<StoredReview>> {
-        self.inner.review(subject)
-    }
-    fn keep_upload<'a>(
-        &'a self,
-        digest: &'a str,
-        sgf: &'a [u8],
-        at_ms: i64,
-        user: i64,
-    ) -> StoreFuture<'a, i64> {
-        self.inner.keep_upload(digest, sgf, at_ms, user)
-    }
-    fn upload_usage(&self, user: i64, since_ms: i64) -> StoreFuture<'_, UploadUsage> {
-        self.inner.upload_usage(user, since_ms)
-    }
-    fn open_upload(&self, id: i64, at_ms: i64) -> StoreFuture<'_, ()> {
-        self.inner.open_upload(id, at_ms)
-    }
-    fn expire_uploads(&self, before_ms: i64) -> StoreFuture<'_, u64> {
-        self.inner.expire_uploads(before_ms)
-    }
-    fn upload_named<'a>(&'a self, digest: &'a str) -> StoreFuture<'a, Option<i64>> {
-        self.inner.upload_named(digest)
-    }
-    fn upload_sgf(&self, id: i64) -> StoreFuture<'_, Option<Vec<u8>>> {
-        self.inner.upload_sgf(id)
-    }
-    fn take_review(
-        &self,
-        now_ms: i64,
-        stale_before_ms: i64,
-    ) -> StoreFuture<'_, Option<StoredReview>> {
-        self.inner.take_review(now_ms, stale_before_ms)
-    }
-    fn save_review<'a>(
-        &'a self,
-        subject: Reviewed,
-        state: &'a str,
-        done: i64,
-        total: i64,
-        results: Option<&'a str>,
-        at_ms: i64,
-    ) -> StoreFuture<'a, ()> {
-        self.inner
-            .save_review(subject, state, done, total, results, at_ms)
     }
 }
 
