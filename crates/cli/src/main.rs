@@ -72,7 +72,7 @@ enum Command {
         cache_games: u64,
         /// Playouts per position of a finished game's review (10 to 1000000); one review at a time per node,
         /// on one thread.
-        #[arg(long, env = "TESUJI_REVIEW_PLAYOUTS", default_value_t = tesuji_server::game::review::REVIEW_PLAYOUTS,
+        #[arg(long, env = "TESUJI_REVIEW_PLAYOUTS", default_value_t = tesuji_server::reviews::REVIEW_PLAYOUTS,
               value_parser = clap::value_parser!(u64).range(10..=1_000_000))]
         review_playouts: u64,
         /// This node computes no reviews: it takes requests and shows reviews, and another node of the site

@@ -13,7 +13,10 @@ pub mod listen;
 pub mod memory;
 pub mod metrics;
 pub mod names;
+pub mod news;
+pub mod players;
 pub mod replay;
+pub mod reviews;
 pub mod store;
 pub mod web;
 
@@ -21,6 +24,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use axum::Router;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
@@ -90,10 +94,20 @@ impl Default for ServerConfig {
             secure_cookies: false,
             finished_cache: DEFAULT_FINISHED_CACHE,
             nats: None,
-            review_playouts: game::review::REVIEW_PLAYOUTS,
+            review_playouts: reviews::REVIEW_PLAYOUTS,
             computes_reviews: true,
         }
     }
+}
+
+/// What the routes read: the core's state and each feature's service. A feature is wired here by a field (and
+/// its routes by a line in [`start_with_stores`]).
+#[derive(Clone, axum::extract::FromRef)]
+struct Site {
+    core: http::AppState,
+    news: Arc<news::News>,
+    players: Arc<players::Players>,
+    reviews: Arc<reviews::Reviews>,
 }
 
 /// A started server: its address, and a handle to stop it.
@@ -148,7 +162,7 @@ pub async fn start_with_stores(
         config.time.clone(),
     ));
     let games = Games::load(
-        stores,
+        stores.clone(),
         Arc::clone(&accounts),
         GamesConfig {
             time: config.time.clone(),
@@ -159,8 +173,6 @@ pub async fn start_with_stores(
             open_tables: config.limits.open_tables_per_user,
             seeks_per_user: config.limits.seeks_per_user,
             shared_timers: config.nats.is_some(),
-            review_playouts: config.review_playouts,
-            computes_reviews: config.computes_reviews,
         },
     )
     .await?;
@@ -219,7 +231,35 @@ pub async fn start_with_stores(
             }
         })
     };
-    let router = http::router(app);
+    let state = Site {
+        news: Arc::new(news::News::new(
+            Arc::clone(&stores.news),
+            Arc::clone(&app.accounts),
+            config.time.clone(),
+        )),
+        players: Arc::new(players::Players::new(
+            Arc::clone(&games),
+            Arc::clone(&app.accounts),
+            Arc::clone(&stores.ratings),
+        )),
+        reviews: Arc::new(reviews::Reviews::new(
+            Arc::clone(&games),
+            Arc::clone(&stores.reviews),
+            Arc::clone(&stores.games),
+            config.time.clone(),
+            config.review_playouts,
+        )),
+        core: Arc::clone(&app),
+    };
+    if config.computes_reviews {
+        state.reviews.start();
+    }
+    let features = Router::new()
+        .merge(news::routes::routes())
+        .merge(players::routes::routes())
+        .merge(reviews::routes::routes())
+        .with_state(state);
+    let router = http::router(app, features);
     let games_of_task = Arc::clone(&games);
     let task = tokio::spawn(async move {
         let served = listen::serve(listener, router, async {

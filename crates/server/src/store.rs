@@ -558,7 +558,7 @@ pub struct ReviewBacklog {
 pub const REVIEW_COLUMNS: &str =
     "game_id, upload_id, state, playouts, done, total, results, requested_ms, updated_ms";
 
-/// A review of a game or an uploaded record (see `game::review`).
+/// A review of a game or an uploaded record (see `crate::reviews`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StoredReview {
     pub subject: Reviewed,

@@ -10,14 +10,11 @@
 //! - [`live`]: one live game and its replay from the store.
 //! - [`action`]: the one path of an action, from the socket or HTTP (or a timer, or the computer) to the store.
 //! - [`view`]: the JSON views (state, listing entries, events).
-//! - [`news`]: what happened in a user's games since they last looked.
-//! - [`player`]: a player's record and current games, for their page.
+//! - [`player`]: a player's games in progress, and those that wait for them.
 //! - [`chat`]: a game's chat, the spectators' kept from the players during the game; mutes.
 //! - [`undo`]: taking back a move, asked and answered.
 //! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
-//! - [`review`]: finished games reviewed by the search in the background, the results kept.
-//! - [`fairplay`]: no review of an uploaded record that holds a position of its uploader's game in play.
 //! - [`rating`]: ranked games rate their players when they end, once.
 //! - [`vacation`]: days away that stop a player's correspondence clocks.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
@@ -27,17 +24,14 @@
 pub mod action;
 pub mod chat;
 pub mod computer;
-pub mod fairplay;
 pub mod lease;
 pub mod live;
-pub mod news;
 pub mod player;
 pub mod presence;
 pub mod rating;
 pub mod record;
 pub mod registry;
 pub mod rematch;
-pub mod review;
 pub mod seek;
 pub mod sync;
 pub mod timer;
@@ -48,6 +42,7 @@ pub mod view;
 pub use action::{Actor, Request};
 pub use computer::BOTS;
 pub use live::{LiveGame, ReplayError};
+pub use presence::Absences;
 pub use registry::{Entry, Games, GamesConfig, NewTable, Opponent, ResidentCount};
 pub use sync::Tell;
 pub use view::{GameState, MoveView, Player, Players, Summary};

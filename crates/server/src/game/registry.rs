@@ -123,12 +123,6 @@ pub struct Games {
     pub(super) mutes: super::chat::Mutes,
     /// The seeks of the last half hour, as the store last had them (see [`super::seek`]).
     pub(super) seeks: std::sync::RwLock<Arc<Vec<crate::store::StoredSeek>>>,
-    /// Playouts per position of a review (see [`super::review`]).
-    pub(super) review_playouts: u64,
-    /// Wakes this node's reviewer when a review is asked for here.
-    pub(super) reviews_waiting: Arc<tokio::sync::Notify>,
-    /// One live estimate at a time on this node.
-    pub(super) estimating: tokio::sync::Semaphore,
 }
 
 /// What the games need of the server's settings.
@@ -150,10 +144,6 @@ pub struct GamesConfig {
     pub seeks_per_user: usize,
     /// Whether this node is one of several, which run the timers by turns (see [`crate::game::lease`]).
     pub shared_timers: bool,
-    /// Playouts per position of a game's review.
-    pub review_playouts: u64,
-    /// Whether this node computes reviews.
-    pub computes_reviews: bool,
 }
 
 /// Finished games whose summary is filled in per round at start (see [`Games::summarize_old`]).
@@ -238,8 +228,6 @@ impl Games {
             open_tables,
             seeks_per_user,
             shared_timers,
-            review_playouts,
-            computes_reviews,
         } = config;
         let absences = Absences {
             grace_ms,
@@ -342,13 +330,7 @@ impl Games {
             to_rate,
             mutes: super::chat::Mutes::default(),
             seeks: std::sync::RwLock::new(Arc::new(seeks)),
-            review_playouts: review_playouts.max(1),
-            reviews_waiting: Arc::new(tokio::sync::Notify::new()),
-            estimating: tokio::sync::Semaphore::new(1),
         });
-        if computes_reviews {
-            games.start_reviews();
-        }
         // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
         games.start_rating(ratings, !shared_timers);
         for id in games.live_ids() {
@@ -393,7 +375,7 @@ impl Games {
     }
 
     /// A live game, if game `id` is one: what the timers act on (never a finished game read back).
-    pub(super) fn live_entry(&self, id: i64) -> Option<Entry> {
+    pub fn live_entry(&self, id: i64) -> Option<Entry> {
         self.registry().live.get(&id).cloned()
     }
 

@@ -119,7 +119,7 @@ impl Games {
 
     /// Brings this locked copy up to the store when it is behind (only ever on a node of several): whether it
     /// was. What a refusal made on a stale copy runs before it is judged again.
-    pub(super) async fn catch_up_if_behind(&self, live: &mut LiveGame) -> Result<bool, ApiError> {
+    pub async fn catch_up_if_behind(&self, live: &mut LiveGame) -> Result<bool, ApiError> {
         if !self.behind(live).await {
             return Ok(false);
         }

@@ -1,10 +1,11 @@
 //! The parts many routes read, as axum extractors whose every rejection is our JSON error: a JSON body, an id
-//! in the path, a listing's page, a signed-in user, a sign-in attempt.
+//! in the path, a listing's page, a signed-in user, a sign-in attempt. They read any state that holds the
+//! core's ([`AppState`]), so that the features' routes use them too.
 
 use std::net::SocketAddr;
 
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Path, Query, Request};
+use axum::extract::{ConnectInfo, FromRef, FromRequest, FromRequestParts, Path, Query, Request};
 use axum::http::request::Parts;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -55,10 +56,14 @@ impl<S: Send + Sync> FromRequestParts<S> for PathId {
 /// (`not_signed_in`) or without the session's CSRF token in its header (`csrf`).
 pub(crate) struct SignedIn(pub Session);
 
-impl FromRequestParts<AppState> for SignedIn {
+impl<S: Send + Sync> FromRequestParts<S> for SignedIn
+where
+    AppState: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let app = AppState::from_ref(state);
         same_origin(&parts.headers)?;
         app.accounts.require(&parts.headers).await.map(SignedIn)
     }
@@ -67,10 +72,14 @@ impl FromRequestParts<AppState> for SignedIn {
 /// The signed-in user of a read (`not_signed_in` without a session): a read needs no CSRF token.
 pub(crate) struct Reader(pub crate::auth::User);
 
-impl FromRequestParts<AppState> for Reader {
+impl<S: Send + Sync> FromRequestParts<S> for Reader
+where
+    AppState: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let app = AppState::from_ref(state);
         let session = app.accounts.session(&parts.headers).await?;
         Ok(Reader(session.ok_or(ApiError::NotSignedIn)?.user))
     }
@@ -80,12 +89,16 @@ impl FromRequestParts<AppState> for Reader {
 /// read: from this site, and within its address's attempt budget. Holds the client's address.
 pub(crate) struct SignIn(pub(crate) std::net::IpAddr);
 
-impl FromRequestParts<AppState> for SignIn {
+impl<S: Send + Sync> FromRequestParts<S> for SignIn
+where
+    AppState: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let app = AppState::from_ref(state);
         same_origin(&parts.headers)?;
-        let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, app)
+        let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         let client = app.limits.client(from, &parts.headers);
@@ -118,11 +131,15 @@ impl Drop for RecordWork {
     }
 }
 
-impl FromRequestParts<AppState> for RecordWork {
+impl<S: Send + Sync> FromRequestParts<S> for RecordWork
+where
+    AppState: FromRef<S>,
+{
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, ApiError> {
-        let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, app)
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let app = AppState::from_ref(state);
+        let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))?;
         app.limits

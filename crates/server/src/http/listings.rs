@@ -1,4 +1,4 @@
-//! Listings: the lobby (HTTP and its socket), a player's games, the archive of finished games.
+//! Listings: the lobby (HTTP and its socket), the archive of finished games.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,11 +11,10 @@ use axum::response::Response;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::extract::{Page, PathId};
+use super::extract::Page;
 use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::error::ApiError;
 use crate::game::Games;
-use crate::game::rating::RatingView;
 
 /// The lobby as `user` (when signed in) sees it: first their games that wait for them, then the open tables
 /// and the games in play.
@@ -38,49 +37,6 @@ pub(super) async fn lobby(
     // A session that cannot be read costs only the viewer's own list.
     let user = app.accounts.session(&headers).await.ok().flatten();
     Json(lobby_json(&app.games, user.map(|s| s.user.id)))
-}
-
-pub(super) async fn user_games(
-    State(app): State<AppState>,
-    PathId(id): PathId,
-    page: Page,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let mut user = app.accounts.user(id).await?.ok_or(ApiError::NoUser(id))?;
-    let games = app
-        .games
-        .player_page(id, page.before, page.read_len())
-        .await?;
-    let (games, next) = page.cut(games);
-    // A guest is not rated; an account never rated has a new player's rating. The history is read first, so
-    // that a game being rated meanwhile is never in it without its rating.
-    let (rating, history) = if user.guest {
-        (None, Vec::new())
-    } else {
-        let history: Vec<_> = app
-            .games
-            .rating_history(id)
-            .await?
-            .into_iter()
-            .map(|p| json!([p.game, p.at, p.rating.rating.round() as i32]))
-            .collect();
-        let rating = app.games.rating_of(id).await?.unwrap_or_default();
-        // The user as cached may predate a rating made on another node: shown as read now, here and after.
-        user.set_rating(rating);
-        app.accounts.rated(id, rating);
-        (Some(RatingView::from(rating)), history)
-    };
-    let record = app.games.player_record(id).await?;
-    app.games.refresh_live().await;
-    let current = app.games.current_of(id, LIST_LIMIT);
-    Ok(Json(json!({
-        "user": user,
-        "rating": rating,
-        "rating_history": history,
-        "record": record,
-        "current": current,
-        "games": games,
-        "next": next,
-    })))
 }
 
 /// The finished games, the most recently ended first (the archive page).

@@ -1,18 +1,16 @@
-//! The HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket, a
-//! player's games, the archive), `games` (tables and actions), `records` (SGF, replays, counts under other
-//! rules), `review` (a finished game reviewed by the search), `chat` (a game's chat, mutes), `news` (what
-//! happened in a user's games since they looked), `seeks` (automatch), `vacation` (days away) and `socket` (the
-//! game's WebSocket). What they share is here: the state, the router, body and id parsing, the Origin check.
+//! The core's HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket,
+//! the archive), `games` (tables and actions), `records` (SGF, replays, counts under other rules), `chat` (a
+//! game's chat, mutes), `seeks` (automatch), `vacation` (days away) and `socket` (the game's WebSocket). What
+//! they share is here: the state, the router, body and id parsing, the Origin check. A feature's routes are in
+//! its own folder, and use the extractors of [`extract`] on a state that holds [`AppState`].
 
 mod account;
 mod chat;
-mod extract;
+pub(crate) mod extract;
 mod games;
 pub mod health;
 mod listings;
-mod news;
 mod records;
-mod review;
 mod seeks;
 mod sessions;
 mod socket;
@@ -66,7 +64,9 @@ pub struct App {
 
 pub(crate) type AppState = Arc<App>;
 
-pub fn router(app: Arc<App>) -> Router {
+/// The site's router: the core's routes, the features' (`features`, each on its state), the pages, and the
+/// limits every request passes.
+pub fn router(app: AppState, features: Router) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))
@@ -86,7 +86,6 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/account/delete", post(account::delete_account))
         .route("/api/lobby", get(listings::lobby))
         .route("/api/lobby/ws", get(listings::lobby_ws))
-        .route("/api/users/{id}/games", get(listings::user_games))
         .route("/api/archive", get(listings::archive))
         .route("/api/games", post(games::create_game))
         .route("/api/games/{id}", get(games::get_game))
@@ -114,24 +113,11 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/api/mutes", get(chat::mutes).post(chat::mute))
         .route("/api/seeks", get(seeks::seeks).post(seeks::seek))
         .route("/api/seeks/{id}/cancel", post(seeks::cancel))
-        .route("/api/news", get(news::news))
-        .route("/api/news/seen", post(news::seen))
         .route(
             "/api/vacation",
             get(vacation::vacation).post(vacation::take),
         )
         .route("/api/vacation/end", post(vacation::end))
-        .route(
-            "/api/games/{id}/review",
-            get(review::review).post(review::ask).layer(compressed()),
-        )
-        .route("/api/games/{id}/estimate", get(review::estimate))
-        .route(
-            "/api/reviews",
-            post(review::ask_upload).layer(DefaultBodyLimit::max(SGF_LIMIT)),
-        )
-        .route("/api/reviews/{id}", get(review::upload).layer(compressed()))
-        .route("/api/reviews/{id}/sgf", get(review::upload_sgf))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route(
             "/api/games/{id}/replay",
@@ -145,6 +131,8 @@ pub fn router(app: Arc<App>) -> Router {
                 .layer::<_, std::convert::Infallible>(compressed())
                 .layer(DefaultBodyLimit::max(SGF_LIMIT)),
         )
+        .with_state(app)
+        .merge(features)
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .merge(crate::web::routes())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
@@ -152,12 +140,11 @@ pub fn router(app: Arc<App>) -> Router {
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             BODY_TIMEOUT,
         ))
-        .with_state(app)
 }
 
 /// Gzip for the large JSON answers (a 19×19 review's ownership, a long game's boards), to a client that accepts
 /// it: their numbers repeat, so they shrink well.
-fn compressed() -> tower_http::compression::CompressionLayer {
+pub(crate) fn compressed() -> tower_http::compression::CompressionLayer {
     tower_http::compression::CompressionLayer::new()
         .gzip(true)
         .no_br()
@@ -194,7 +181,7 @@ async fn api_not_found() -> ApiError {
     ApiError::NoRoute
 }
 
-fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
     body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             ApiError::TooLarge

@@ -973,7 +973,7 @@ async fn two_nodes_rating_one_game_rate_it_once(db: &Database) {
     assert_eq!(two.rating_history(bob, 10).await.unwrap().len(), 1);
 }
 
-/// The bounds of uploads and reviews (game::review): each user's uploads of a day counted in files and bytes;
+/// The bounds of uploads and reviews (`reviews`): each user's uploads of a day counted in files and bytes;
 /// the queue's backlog on the site and per user; the queue taken in turn, each user's first review before
 /// anyone's second; files nobody opened for a while forgotten with their reviews, opened ones kept.
 async fn uploads_and_reviews_are_counted_taken_in_turn_and_expire(db: &Database) {

@@ -14,6 +14,12 @@
 //! is forgotten with its review; at most [`REVIEWS_WAITING_PER_USER`] of a user's reviews and
 //! [`REVIEWS_WAITING`] in all wait or run at once, and the queue takes each user's first review in turn before
 //! anyone's second (`Store::take_review`). A refusal says which limit and when it frees.
+//!
+//! A feature of its own: [`Reviews`] is built with the store's reviews and games areas, the time, and a handle
+//! to the core for what a live game says (whether it is over, its position now, its players).
+
+pub mod fairplay;
+pub mod routes;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,11 +33,8 @@ use tesuji_rules::{Game, Phase, Size};
 
 use crate::clocks::TimeSource;
 use crate::error::ApiError;
-use crate::store::{Reviewed, StoredGame, StoredReview};
-
-use super::live::LiveGame;
-use super::presence::Absences;
-use super::registry::Games;
+use crate::game::{Absences, Actor, Games, LiveGame};
+use crate::store::{GameStore, ReviewStore, Reviewed, StoredGame, StoredReview};
 
 /// Playouts per position of a review, unless the server is told otherwise.
 pub const REVIEW_PLAYOUTS: u64 = 1000;
@@ -174,19 +177,51 @@ fn position_json(p: &Position, size: Size) -> Value {
     })
 }
 
-impl Games {
+/// The reviews and the live estimate.
+pub struct Reviews {
+    games: Arc<Games>,
+    store: Arc<dyn ReviewStore>,
+    game_store: Arc<dyn GameStore>,
+    time: TimeSource,
+    /// Playouts per position of a review.
+    playouts: u64,
+    /// Wakes this node's reviewer when a review is asked for here.
+    waiting: Arc<tokio::sync::Notify>,
+    /// One live estimate at a time on this node.
+    estimating: tokio::sync::Semaphore,
+}
+
+impl Reviews {
+    /// The reviews over `store`, reading stored games from `game_store` and live ones from `games`;
+    /// `playouts` a position. Its reviewer is started apart ([`Reviews::start`]), on a node that computes them.
+    pub fn new(
+        games: Arc<Games>,
+        store: Arc<dyn ReviewStore>,
+        game_store: Arc<dyn GameStore>,
+        time: TimeSource,
+        playouts: u64,
+    ) -> Reviews {
+        Reviews {
+            games,
+            store,
+            game_store,
+            time,
+            playouts: playouts.max(1),
+            waiting: Arc::new(tokio::sync::Notify::new()),
+            estimating: tokio::sync::Semaphore::new(1),
+        }
+    }
+
     /// Game `id`'s review as it stands.
     pub async fn review_of(self: &Arc<Self>, id: i64) -> Result<ReviewView, ApiError> {
         // The game must exist (a missing one is 404, not "never reviewed").
-        self.look(id).await?;
-        Ok(ReviewView::of(
-            self.stores.reviews.review(Reviewed::Game(id)).await?,
-        ))
+        self.games.look(id).await?;
+        Ok(ReviewView::of(self.store.review(Reviewed::Game(id)).await?))
     }
 
     /// Asks `user`'s review of an uploaded SGF file (its first game's main line), kept once by its digest: the
     /// review as it stands. A file that cannot be replayed is refused as `/api/replay` refuses it, and one that
-    /// holds a position of a game `user` is playing is refused until that game ends (see [`super::fairplay`]).
+    /// holds a position of a game `user` is playing is refused until that game ends (see [`fairplay`]).
     pub async fn ask_upload_review(
         self: &Arc<Self>,
         user: i64,
@@ -194,12 +229,9 @@ impl Games {
     ) -> Result<UploadReviewView, ApiError> {
         let name = upload_name(&sgf);
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        self.stores
-            .reviews
-            .expire_uploads(at - UPLOAD_LIFE_MS)
-            .await?;
+        self.store.expire_uploads(at - UPLOAD_LIFE_MS).await?;
         let in_play = self.games_in_play_of(user).await?;
-        let known = self.stores.reviews.upload_named(&name).await?;
+        let known = self.store.upload_named(&name).await?;
         if known.is_none() {
             self.check_upload_quota(user, sgf.len(), at).await?;
             self.check_review_backlog(user).await?;
@@ -211,12 +243,12 @@ impl Games {
                 return Ok((sgf, None));
             }
             let game = crate::replay::game_of_sgf(&sgf)?;
-            let record = super::fairplay::positions_of(&game);
+            let record = fairplay::positions_of(&game);
             let in_play: Vec<_> = in_play
                 .iter()
-                .map(|(id, game)| super::fairplay::InPlay::new(*id, game))
+                .map(|(id, game)| fairplay::InPlay::new(*id, game))
                 .collect();
-            let held = super::fairplay::game_in_record(&record, &in_play);
+            let held = fairplay::game_in_record(&record, &in_play);
             Ok::<_, ApiError>((sgf, held))
         })
         .await
@@ -226,26 +258,20 @@ impl Games {
         }
         let upload = match known {
             Some(upload) => {
-                self.stores.reviews.open_upload(upload, at).await?;
+                self.store.open_upload(upload, at).await?;
                 if self.review_would_queue(Reviewed::Upload(upload)).await? {
                     self.check_review_backlog(user).await?;
                 }
                 upload
             }
-            None => {
-                self.stores
-                    .reviews
-                    .keep_upload(&name, &sgf, at, user)
-                    .await?
-            }
+            None => self.store.keep_upload(&name, &sgf, at, user).await?,
         };
-        let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
+        let playouts = i64::try_from(self.playouts).unwrap_or(i64::MAX);
         let stored = self
-            .stores
-            .reviews
+            .store
             .request_review(Reviewed::Upload(upload), playouts, at, user)
             .await?;
-        self.reviews_waiting.notify_one();
+        self.waiting.notify_one();
         Ok(UploadReviewView {
             id: name,
             review: ReviewView::of(Some(stored)),
@@ -254,11 +280,7 @@ impl Games {
 
     /// Refuses an upload of `bytes` by `user` beyond their daily quota, saying when it frees.
     async fn check_upload_quota(&self, user: i64, bytes: usize, at: i64) -> Result<(), ApiError> {
-        let usage = self
-            .stores
-            .reviews
-            .upload_usage(user, at - DAY_MS + 1)
-            .await?;
+        let usage = self.store.upload_usage(user, at - DAY_MS + 1).await?;
         let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
         let limit = if usage.files >= UPLOADS_A_DAY {
             format!("{UPLOADS_A_DAY} files")
@@ -278,8 +300,7 @@ impl Games {
     /// Whether asking for `subject`'s review would queue one (none asked yet, or a failed one).
     async fn review_would_queue(&self, subject: Reviewed) -> Result<bool, ApiError> {
         Ok(self
-            .stores
-            .reviews
+            .store
             .review(subject)
             .await?
             .is_none_or(|r| r.state == "failed"))
@@ -287,7 +308,7 @@ impl Games {
 
     /// Refuses one more review for `user` when theirs or the site's queue is full.
     async fn check_review_backlog(&self, user: i64) -> Result<(), ApiError> {
-        let backlog = self.stores.reviews.review_backlog(user).await?;
+        let backlog = self.store.review_backlog(user).await?;
         if backlog.theirs >= REVIEWS_WAITING_PER_USER {
             return Err(ApiError::ReviewQueue {
                 yours: true,
@@ -310,19 +331,20 @@ impl Games {
         user: i64,
     ) -> Result<Vec<(i64, tesuji_rules::Game)>, ApiError> {
         let ids: Vec<i64> = self
+            .games
             .summaries(|s| s.seat_of(user).is_some(), usize::MAX)
             .into_iter()
             .map(|s| s.id)
             .collect();
         let mut games = Vec::new();
         for id in ids {
-            let Some(entry) = self.live_entry(id) else {
+            let Some(entry) = self.games.live_entry(id) else {
                 continue;
             };
             let game = {
                 let mut live = entry.lock().await;
                 if live.game.phase() != Phase::Over {
-                    self.catch_up_if_behind(&mut live).await?;
+                    self.games.catch_up_if_behind(&mut live).await?;
                 }
                 if live.cancelled || live.game.phase() == Phase::Over {
                     continue;
@@ -337,7 +359,7 @@ impl Games {
     /// Notes that the uploaded file `upload` was opened now.
     async fn opened(&self, upload: i64) -> Result<(), ApiError> {
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        Ok(self.stores.reviews.open_upload(upload, at).await?)
+        Ok(self.store.open_upload(upload, at).await?)
     }
 
     /// The id of the file uploaded under `name`.
@@ -346,7 +368,7 @@ impl Games {
         let digest =
             name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
         let found = if digest {
-            self.stores.reviews.upload_named(name).await?
+            self.store.upload_named(name).await?
         } else {
             None
         };
@@ -359,7 +381,7 @@ impl Games {
         self.opened(upload).await?;
         Ok(UploadReviewView {
             id: name.to_owned(),
-            review: ReviewView::of(self.stores.reviews.review(Reviewed::Upload(upload)).await?),
+            review: ReviewView::of(self.store.review(Reviewed::Upload(upload)).await?),
         })
     }
 
@@ -367,8 +389,7 @@ impl Games {
     pub async fn upload_sgf(self: &Arc<Self>, name: &str) -> Result<Vec<u8>, ApiError> {
         let upload = self.upload_named(name).await?;
         self.opened(upload).await?;
-        self.stores
-            .reviews
+        self.store
             .upload_sgf(upload)
             .await?
             .ok_or_else(|| ApiError::NoUpload(name.to_owned()))
@@ -377,7 +398,7 @@ impl Games {
     /// Asks, for `user`, game `id`'s review: only a finished game is reviewed (one in play would tell its
     /// players what to play). Asking again changes nothing; a failed review is asked again.
     pub async fn ask_review(self: &Arc<Self>, user: i64, id: i64) -> Result<ReviewView, ApiError> {
-        let entry = self.look(id).await?;
+        let entry = self.games.look(id).await?;
         if entry.lock().await.game.phase() != Phase::Over {
             return Err(ApiError::NotOverYet);
         }
@@ -385,13 +406,12 @@ impl Games {
             self.check_review_backlog(user).await?;
         }
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        let playouts = i64::try_from(self.review_playouts).unwrap_or(i64::MAX);
+        let playouts = i64::try_from(self.playouts).unwrap_or(i64::MAX);
         let stored = self
-            .stores
-            .reviews
+            .store
             .request_review(Reviewed::Game(id), playouts, at, user)
             .await?;
-        self.reviews_waiting.notify_one();
+        self.waiting.notify_one();
         Ok(ReviewView::of(Some(stored)))
     }
 
@@ -400,10 +420,10 @@ impl Games {
     /// spectator may ask during the game, a player only once it is over (it would tell them what to play). One
     /// estimate at a time per node.
     pub async fn estimate(self: &Arc<Self>, id: i64, viewer: i64) -> Result<Value, ApiError> {
-        let entry = self.look(id).await?;
+        let entry = self.games.look(id).await?;
         let game = {
             let live = entry.lock().await;
-            let seated = live.seat_of(super::action::Actor::User(viewer)).is_some();
+            let seated = live.seat_of(Actor::User(viewer)).is_some();
             if seated && live.game.phase() != Phase::Over {
                 return Err(ApiError::PlayersGetNoEstimate);
             }
@@ -414,7 +434,7 @@ impl Games {
             .acquire()
             .await
             .map_err(|e| ApiError::Internal(e.to_string()))?;
-        let playouts = self.review_playouts.min(ESTIMATE_PLAYOUTS);
+        let playouts = self.playouts.min(ESTIMATE_PLAYOUTS);
         tokio::task::spawn_blocking(move || {
             let size = game.rules().size;
             let bot = MctsBot::new(
@@ -434,15 +454,15 @@ impl Games {
     }
 
     /// The node's reviewer: takes the reviews asked for, one at a time, until the games are dropped.
-    pub(super) fn start_reviews(self: &Arc<Self>) {
-        let games = Arc::downgrade(self);
+    pub fn start(self: &Arc<Self>) {
+        let reviews = Arc::downgrade(self);
         tokio::spawn(async move {
             loop {
-                let Some(g) = games.upgrade() else {
+                let Some(g) = reviews.upgrade() else {
                     return;
                 };
                 let now = i64::try_from(g.time.wall_ms()).unwrap_or(i64::MAX);
-                let taken = match g.stores.reviews.take_review(now, now - STALE_MS).await {
+                let taken = match g.store.take_review(now, now - STALE_MS).await {
                     Ok(taken) => taken,
                     Err(e) => {
                         tracing::warn!(error = %e, "looking for reviews failed");
@@ -456,7 +476,7 @@ impl Games {
                         }
                     }
                     None => {
-                        let waiting = Arc::clone(&g.reviews_waiting);
+                        let waiting = Arc::clone(&g.waiting);
                         drop(g);
                         let _ = tokio::time::timeout(POLL, waiting.notified()).await;
                     }
@@ -471,13 +491,12 @@ impl Games {
         subject: Reviewed,
         playouts: i64,
     ) -> Result<(), ApiError> {
-        let store = Arc::clone(&self.stores.reviews);
+        let store = Arc::clone(&self.store);
         let time = self.time.clone();
         let at = move || i64::try_from(time.wall_ms()).unwrap_or(i64::MAX);
         let source = match subject {
             Reviewed::Game(id) => self
-                .stores
-                .games
+                .game_store
                 .load_game(id)
                 .await?
                 .map(|g| Source::Stored(Box::new(g))),

@@ -1,78 +1,102 @@
-//! A finished game's review by the search, or an uploaded file's: asked for, then read as it progresses; and a
-//! live estimate.
+//! The reviews' routes: a finished game's review by the search, or an uploaded file's, asked for, then read as
+//! it progresses; and a live estimate.
 
-use axum::Json;
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{Path, State};
+use axum::extract::{DefaultBodyLimit, FromRef, Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
 
-use super::extract::{PathId, Reader, RecordWork, SignedIn};
-use super::{AppState, body_bytes};
+use super::{ReviewView, Reviews, UploadReviewView};
 use crate::error::ApiError;
-use crate::game::review::{ReviewView, UploadReviewView};
+use crate::http::extract::{PathId, Reader, RecordWork, SignedIn};
+use crate::http::{AppState, SGF_LIMIT, body_bytes, compressed};
+
+/// The reviews' routes, on any state that holds the reviews and the core's.
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Reviews>: FromRef<S>,
+    AppState: FromRef<S>,
+{
+    Router::new()
+        .route(
+            "/api/games/{id}/review",
+            get(review).post(ask).layer(compressed()),
+        )
+        .route("/api/games/{id}/estimate", get(estimate))
+        .route(
+            "/api/reviews",
+            post(ask_upload).layer(DefaultBodyLimit::max(SGF_LIMIT)),
+        )
+        .route("/api/reviews/{id}", get(upload).layer(compressed()))
+        .route("/api/reviews/{id}/sgf", get(upload_sgf))
+}
 
 /// `GET /api/games/{id}/review`: the review as it stands (`none` until asked for).
-pub(super) async fn review(
-    State(app): State<AppState>,
+async fn review(
+    State(reviews): State<Arc<Reviews>>,
     PathId(id): PathId,
 ) -> Result<Json<ReviewView>, ApiError> {
-    Ok(Json(app.games.review_of(id).await?))
+    Ok(Json(reviews.review_of(id).await?))
 }
 
 /// `POST /api/games/{id}/review`: asks for the review of a finished game (signed in).
-pub(super) async fn ask(
+async fn ask(
     State(app): State<AppState>,
+    State(reviews): State<Arc<Reviews>>,
     SignedIn(s): SignedIn,
     PathId(id): PathId,
 ) -> Result<Json<ReviewView>, ApiError> {
     app.limits.action(s.user.id)?;
-    Ok(Json(app.games.ask_review(s.user.id, id).await?))
+    Ok(Json(reviews.ask_review(s.user.id, id).await?))
 }
 
 /// `GET /api/games/{id}/estimate`: the search's estimate of the position now (signed in; a player only once the
 /// game is over).
-pub(super) async fn estimate(
+async fn estimate(
     State(app): State<AppState>,
+    State(reviews): State<Arc<Reviews>>,
     Reader(user): Reader,
     PathId(id): PathId,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     app.limits.action(user.id)?;
-    Ok(Json(app.games.estimate(id, user.id).await?))
+    Ok(Json(reviews.estimate(id, user.id).await?))
 }
 
 /// `POST /api/reviews`: asks for the review of an uploaded SGF file (signed in; the body is the file).
-pub(super) async fn ask_upload(
+async fn ask_upload(
     State(app): State<AppState>,
+    State(reviews): State<Arc<Reviews>>,
     SignedIn(s): SignedIn,
     work: RecordWork,
     body: Result<Bytes, BytesRejection>,
 ) -> Result<Json<UploadReviewView>, ApiError> {
     app.limits.action(s.user.id)?;
     let bytes = body_bytes(body)?;
-    let view = app
-        .games
-        .ask_upload_review(s.user.id, bytes.to_vec())
-        .await?;
+    let view = reviews.ask_upload_review(s.user.id, bytes.to_vec()).await?;
     drop(work);
     Ok(Json(view))
 }
 
 /// `GET /api/reviews/{id}`: an uploaded file's review as it stands.
-pub(super) async fn upload(
-    State(app): State<AppState>,
+async fn upload(
+    State(reviews): State<Arc<Reviews>>,
     Path(name): Path<String>,
 ) -> Result<Json<UploadReviewView>, ApiError> {
-    Ok(Json(app.games.upload_review(&name).await?))
+    Ok(Json(reviews.upload_review(&name).await?))
 }
 
 /// `GET /api/reviews/{id}/sgf`: the file reviewed, byte for byte as it was uploaded.
-pub(super) async fn upload_sgf(
-    State(app): State<AppState>,
+async fn upload_sgf(
+    State(reviews): State<Arc<Reviews>>,
     Path(name): Path<String>,
 ) -> Result<Response, ApiError> {
-    let bytes = app.games.upload_sgf(&name).await?;
+    let bytes = reviews.upload_sgf(&name).await?;
     Ok((
         [
             (header::CONTENT_TYPE, "application/x-go-sgf".to_owned()),

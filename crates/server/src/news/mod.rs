@@ -1,12 +1,17 @@
 //! What happened in a user's games since they last looked: the other side's actions (moves, passes, marks,
 //! resignations, requests to take back a move, the server's own), grouped by game, the newest first.
+//! A feature of its own: it reads the store's news area and the accounts, and no live game.
+
+pub mod routes;
+
+use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::auth::Accounts;
+use crate::clocks::TimeSource;
 use crate::error::ApiError;
-use crate::store::NewsRow;
-
-use super::registry::Games;
+use crate::store::{NewsRow, NewsStore};
 
 /// How far back the news of a user who never looked go.
 const NEWS_FIRST_MS: i64 = 7 * 86_400_000;
@@ -105,11 +110,26 @@ pub fn group(rows: Vec<NewsRow>, me: Option<&str>) -> Vec<NewsGame> {
     games
 }
 
-impl Games {
+/// The users' news: built with the store's news area, the accounts (to name the reader) and the time.
+pub struct News {
+    store: Arc<dyn NewsStore>,
+    accounts: Arc<Accounts>,
+    time: TimeSource,
+}
+
+impl News {
+    pub fn new(store: Arc<dyn NewsStore>, accounts: Arc<Accounts>, time: TimeSource) -> News {
+        News {
+            store,
+            accounts,
+            time,
+        }
+    }
+
     /// User `user`'s news since they last looked.
-    pub async fn news(&self, user: i64) -> Result<NewsView, ApiError> {
-        let since = self.news_since(user).await?;
-        let rows = self.stores.news.news(user, since, NEWS_READ).await?;
+    pub async fn of(&self, user: i64) -> Result<NewsView, ApiError> {
+        let since = self.since(user).await?;
+        let rows = self.store.news(user, since, NEWS_READ).await?;
         let me = self.accounts.user(user).await?.map(|u| u.name);
         Ok(NewsView {
             since,
@@ -119,18 +139,17 @@ impl Games {
 
     /// User `user` has looked at their news up to `at` (milliseconds since 1970; now when not given, and never
     /// later than now). Answers since when their news now run.
-    pub async fn news_seen(&self, user: i64, at: Option<i64>) -> Result<i64, ApiError> {
+    pub async fn seen(&self, user: i64, at: Option<i64>) -> Result<i64, ApiError> {
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let at = at.unwrap_or(now).clamp(0, now);
-        self.stores.news.set_news_seen(user, at).await?;
-        self.news_since(user).await
+        self.store.set_news_seen(user, at).await?;
+        self.since(user).await
     }
 
     /// Since when user `user`'s news run.
-    async fn news_since(&self, user: i64) -> Result<i64, ApiError> {
+    async fn since(&self, user: i64) -> Result<i64, ApiError> {
         let seen = self
-            .stores
-            .news
+            .store
             .news_since(user)
             .await?
             .ok_or(ApiError::NoUser(user))?;
