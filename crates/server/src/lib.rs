@@ -15,6 +15,7 @@ pub mod metrics;
 pub mod names;
 pub mod news;
 pub mod players;
+pub mod ratings;
 pub mod replay;
 pub mod reviews;
 pub mod store;
@@ -107,6 +108,8 @@ struct Site {
     core: http::AppState,
     news: Arc<news::News>,
     players: Arc<players::Players>,
+    /// No routes: held here so that its task lives as long as the site.
+    ratings: Arc<ratings::Ratings>,
     reviews: Arc<reviews::Reviews>,
 }
 
@@ -249,8 +252,17 @@ pub async fn start_with_stores(
             config.time.clone(),
             config.review_playouts,
         )),
+        ratings: Arc::new(ratings::Ratings::new(
+            Arc::clone(&games),
+            Arc::clone(&stores.ratings),
+            Arc::clone(&stores.games),
+        )),
         core: Arc::clone(&app),
     };
+    // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
+    if let Some(ended) = games.ranked_endings() {
+        state.ratings.start(ended, config.nats.is_none());
+    }
     if config.computes_reviews {
         state.reviews.start();
     }

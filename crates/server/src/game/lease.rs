@@ -30,19 +30,34 @@ pub const RENEW: Duration = Duration::from_secs(1);
 pub struct TimerLease {
     /// `None`: this node is alone and always holds it.
     until: Option<std::sync::Mutex<Option<Instant>>>,
+    /// How many times this node took the timers over, for those who act on a take-over.
+    taken: tokio::sync::watch::Sender<u64>,
 }
 
 impl TimerLease {
     /// The lease of a node alone: always held.
     pub fn alone() -> TimerLease {
-        TimerLease { until: None }
+        TimerLease {
+            until: None,
+            taken: tokio::sync::watch::Sender::new(0),
+        }
     }
 
     /// The lease of one of several nodes: not held until [`keep`] takes it.
     pub fn shared() -> TimerLease {
         TimerLease {
             until: Some(std::sync::Mutex::new(None)),
+            taken: tokio::sync::watch::Sender::new(0),
         }
+    }
+
+    /// Changes at each take-over of the timers by this node, once every game has caught up.
+    pub fn take_overs(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.taken.subscribe()
+    }
+
+    fn took_over(&self) {
+        self.taken.send_modify(|n| *n += 1);
     }
 
     /// Whether this node holds the lease now.
@@ -123,10 +138,8 @@ async fn take_over(games: &Arc<Games>) {
     if let Err(e) = games.catch_up_all().await {
         tracing::warn!(error = %e, "catching up on taking the timers over failed");
     }
-    // The node that stored a ranked game's ending may have died before rating it.
-    if let Err(e) = games.rate_unrated().await {
-        tracing::warn!(error = %e, "rating the games left unrated failed");
-    }
+    // The node that stored a ranked game's ending may have died before rating it: the ratings look.
+    games.lease().took_over();
     for id in games.live_ids() {
         games.wake(id);
     }

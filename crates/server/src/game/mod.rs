@@ -15,7 +15,7 @@
 //! - [`undo`]: taking back a move, asked and answered.
 //! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
-//! - [`rating`]: ranked games rate their players when they end, once.
+//! - [`ranked`]: what a ranked game may be, when an ended one needs rating, the ratings shown in games.
 //! - [`vacation`]: days away that stop a player's correspondence clocks.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
 //!   period; the computer and the estimate; the SGF record.
@@ -28,7 +28,7 @@ pub mod lease;
 pub mod live;
 pub mod player;
 pub mod presence;
-pub mod rating;
+pub mod ranked;
 pub mod record;
 pub mod registry;
 pub mod rematch;

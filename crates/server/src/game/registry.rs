@@ -117,8 +117,11 @@ pub struct Games {
     pub(super) adopting: Mutex<()>,
     /// Since when the site's clocks run (wall milliseconds): a game read in runs no turn from earlier.
     pub(super) clocks_since: u64,
-    /// Where ended ranked games go to be rated (see [`super::rating`]).
-    pub(super) to_rate: tokio::sync::mpsc::UnboundedSender<super::rating::ToRate>,
+    /// Where ended ranked games go to be rated (see [`super::ranked`]).
+    pub(super) to_rate: tokio::sync::mpsc::UnboundedSender<super::ranked::ToRate>,
+    /// The other end, until the ratings take it.
+    ranked_endings:
+        std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<super::ranked::ToRate>>>,
     /// Whom the users seen lately muted.
     pub(super) mutes: super::chat::Mutes,
     /// The seeks of the last half hour, as the store last had them (see [`super::seek`]).
@@ -305,7 +308,7 @@ impl Games {
         let recent = i64::try_from(now_wall).unwrap_or(i64::MAX) - super::seek::SEEK_LIFE_MS;
         let seeks = stores.seeks.seeks(recent).await?;
         let (lobby, _) = broadcast::channel(16);
-        let (to_rate, ratings) = tokio::sync::mpsc::unbounded_channel();
+        let (to_rate, ranked_endings) = tokio::sync::mpsc::unbounded_channel();
         let games = Arc::new(Games {
             stores,
             accounts,
@@ -328,11 +331,10 @@ impl Games {
             adopting: Mutex::new(()),
             clocks_since: running_since.unwrap_or(now_wall),
             to_rate,
+            ranked_endings: std::sync::Mutex::new(Some(ranked_endings)),
             mutes: super::chat::Mutes::default(),
             seeks: std::sync::RwLock::new(Arc::new(seeks)),
         });
-        // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
-        games.start_rating(ratings, !shared_timers);
         for id in games.live_ids() {
             games.wake(id);
         }
@@ -367,6 +369,17 @@ impl Games {
     /// The ids of the live games in memory.
     pub fn live_ids(&self) -> Vec<i64> {
         self.registry().live.keys().copied().collect()
+    }
+
+    /// The ranked games that end from now on (by an action here, or caught up with), each once, for whoever
+    /// rates them; `None` once taken.
+    pub fn ranked_endings(
+        &self,
+    ) -> Option<tokio::sync::mpsc::UnboundedReceiver<super::ranked::ToRate>> {
+        self.ranked_endings
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
     }
 
     /// Whether this node runs the timers now (see [`crate::game::lease`]).
@@ -595,7 +608,7 @@ impl Games {
                     "a game against the computer is not ranked: leave out \"ranked\"".into(),
                 ));
             }
-            super::rating::check_ranked(game.rules()).map_err(ApiError::RankedSettings)?;
+            super::ranked::check_ranked(game.rules()).map_err(ApiError::RankedSettings)?;
         }
         let canonical = game.rules().to_string();
         let clock = control

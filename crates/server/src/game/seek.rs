@@ -136,9 +136,9 @@ pub fn handicap_for(preset: &str, size: u8, weaker: f64, stronger: f64) -> (u8, 
         let advantage = game_rules(preset, size, stones, komi)
             .parse::<Rules>()
             .map_or(f64::INFINITY, |r| {
-                super::rating::setup_of(&r).advantage_ranks()
+                super::ranked::setup_of(&r).advantage_ranks()
             });
-        if advantage <= ranks && advantage <= super::rating::MAX_RANKED_ADVANTAGE {
+        if advantage <= ranks && advantage <= super::ranked::MAX_RANKED_ADVANTAGE {
             best = (stones, komi);
         }
     }
@@ -399,11 +399,11 @@ mod tests {
                     let (stones, komi) = handicap_for(preset, size, weaker, stronger);
                     let rules: Rules = game_rules(preset, size, stones, komi).parse().unwrap();
                     assert_eq!(
-                        super::super::rating::check_ranked(&rules),
+                        super::super::ranked::check_ranked(&rules),
                         Ok(()),
                         "{preset} {size} gap {gap}"
                     );
-                    let advantage = super::super::rating::setup_of(&rules).advantage_ranks();
+                    let advantage = super::super::ranked::setup_of(&rules).advantage_ranks();
                     assert!(
                         advantage <= (f64::from(gap) / POINTS_PER_RANK).round(),
                         "{rules}: {advantage}"

@@ -478,7 +478,7 @@ impl LiveGame {
             computer_dispute: self.bot_dispute_view(),
             unrated: (self.seats.ranked
                 && self.game.phase() == Phase::Over
-                && super::rating::too_short(self.game.log()))
+                && super::ranked::too_short(self.game.log()))
             .then_some("short"),
             version: self.version,
         }

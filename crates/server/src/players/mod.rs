@@ -91,7 +91,7 @@ impl Players {
     pub async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError> {
         Ok(self
             .ratings
-            .rating_history(user, crate::game::rating::HISTORY)
+            .rating_history(user, crate::game::ranked::HISTORY)
             .await?)
     }
 }

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::Players;
 use crate::error::ApiError;
-use crate::game::rating::RatingView;
+use crate::game::ranked::RatingView;
 use crate::http::extract::{Page, PathId};
 use crate::http::{AppState, LIST_LIMIT};
 
