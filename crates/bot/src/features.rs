@@ -19,7 +19,7 @@ use tesuji_rules::{Board, ByColor, Color, Idx, Size};
 
 use crate::ladder::{Ladder, chain_liberties};
 use crate::patterns::{self, CELLS};
-use crate::policy::{PASS, Reading};
+use crate::policy::{PASS, Reading, is_big};
 
 /// Number of feature groups.
 pub const GROUPS: usize = 10;
@@ -347,11 +347,6 @@ pub fn play_features(
 pub struct BadGammas {
     pub line: usize,
     pub message: String,
-}
-
-/// Whether a board takes the model learned on big boards: 13 lines or more a side.
-pub fn is_big(size: Size) -> bool {
-    size.width().min(size.height()) >= 13
 }
 
 /// The learned strength of every level; 1 for a level not named.

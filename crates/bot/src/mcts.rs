@@ -159,7 +159,7 @@ impl MctsConfig {
 
     /// [`MctsConfig::pattern_wins`] on a board of `size`: 0 for the log-value form.
     fn pattern_wins_on(&self, size: Size) -> f32 {
-        let by_size = if features::is_big(size) {
+        let by_size = if crate::policy::is_big(size) {
             PATTERN_WINS_BIG
         } else {
             0.0
@@ -1308,7 +1308,7 @@ fn prior(board: &Board, m: Idx, last: Idx, size: Size, reading: &Reading) -> (f3
             add(5.0, 0.2);
         }
     }
-    let big = features::is_big(size);
+    let big = crate::policy::is_big(size);
     if last != PASS && board.color_at(last).is_some() {
         let near = board.neighbors(last).contains(&m) || board.diagonals(last).contains(&m);
         if near && !big {
@@ -1662,7 +1662,7 @@ impl<'a> Worker<'a> {
         let ladder = &mut self.ladder;
         // On big boards AMAF misleads in open areas (random playouts reward the second line), and it soon
         // outweighs the prior's visits: there the prior, scaled up, starts the AMAF record too.
-        let amaf_prior = features::is_big(size);
+        let amaf_prior = crate::policy::is_big(size);
         // The closeness prior is for big boards only: small ones skip the search of distances.
         if amaf_prior {
             cfg_distances(board, st.last, &mut self.cfg, &mut self.cfg_queue);

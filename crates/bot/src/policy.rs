@@ -22,7 +22,7 @@
 
 use rand::{Rng, RngExt};
 use rand_pcg::Pcg32;
-use tesuji_rules::{Board, Color, Idx};
+use tesuji_rules::{Board, Color, Idx, Size};
 
 use crate::ladder::Ladder;
 use crate::patterns;
@@ -67,7 +67,7 @@ impl Scratch {
     pub fn for_board(board: &Board) -> Scratch {
         let size = board.size();
         Scratch {
-            fill_board: crate::features::is_big(size),
+            fill_board: is_big(size),
             ..Scratch::new()
         }
     }
@@ -612,6 +612,11 @@ impl Scorer {
             None => self.owner[i],
         }
     }
+}
+
+/// Whether a board takes the model learned on big boards: 13 lines or more a side.
+pub fn is_big(size: Size) -> bool {
+    size.width().min(size.height()) >= 13
 }
 
 #[cfg(test)]

@@ -1,7 +1,5 @@
 //! Time controls: the settings of a game's clock, their limits, and our named presets.
 
-use crate::spec::format_duration;
-
 /// One second in milliseconds.
 pub const SECOND_MS: u64 = 1000;
 /// One minute in milliseconds.
@@ -246,4 +244,39 @@ pub fn preset(name: &str) -> Option<TimeControl> {
         .iter()
         .find(|(preset, _)| *preset == name)
         .map(|(_, control)| *control)
+}
+
+/// Prints a duration canonically: `0s`, else days, hours and minutes as whole parts and seconds with up to three
+/// decimals, leaving out parts that are zero: `1m30s`, `1h30m`, `1.5s`, `2d`. [`crate::parse_duration`] reads it back.
+pub fn format_duration(ms: u64) -> String {
+    if ms == 0 {
+        return "0s".to_string();
+    }
+    let mut out = String::new();
+    let mut rest = ms;
+    for (name, unit_ms) in [("d", DAY_MS), ("h", HOUR_MS), ("m", MINUTE_MS)] {
+        let count = rest / unit_ms;
+        if count > 0 {
+            out.push_str(&count.to_string());
+            out.push_str(name);
+        }
+        rest %= unit_ms;
+    }
+    if rest > 0 {
+        out.push_str(&format_seconds(rest));
+        out.push('s');
+    }
+    out
+}
+
+/// Milliseconds as a number of seconds with up to three decimals and no trailing zeros: `30`, `1.5`, `0.001`.
+pub(crate) fn format_seconds(ms: u64) -> String {
+    let whole = ms / SECOND_MS;
+    let fraction = ms % SECOND_MS;
+    if fraction == 0 {
+        whole.to_string()
+    } else {
+        let digits = format!("{fraction:03}");
+        format!("{whole}.{}", digits.trim_end_matches('0'))
+    }
 }

@@ -8,8 +8,8 @@
 use std::fmt;
 
 use crate::clock::{Overtime, Remaining};
+use crate::control::format_duration;
 use crate::control::{ControlError, SECOND_MS, TimeControl};
-use crate::spec::format_duration;
 
 /// Why a time control or a clock reading has no form in GTP or SGF, or such a form could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -102,10 +102,11 @@ pub mod spec;
 pub use clock::{
     Clock, ClockError, ClockState, DEFAULT_LAG_CAP_MS, Overtime, Remaining, RunningTurn,
 };
+pub use control::format_duration;
 pub use control::{
     BLITZ, CLASSICAL, CORRESPONDENCE, ControlError, DAY_MS, HOUR_MS, MAX_COUNT, MAX_DURATION_MS,
     MINUTE_MS, PRESETS, RAPID, SECOND_MS, TimeControl, preset,
 };
 pub use gtp::{GtpTimeLeft, GtpTimeSettings, KgsTimeSettings, MapError};
 pub use sgf::{SgfTime, SgfTimeLeft};
-pub use spec::{SpecError, format_duration, parse_duration};
+pub use spec::{SpecError, parse_duration};

@@ -10,9 +10,9 @@
 //! properties.
 
 use crate::clock::{Overtime, Remaining};
+use crate::control::format_seconds;
 use crate::control::{SECOND_MS, TimeControl};
 use crate::gtp::MapError;
-use crate::spec::format_seconds;
 
 /// Our own root property holding the time control's exact spec, e.g. `TESUJITIME[byoyomi:10m+5x30s]`.
 pub const OWN_TIME: &str = "TESUJITIME";

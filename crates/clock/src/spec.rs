@@ -6,7 +6,9 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::control::{ControlError, DAY_MS, HOUR_MS, MINUTE_MS, PRESETS, SECOND_MS, TimeControl};
+use crate::control::{
+    ControlError, DAY_MS, HOUR_MS, MINUTE_MS, PRESETS, SECOND_MS, TimeControl, format_duration,
+};
 
 const SYSTEM_LIST: &str = "none, absolute, fischer, byoyomi, canadian, simple, \
                            or a preset: blitz, rapid, classical, correspondence";
@@ -152,41 +154,6 @@ pub fn parse_duration(text: &str) -> Result<u64, SpecError> {
         }
     }
     Ok(total as u64)
-}
-
-/// Prints a duration canonically: `0s`, else days, hours and minutes as whole parts and seconds with up to three
-/// decimals, leaving out parts that are zero: `1m30s`, `1h30m`, `1.5s`, `2d`. [`parse_duration`] reads it back.
-pub fn format_duration(ms: u64) -> String {
-    if ms == 0 {
-        return "0s".to_string();
-    }
-    let mut out = String::new();
-    let mut rest = ms;
-    for (name, unit_ms) in [("d", DAY_MS), ("h", HOUR_MS), ("m", MINUTE_MS)] {
-        let count = rest / unit_ms;
-        if count > 0 {
-            out.push_str(&count.to_string());
-            out.push_str(name);
-        }
-        rest %= unit_ms;
-    }
-    if rest > 0 {
-        out.push_str(&format_seconds(rest));
-        out.push('s');
-    }
-    out
-}
-
-/// Milliseconds as a number of seconds with up to three decimals and no trailing zeros: `30`, `1.5`, `0.001`.
-pub(crate) fn format_seconds(ms: u64) -> String {
-    let whole = ms / SECOND_MS;
-    let fraction = ms % SECOND_MS;
-    if fraction == 0 {
-        whole.to_string()
-    } else {
-        let digits = format!("{fraction:03}");
-        format!("{whole}.{}", digits.trim_end_matches('0'))
-    }
 }
 
 const ABSOLUTE_FORM: &str = "MAIN such as absolute:10m";

@@ -305,6 +305,28 @@ fn no_feature_extends_the_core() {
     }
 }
 
+/// The other crates of the workspace have no import circle at all (the server's is checked above).
+#[test]
+fn no_other_crate_has_an_import_circle() {
+    let crates = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut read = 0;
+    for entry in std::fs::read_dir(crates).unwrap() {
+        let src = entry.unwrap().path().join("src");
+        if !src.is_dir() || src == self::src() {
+            continue;
+        }
+        read += 1;
+        let found = circles(&graph(&src));
+        assert!(
+            found.is_empty(),
+            "{}: import circles {found:?}",
+            src.display()
+        );
+    }
+    // rules, sgf, clock, rating, bot, nn, gtp, client, load, cli.
+    assert!(read >= 10, "only {read} crates read");
+}
+
 /// The reader of the graph on a made-up crate, so that the checks above can fail.
 #[test]
 fn the_graph_shows_a_circle_and_resolves_paths() {

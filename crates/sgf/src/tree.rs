@@ -2,8 +2,6 @@
 //! then every node in document order); each node an ordered list of [`Property`]s whose values are kept
 //! exactly as written (escapes included), so that nothing a reader does not understand is lost.
 
-use std::fmt;
-
 /// The index of a node in its tree's arena.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct NodeId(pub usize);
@@ -181,12 +179,6 @@ impl Tree {
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Collection {
     pub trees: Vec<Tree>,
-}
-
-impl fmt::Display for Collection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::write::write(self))
-    }
 }
 
 #[cfg(test)]

@@ -157,6 +157,13 @@ fn write_tree(out: &mut Out, tree: &Tree) {
     }
 }
 
+/// A collection prints as its SGF text ([`write`]).
+impl std::fmt::Display for Collection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&write(self))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
