@@ -7,7 +7,7 @@
 //! moments as the server saw them, less the lag the client reports (capped, lichess-style). While the server is
 //! down no clock runs: after a restart the turn in progress starts again from the time it had at its start.
 //!
-//! A player away on vacation (see `game::vacation`) stops their own clock: the game time does not pass while the
+//! A player away on vacation (see `crate::vacations`) stops their own clock: the game time does not pass while the
 //! player to move is away, so their turn is charged only the time outside their vacations, live and as stored.
 
 use std::sync::{Arc, OnceLock};

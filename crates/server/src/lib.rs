@@ -19,6 +19,7 @@ pub mod ratings;
 pub mod replay;
 pub mod reviews;
 pub mod store;
+pub mod vacations;
 pub mod web;
 
 use std::net::SocketAddr;
@@ -111,6 +112,7 @@ struct Site {
     /// No routes: held here so that its task lives as long as the site.
     ratings: Arc<ratings::Ratings>,
     reviews: Arc<reviews::Reviews>,
+    vacations: Arc<vacations::Vacations>,
 }
 
 /// A started server: its address, and a handle to stop it.
@@ -257,6 +259,11 @@ pub async fn start_with_stores(
             Arc::clone(&stores.ratings),
             Arc::clone(&stores.games),
         )),
+        vacations: Arc::new(vacations::Vacations::new(
+            Arc::clone(&games),
+            Arc::clone(&stores.vacations),
+            config.time.clone(),
+        )),
         core: Arc::clone(&app),
     };
     // Alone, this node rates what was left unrated now; one of several does when it takes the timers.
@@ -270,6 +277,7 @@ pub async fn start_with_stores(
         .merge(news::routes::routes())
         .merge(players::routes::routes())
         .merge(reviews::routes::routes())
+        .merge(vacations::routes::routes())
         .with_state(state);
     let router = http::router(app, features);
     let games_of_task = Arc::clone(&games);

@@ -225,7 +225,7 @@ fn src() -> PathBuf {
 }
 
 /// The features: each a folder of its own, built with what it needs, which the core never names.
-const FEATURES: &[&str] = &["news", "players", "ratings", "reviews"];
+const FEATURES: &[&str] = &["news", "players", "ratings", "reviews", "vacations"];
 
 /// The modules of `game/` still in an import circle, to be taken apart by the next steps of the server's
 /// redesign (features out of the core); no other module may join one, and the list only shrinks.
@@ -238,7 +238,6 @@ const CORE_STILL_CIRCULAR: &[&str] = &[
     "game::live",
     "game::presence",
     "game::ranked",
-    "game::record",
     "game::registry",
     "game::rematch",
     "game::seek",

@@ -16,7 +16,7 @@
 //! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`ranked`]: what a ranked game may be, when an ended one needs rating, the ratings shown in games.
-//! - [`vacation`]: days away that stop a player's correspondence clocks.
+//! - [`vacation`]: a player's days away stop their clocks in correspondence games.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
 //!   period; the computer and the estimate; the SGF record.
 //! - [`lease`]: which of several nodes runs the timers.

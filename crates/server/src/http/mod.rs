@@ -1,6 +1,6 @@
 //! The core's HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket,
 //! the archive), `games` (tables and actions), `records` (SGF, replays, counts under other rules), `chat` (a
-//! game's chat, mutes), `seeks` (automatch), `vacation` (days away) and `socket` (the game's WebSocket). What
+//! game's chat, mutes), `seeks` (automatch) and `socket` (the game's WebSocket). What
 //! they share is here: the state, the router, body and id parsing, the Origin check. A feature's routes are in
 //! its own folder, and use the extractors of [`extract`] on a state that holds [`AppState`].
 
@@ -14,7 +14,6 @@ mod records;
 mod seeks;
 mod sessions;
 mod socket;
-mod vacation;
 
 use std::sync::Arc;
 
@@ -113,11 +112,6 @@ pub fn router(app: AppState, features: Router) -> Router {
         .route("/api/mutes", get(chat::mutes).post(chat::mute))
         .route("/api/seeks", get(seeks::seeks).post(seeks::seek))
         .route("/api/seeks/{id}/cancel", post(seeks::cancel))
-        .route(
-            "/api/vacation",
-            get(vacation::vacation).post(vacation::take),
-        )
-        .route("/api/vacation/end", post(vacation::end))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route(
             "/api/games/{id}/replay",
