@@ -126,6 +126,12 @@ impl ManualTime {
     pub fn advance(&self, ms: u64) {
         self.now.send_modify(|now| *now = now.saturating_add(ms));
     }
+
+    /// How many timers sleep on this time now: a test waits for a timer to have woken and ended, rather than
+    /// for a while.
+    pub fn sleepers(&self) -> usize {
+        self.now.receiver_count()
+    }
 }
 
 /// Whether a game under `control` has the disconnected player's grace period (and the opponent's claim): timed,

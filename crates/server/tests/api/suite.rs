@@ -2308,8 +2308,18 @@ async fn a_late_move_and_the_flag_timer_lose_the_game_on_time_once() {
     let (status, state) = white.play(id, "D5").await.unwrap();
     assert_eq!(status, 200, "{state}");
     assert_eq!(state["result"], "B+T");
+    // The flag timer still sleeps until its deadline, a millisecond on: it wakes, finds the game over and ends.
+    let sleeping = time.sleepers();
+    assert!(sleeping >= 1, "the flag timer sleeps");
     time.advance(1);
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while time.sleepers() >= sleeping {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the flag timer never woke"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
     let (_, state) = black.get(&format!("/api/games/{id}")).await.unwrap();
     assert_eq!(state["moves"], only_the_timeout, "{state}");
     assert_eq!(state["board"][4], "....X....");
