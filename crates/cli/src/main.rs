@@ -162,42 +162,7 @@ enum Command {
         model: Option<std::path::PathBuf>,
     },
     /// Referee games between two GTP engines.
-    Match {
-        /// Engine A's command (Black in the first game), e.g. "/usr/games/gnugo --mode gtp --level 1".
-        #[arg(long)]
-        black: String,
-        /// Engine B's command.
-        #[arg(long)]
-        white: String,
-        /// Rules spec.
-        #[arg(long, default_value = "chinese")]
-        rules: String,
-        /// Number of games.
-        #[arg(long, default_value_t = 2)]
-        games: usize,
-        /// Board size (overrides the spec's).
-        #[arg(long)]
-        size: Option<u8>,
-        /// Seconds each engine has for a move; missing the deadline loses the game.
-        #[arg(long, default_value_t = 10.0)]
-        time_per_move: f64,
-        /// Seconds an engine has to answer any other command (starting up included).
-        #[arg(long, default_value_t = 30.0)]
-        setup_time: f64,
-        /// Games played at once.
-        #[arg(long, default_value_t = 1)]
-        parallel: usize,
-        /// Keep the same colours in every game (by default they alternate).
-        #[arg(long)]
-        no_alternate: bool,
-        /// Real clocks instead of a deadline per move: `absolute:10m`, `fischer:5m+10s`, `byoyomi:10m+5x30s`,
-        /// `canadian:10m+25/5m`, `simple:30s`, or a preset (blitz, rapid, classical). Running out loses (B+T/W+T).
-        #[arg(long)]
-        time: Option<String>,
-        /// Write every game as SGF into this folder.
-        #[arg(long)]
-        sgf_dir: Option<PathBuf>,
-    },
+    Match(matches::MatchArgs),
     /// Train the bot: `tesuji train patterns`.
     Train {
         #[command(subcommand)]
@@ -712,31 +677,7 @@ fn run(cli: Cli) -> Result<()> {
             tesuji_gtp::run(stdin, std::io::stdout().lock(), config)
                 .context("GTP input or output failed")
         }
-        Command::Match {
-            black,
-            white,
-            rules,
-            games,
-            size,
-            time_per_move,
-            setup_time,
-            parallel,
-            no_alternate,
-            sgf_dir,
-            time,
-        } => matches::run(
-            black,
-            white,
-            &rules,
-            games,
-            size,
-            time_per_move,
-            setup_time,
-            parallel,
-            !no_alternate,
-            sgf_dir,
-            time.as_deref(),
-        ),
+        Command::Match(args) => matches::run(args),
         Command::Sgf {
             what: SgfCommand::Fmt { file },
         } => records::fmt(&file),

@@ -8,20 +8,62 @@ use indicatif::{ProgressBar, ProgressStyle};
 use tesuji_gtp::referee::{MatchConfig, run_match, summarize};
 use tesuji_rules::Rules;
 
-#[allow(clippy::too_many_arguments)]
-pub fn run(
-    black: String,
-    white: String,
-    spec: &str,
-    games: usize,
-    size: Option<u8>,
-    time_per_move: f64,
-    setup_time: f64,
-    parallel: usize,
-    alternate: bool,
-    sgf_dir: Option<PathBuf>,
-    time: Option<&str>,
-) -> Result<()> {
+/// `tesuji match`'s flags, as typed: [`run`] checks them.
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    /// Engine A's command (Black in the first game), e.g. "/usr/games/gnugo --mode gtp --level 1".
+    #[arg(long)]
+    pub black: String,
+    /// Engine B's command.
+    #[arg(long)]
+    pub white: String,
+    /// Rules spec.
+    #[arg(long, default_value = "chinese")]
+    pub rules: String,
+    /// Number of games.
+    #[arg(long, default_value_t = 2)]
+    pub games: usize,
+    /// Board size (overrides the spec's).
+    #[arg(long)]
+    pub size: Option<u8>,
+    /// Seconds each engine has for a move; missing the deadline loses the game.
+    #[arg(long, default_value_t = 10.0)]
+    pub time_per_move: f64,
+    /// Seconds an engine has to answer any other command (starting up included).
+    #[arg(long, default_value_t = 30.0)]
+    pub setup_time: f64,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    pub parallel: usize,
+    /// Keep the same colours in every game (by default they alternate).
+    #[arg(long)]
+    pub no_alternate: bool,
+    /// Real clocks instead of a deadline per move: `absolute:10m`, `fischer:5m+10s`, `byoyomi:10m+5x30s`,
+    /// `canadian:10m+25/5m`, `simple:30s`, or a preset (blitz, rapid, classical). Running out loses (B+T/W+T).
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Write every game as SGF into this folder.
+    #[arg(long)]
+    pub sgf_dir: Option<PathBuf>,
+}
+
+/// Checks the flags, then plays the match.
+pub fn run(args: MatchArgs) -> Result<()> {
+    let MatchArgs {
+        black,
+        white,
+        rules: spec,
+        games,
+        size,
+        time_per_move,
+        setup_time,
+        parallel,
+        no_alternate,
+        time,
+        sgf_dir,
+    } = args;
+    let alternate = !no_alternate;
+    let time = time.as_deref();
     let mut rules: Rules = spec
         .parse()
         .with_context(|| format!("bad --rules {spec:?}"))?;
