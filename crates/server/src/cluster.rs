@@ -15,7 +15,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 use crate::error::ServerError;
-use crate::game::{Games, Tell};
+use crate::game::Games;
+use crate::game::sync::Change;
+use crate::relay::{Outgoing, Relay};
 
 /// The subject of the notices of changed games of site `site` (see [`crate::store::Store::site`]): the
 /// nodes of one database share it, and no other site on the same NATS hears them.
@@ -24,7 +26,8 @@ pub fn changes_subject(site: &str) -> String {
 }
 
 /// The subject of who is at the board on site `site`: each node's seated players' sockets, and its heartbeat;
-/// and of what is said there (chat messages and mutes, which need no catching up: they are stored).
+/// and of every other part's messages for the others (see [`crate::relay`]: chat messages, mutes, seeks,
+/// vacations, sessions, which need no catching up: they are stored).
 pub fn presence_subject(site: &str) -> String {
     format!("tesuji.{site}.presence")
 }
@@ -53,8 +56,8 @@ pub struct Notice {
     pub action: Option<crate::store::StoredMove>,
 }
 
-/// Who is at the board on a node. Presence is never stored: each node tells what it has, and says it is
-/// alive, so that the others can forget the sockets of a node that died.
+/// What the cluster itself says on the presence subject: who is alive, and a node's sockets in full. Every
+/// other message there is some part's own (see [`crate::relay`]), tagged the same way.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Signal {
@@ -67,44 +70,22 @@ pub enum Signal {
         first: bool,
         sockets: Vec<(i64, i64, u32)>,
     },
-    /// User `user` has `count` sockets open to game `game` on node `node` now.
-    Sockets {
-        node: u64,
-        game: i64,
-        user: i64,
-        count: u32,
-    },
-    /// User `user` looked at game `game` over HTTP on node `node`.
-    Looked { node: u64, game: i64, user: i64 },
-    /// A chat message was stored on node `node`: the watchers of its game on the others get it too.
-    Said {
-        node: u64,
-        chat: crate::store::StoredChat,
-    },
-    /// User `user` changed whom they mute, on node `node`: the others forget what they knew of it.
-    Muted { node: u64, user: i64 },
-    /// The seeks changed on node `node`: the others read them again.
-    Seeks { node: u64 },
-    /// User `user` went on vacation or came back, on node `node`: the others read their vacations again.
-    Vacation { node: u64, user: i64 },
-    /// Sessions of user `user` were ended on node `node`: the others forget the ones they keep.
-    Sessions { node: u64, user: i64 },
 }
 
-impl Signal {
-    fn node(&self) -> u64 {
-        match self {
-            Signal::Alive { node, .. }
-            | Signal::Snapshot { node, .. }
-            | Signal::Sockets { node, .. }
-            | Signal::Looked { node, .. }
-            | Signal::Said { node, .. }
-            | Signal::Muted { node, .. }
-            | Signal::Vacation { node, .. }
-            | Signal::Sessions { node, .. }
-            | Signal::Seeks { node } => *node,
-        }
-    }
+/// What every message on the presence subject has: its type and the node that sent it.
+#[derive(Deserialize)]
+struct Envelope {
+    #[serde(rename = "type")]
+    kind: String,
+    node: u64,
+}
+
+/// A relayed message as sent: its fields with its type and this node's number.
+fn tagged(node: u64, message: Outgoing) -> serde_json::Result<Vec<u8>> {
+    let mut fields = message.fields;
+    fields.insert("type".into(), message.kind.into());
+    fields.insert("node".into(), node.into());
+    serde_json::to_vec(&fields)
 }
 
 /// This node's place in the cluster: its NATS connection and the tasks that publish and read the notices.
@@ -123,6 +104,7 @@ impl Cluster {
         games: Arc<Games>,
         node: u64,
     ) -> Result<Cluster, ServerError> {
+        let relay: Arc<Relay> = Arc::clone(games.relay());
         let (changes, presence) = (changes_subject(site), presence_subject(site));
         let (connected, mut reconnections) = mpsc::unbounded_channel::<()>();
         let client = async_nats::ConnectOptions::new()
@@ -154,62 +136,29 @@ impl Cluster {
             .subscribe(presence.clone())
             .await
             .map_err(|e| ServerError::Nats(format!("cannot subscribe to {presence}: {e}")))?;
-        let (tells, mut told) = mpsc::unbounded_channel::<Tell>();
-        games.tell_others(tells);
+        let (changed, mut changes_made) = mpsc::unbounded_channel::<Change>();
+        games.tell_changes(changed);
+        let (outgoing, mut relayed) = mpsc::unbounded_channel::<Outgoing>();
+        relay.connect(outgoing);
         // Set when the connection is (re)made: the next heartbeat asks for everyone's sockets.
         let fresh = Arc::new(AtomicBool::new(true));
 
         let publisher = {
             let (client, changes, presence) = (client.clone(), changes.clone(), presence.clone());
             tokio::spawn(async move {
-                while let Some(tell) = told.recv().await {
-                    let (subject, payload) = match tell {
-                        Tell::Changed {
-                            game,
-                            version,
-                            action,
-                        } => (
+                loop {
+                    let (subject, payload) = tokio::select! {
+                        Some(change) = changes_made.recv() => (
                             changes.clone(),
                             serde_json::to_vec(&Notice {
                                 node,
-                                game,
-                                version,
-                                action,
+                                game: change.game,
+                                version: change.version,
+                                action: change.action,
                             }),
                         ),
-                        Tell::Sockets { game, user, count } => (
-                            presence.clone(),
-                            serde_json::to_vec(&Signal::Sockets {
-                                node,
-                                game,
-                                user,
-                                count,
-                            }),
-                        ),
-                        Tell::Looked { game, user } => (
-                            presence.clone(),
-                            serde_json::to_vec(&Signal::Looked { node, game, user }),
-                        ),
-                        Tell::Said(chat) => (
-                            presence.clone(),
-                            serde_json::to_vec(&Signal::Said { node, chat }),
-                        ),
-                        Tell::Muted(user) => (
-                            presence.clone(),
-                            serde_json::to_vec(&Signal::Muted { node, user }),
-                        ),
-                        Tell::Seeks => (
-                            presence.clone(),
-                            serde_json::to_vec(&Signal::Seeks { node }),
-                        ),
-                        Tell::Vacation(user) => (
-                            presence.clone(),
-                            serde_json::to_vec(&Signal::Vacation { node, user }),
-                        ),
-                        Tell::Sessions(user) => (
-                            presence.clone(),
-                            serde_json::to_vec(&Signal::Sessions { node, user }),
-                        ),
+                        Some(message) = relayed.recv() => (presence.clone(), tagged(node, message)),
+                        else => break,
                     };
                     let Ok(payload) = payload else {
                         continue;
@@ -254,12 +203,12 @@ impl Cluster {
                 presence.clone(),
             );
             tokio::spawn(async move {
-                // Presence signals are applied in the order they came: a node's later count wins.
+                // Presence messages are applied in the order they came: a node's later count wins.
                 while let Some(message) = signals.next().await {
-                    let Ok(signal) = serde_json::from_slice::<Signal>(&message.payload) else {
+                    let Ok(envelope) = serde_json::from_slice::<Envelope>(&message.payload) else {
                         continue;
                     };
-                    let from = signal.node();
+                    let from = envelope.node;
                     if from == node {
                         continue;
                     }
@@ -268,28 +217,21 @@ impl Cluster {
                         .unwrap_or_else(|e| e.into_inner())
                         .insert(from, Instant::now())
                         .is_some();
-                    match signal {
-                        Signal::Alive { fresh, .. } => {
+                    if relay.reads(&envelope.kind) {
+                        relay.receive(from, &envelope.kind, &message.payload).await;
+                        continue;
+                    }
+                    match serde_json::from_slice::<Signal>(&message.payload) {
+                        Ok(Signal::Alive { fresh, .. }) => {
                             if fresh || !known {
                                 snapshot(&client, &subject, node, &games).await;
                             }
                         }
-                        Signal::Snapshot { first, sockets, .. } => {
+                        Ok(Signal::Snapshot { first, sockets, .. }) => {
                             games.remote_node(from, &sockets, first).await;
                         }
-                        Signal::Sockets {
-                            game, user, count, ..
-                        } => games.remote_socket(from, game, user, count).await,
-                        Signal::Looked { game, user, .. } => games.remote_look(game, user).await,
-                        Signal::Said { chat, .. } => games.remote_said(chat).await,
-                        Signal::Muted { user, .. } => games.forget_mutes(user),
-                        Signal::Vacation { user, .. } => games.vacation_changed(user).await,
-                        Signal::Sessions { user, .. } => games.forget_user(user).await,
-                        Signal::Seeks { .. } => {
-                            if let Err(e) = games.refresh_seeks().await {
-                                tracing::warn!(error = %e, "reading the seeks failed");
-                            }
-                        }
+                        // A kind this node does not know (a newer node's): nothing to do.
+                        Err(_) => {}
                     }
                 }
             })

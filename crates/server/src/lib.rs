@@ -3,6 +3,7 @@
 //! is rebuilt by replaying its stored actions, and a finished game is read back only when asked for.
 
 pub mod auth;
+pub mod chat;
 pub mod clocks;
 pub mod cluster;
 pub mod error;
@@ -16,8 +17,10 @@ pub mod names;
 pub mod news;
 pub mod players;
 pub mod ratings;
+pub mod relay;
 pub mod replay;
 pub mod reviews;
+pub mod seeks;
 pub mod store;
 pub mod vacations;
 pub mod web;
@@ -107,6 +110,8 @@ impl Default for ServerConfig {
 #[derive(Clone, axum::extract::FromRef)]
 struct Site {
     core: http::AppState,
+    chat: Arc<chat::Chat>,
+    seeks: Arc<seeks::Seeks>,
     news: Arc<news::News>,
     players: Arc<players::Players>,
     /// No routes: held here so that its task lives as long as the site.
@@ -169,6 +174,7 @@ pub async fn start_with_stores(
     let games = Games::load(
         stores.clone(),
         Arc::clone(&accounts),
+        Arc::new(relay::Relay::default()),
         GamesConfig {
             time: config.time.clone(),
             grace_ms: config.grace_ms,
@@ -176,7 +182,6 @@ pub async fn start_with_stores(
             finished_cache: config.finished_cache,
             first_proposal: config.first_proposal,
             open_tables: config.limits.open_tables_per_user,
-            seeks_per_user: config.limits.seeks_per_user,
             shared_timers: config.nats.is_some(),
         },
     )
@@ -208,6 +213,21 @@ pub async fn start_with_stores(
     let address = listener.local_addr()?;
     let (stop_tx, stop_rx) = oneshot::channel::<()>();
     let record_workers = std::thread::available_parallelism().map_or(1, usize::from);
+    let seeks = seeks::Seeks::start(
+        Arc::clone(&games),
+        Arc::clone(&accounts),
+        Arc::clone(&stores.seeks),
+        Arc::clone(&stores.ratings),
+        config.time.clone(),
+        config.limits.seeks_per_user,
+    )
+    .await?;
+    let chat = chat::Chat::new(
+        Arc::clone(&games),
+        Arc::clone(&stores.chat),
+        Arc::clone(&stores.accounts),
+        config.time.clone(),
+    );
     let app = Arc::new(http::App {
         games: Arc::clone(&games),
         accounts,
@@ -218,6 +238,12 @@ pub async fn start_with_stores(
         health: http::health::Probe::default(),
         metrics: metrics::global(),
         nats: cluster.as_ref().map(cluster::Cluster::client),
+        hooks: http::hooks::Hooks {
+            feeds: vec![chat.clone()],
+            comments: vec![chat.clone()],
+            lobby: vec![seeks.clone()],
+            leaving: vec![seeks.clone()],
+        },
     });
     let sweeper = {
         let app = Arc::clone(&app);
@@ -237,6 +263,8 @@ pub async fn start_with_stores(
         })
     };
     let state = Site {
+        chat,
+        seeks,
         news: Arc::new(news::News::new(
             Arc::clone(&stores.news),
             Arc::clone(&app.accounts),
@@ -274,9 +302,11 @@ pub async fn start_with_stores(
         state.reviews.start();
     }
     let features = Router::new()
+        .merge(chat::routes::routes())
         .merge(news::routes::routes())
         .merge(players::routes::routes())
         .merge(reviews::routes::routes())
+        .merge(seeks::routes::routes())
         .merge(vacations::routes::routes())
         .with_state(state);
     let router = http::router(app, features);

@@ -225,14 +225,21 @@ fn src() -> PathBuf {
 }
 
 /// The features: each a folder of its own, built with what it needs, which the core never names.
-const FEATURES: &[&str] = &["news", "players", "ratings", "reviews", "vacations"];
+const FEATURES: &[&str] = &[
+    "chat",
+    "news",
+    "players",
+    "ratings",
+    "reviews",
+    "seeks",
+    "vacations",
+];
 
 /// The modules of `game/` still in an import circle, to be taken apart by the next steps of the server's
 /// redesign (features out of the core); no other module may join one, and the list only shrinks.
 const CORE_STILL_CIRCULAR: &[&str] = &[
     "game",
     "game::action",
-    "game::chat",
     "game::computer",
     "game::lease",
     "game::live",
@@ -240,7 +247,6 @@ const CORE_STILL_CIRCULAR: &[&str] = &[
     "game::ranked",
     "game::registry",
     "game::rematch",
-    "game::seek",
     "game::sync",
     "game::undo",
     "game::vacation",
@@ -251,12 +257,14 @@ fn in_folder(module: &str, folder: &str) -> bool {
     module == folder || module.starts_with(&format!("{folder}::"))
 }
 
+/// The core (`game/`) and its edge (`http/`, the cluster, the relay, the store...) name no feature: only the
+/// crate's root, which wires them, does.
 #[test]
 fn the_core_names_no_feature() {
     let edges = graph(&src());
     let mut wrong = Vec::new();
     for (module, targets) in &edges {
-        if !in_folder(module, "game") {
+        if module.is_empty() || FEATURES.iter().any(|f| in_folder(module, f)) {
             continue;
         }
         for target in targets {

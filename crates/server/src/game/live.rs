@@ -61,8 +61,6 @@ pub struct LiveGame {
     pub version: u64,
     /// Serialized events (JSON text), so that each is encoded once whatever the number of watchers.
     pub events: broadcast::Sender<Arc<str>>,
-    /// The chat said at the game, for its sockets to filter (see [`super::chat::Said`]).
-    pub talk: broadcast::Sender<Arc<super::chat::Said>>,
     /// The table was cancelled by its creator: it is no longer in the registry, and a request that held it
     /// meanwhile finds nothing.
     pub cancelled: bool,
@@ -102,7 +100,6 @@ impl LiveGame {
         absences: Absences,
     ) -> LiveGame {
         let (events, _) = broadcast::channel(EVENT_BUFFER);
-        let (talk, _) = broadcast::channel(EVENT_BUFFER);
         let now = time.now_ms();
         LiveGame {
             id,
@@ -113,7 +110,6 @@ impl LiveGame {
             created,
             players,
             events,
-            talk,
             cancelled: false,
             clock: None,
             times: Vec::new(),
@@ -251,7 +247,7 @@ impl LiveGame {
     }
 
     /// How many stored actions this copy has: the number of the last one.
-    pub(super) fn stored_count(&self) -> i64 {
+    pub fn stored_count(&self) -> i64 {
         i64::try_from(self.moves.len()).unwrap_or(i64::MAX)
     }
 

@@ -11,9 +11,7 @@
 //! - [`action`]: the one path of an action, from the socket or HTTP (or a timer, or the computer) to the store.
 //! - [`view`]: the JSON views (state, listing entries, events).
 //! - [`player`]: a player's games in progress, and those that wait for them.
-//! - [`chat`]: a game's chat, the spectators' kept from the players during the game; mutes.
 //! - [`undo`]: taking back a move, asked and answered.
-//! - [`seek`]: automatch, seeks paired by the store at once.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`ranked`]: what a ranked game may be, when an ended one needs rating, the ratings shown in games.
 //! - [`vacation`]: a player's days away stop their clocks in correspondence games.
@@ -22,7 +20,6 @@
 //! - [`lease`]: which of several nodes runs the timers.
 
 pub mod action;
-pub mod chat;
 pub mod computer;
 pub mod lease;
 pub mod live;
@@ -32,7 +29,6 @@ pub mod ranked;
 pub mod record;
 pub mod registry;
 pub mod rematch;
-pub mod seek;
 pub mod sync;
 pub mod timer;
 pub mod undo;
@@ -44,5 +40,4 @@ pub use computer::BOTS;
 pub use live::{LiveGame, ReplayError};
 pub use presence::Absences;
 pub use registry::{Entry, Games, GamesConfig, NewTable, Opponent, ResidentCount};
-pub use sync::Tell;
 pub use view::{GameState, MoveView, Player, Players, Summary};

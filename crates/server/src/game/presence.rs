@@ -4,16 +4,40 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use tesuji_rules::{ByColor, Color, Illegal, Phase};
 
 use crate::clocks::{TimeSource, has_grace};
 use crate::error::ApiError;
+use crate::relay::Relayed;
 
 use super::action::Actor;
 use super::live::LiveGame;
 use super::registry::{Entry, Games};
-use super::sync::Tell;
 use super::view::{AbsentView, GameState, Player, PresenceEvent};
+
+/// Signed-in user `user`, seated at `game`, has `count` sockets open to it on the node that tells now.
+#[derive(Serialize, Deserialize)]
+struct Sockets {
+    game: i64,
+    user: i64,
+    count: u32,
+}
+
+impl Relayed for Sockets {
+    const KIND: &'static str = "sockets";
+}
+
+/// User `user`, seated at `game`, looked at it over HTTP on the node that tells.
+#[derive(Serialize, Deserialize)]
+struct Looked {
+    game: i64,
+    user: i64,
+}
+
+impl Relayed for Looked {
+    const KIND: &'static str = "looked";
+}
 
 /// The seated players' sockets open on other nodes: game → node → user → open sockets (none zero).
 pub type RemoteSockets = HashMap<i64, HashMap<u64, HashMap<i64, u32>>>;
@@ -292,7 +316,7 @@ impl Games {
     pub async fn socket(self: &Arc<Self>, id: i64, entry: &Entry, user: i64, open: bool) {
         let count = entry.lock().await.socket(user, open);
         if let Some(count) = count {
-            self.tell(Tell::Sockets {
+            self.relay.send(&Sockets {
                 game: id,
                 user,
                 count,
@@ -305,7 +329,17 @@ impl Games {
 
     /// Seated user `user` looked at game `id` over HTTP on this node: the other nodes count them present too.
     pub fn looked(&self, id: i64, user: i64) {
-        self.tell(Tell::Looked { game: id, user });
+        self.relay.send(&Looked { game: id, user });
+    }
+
+    /// Reads who the other nodes say is at the board there.
+    pub(super) fn hear_presence(self: &Arc<Self>) {
+        self.relay.on(self, |games, from, m: Sockets| async move {
+            games.remote_socket(from, m.game, m.user, m.count).await
+        });
+        self.relay.on(self, |games, _, m: Looked| async move {
+            games.remote_look(m.game, m.user).await
+        });
     }
 
     /// The sockets other nodes said they have open to game `id`.
@@ -319,7 +353,7 @@ impl Games {
     }
 
     /// Node `node` says `user` has `count` sockets open to game `id` there.
-    pub async fn remote_socket(self: &Arc<Self>, node: u64, id: i64, user: i64, count: u32) {
+    async fn remote_socket(self: &Arc<Self>, node: u64, id: i64, user: i64, count: u32) {
         let sockets = {
             let mut remote = self.remote.lock().unwrap_or_else(|e| e.into_inner());
             let of_game = remote.entry(id).or_default();
@@ -373,7 +407,7 @@ impl Games {
     }
 
     /// Node `node` says seated user `user` looked at game `id` there.
-    pub async fn remote_look(self: &Arc<Self>, id: i64, user: i64) {
+    async fn remote_look(self: &Arc<Self>, id: i64, user: i64) {
         let Some(entry) = self.live_entry(id) else {
             return;
         };

@@ -5,10 +5,17 @@ use tesuji_sgf::Property;
 use tesuji_sgf::record::{GameInfo, to_tree};
 
 use crate::replay::{InfoView, ReplayView, replay_turns};
-use crate::store::StoredChat;
 
 use super::live::LiveGame;
 use super::view::Player;
+
+/// A line of comment for a game's record (a chat message), made when the game had `move_number` stored
+/// actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Comment {
+    pub move_number: i64,
+    pub line: String,
+}
 
 /// A seat's name as the record gives it (a guest's plain: the record says elsewhere who was a guest).
 fn name(p: &Option<Player>) -> Option<String> {
@@ -84,23 +91,23 @@ impl LiveGame {
         )
     }
 
-    /// The game's SGF record, with the clock's times when timed and `chat` as comments (`C`), each at the move
-    /// it was sent after (before the first move: at the root).
-    pub fn sgf(&self, chat: &[StoredChat]) -> String {
+    /// The game's SGF record, with the clock's times when timed and `comments` (`C`), each at the move it was
+    /// made after (before the first move: at the root).
+    pub fn sgf(&self, comments: &[Comment]) -> String {
         let mut tree = to_tree(&self.game, &self.info());
         if let Some(clock) = &self.clock {
             crate::clocks::add_times(&mut tree, clock.control(), &self.times);
         }
-        self.add_chat(&mut tree, chat);
+        self.add_comments(&mut tree, comments);
         tesuji_sgf::write::write(&tesuji_sgf::Collection { trees: vec![tree] })
     }
 
-    /// Adds each message to the comment of the node of the last turn standing among the actions stored before it
-    /// was sent (the move its page showed; the record has a node per turn).
-    fn add_chat(&self, tree: &mut tesuji_sgf::Tree, chat: &[StoredChat]) {
+    /// Adds each comment to the comment of the node of the last turn standing among the actions stored before
+    /// it was made (the move its page showed; the record has a node per turn).
+    fn add_comments(&self, tree: &mut tesuji_sgf::Tree, comments: &[Comment]) {
         let nodes: Vec<_> = tree.main_line().collect();
         let log = self.game.log();
-        for message in chat {
+        for message in comments {
             // The log's actions stored before the message and standing now (the stored count includes
             // take-back requests and answers, and turns taken back since are not in the log).
             let before = if self.log_numbers.len() == log.len() {
@@ -122,15 +129,10 @@ impl LiveGame {
             else {
                 continue;
             };
-            let watching = if message.channel == "players" {
-                ""
-            } else {
-                " (watching)"
-            };
-            let line = format!("{}{watching}: {}", message.name, message.text);
+            let line = &message.line;
             let text = match node.get("C").and_then(|c| c.text_value()) {
                 Some(before) => format!("{before}\n{line}"),
-                None => line,
+                None => line.clone(),
             };
             node.properties.retain(|p| p.ident != "C");
             node.properties.push(Property::text("C", &text));

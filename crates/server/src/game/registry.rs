@@ -12,6 +12,7 @@ use super::lease::TimerLease;
 use crate::auth::{Accounts, User};
 use crate::clocks::{GameClock, TimeSource};
 use crate::error::{ApiError, ServerError};
+use crate::relay::Relay;
 use crate::store::{Ending, GameRow, GameStore, Seats, StoreError, Stores};
 
 use super::action::Actor;
@@ -103,11 +104,13 @@ pub struct Games {
     pub(super) first_proposal: bool,
     /// Tables one user may have open at once.
     pub(super) open_tables: usize,
-    /// Automatch seeks one user may have waiting at once.
-    pub(super) seeks_per_user: usize,
-    /// Where this node tells the other nodes of its changes and who is at the board here, when it is one of
-    /// several.
-    pub(super) tells: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<super::sync::Tell>>,
+    /// Told of each game aborted here (see [`Games::aborts`]).
+    aborts: broadcast::Sender<i64>,
+    /// Where this node tells the other nodes of its changes, when it is one of several.
+    pub(super) changes:
+        std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<super::sync::Change>>,
+    /// Where this node tells the other nodes who is at the board here, and hears what they tell.
+    pub(super) relay: Arc<Relay>,
     /// The seated players' sockets open on the other nodes, per game and node, as they told (also of games
     /// this node does not hold yet, so that a game read in later knows them).
     pub(super) remote: std::sync::Mutex<super::presence::RemoteSockets>,
@@ -122,10 +125,6 @@ pub struct Games {
     /// The other end, until the ratings take it.
     ranked_endings:
         std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<super::ranked::ToRate>>>,
-    /// Whom the users seen lately muted.
-    pub(super) mutes: super::chat::Mutes,
-    /// The seeks of the last half hour, as the store last had them (see [`super::seek`]).
-    pub(super) seeks: std::sync::RwLock<Arc<Vec<crate::store::StoredSeek>>>,
 }
 
 /// What the games need of the server's settings.
@@ -143,8 +142,6 @@ pub struct GamesConfig {
     pub first_proposal: bool,
     /// Tables one user may have open at once.
     pub open_tables: usize,
-    /// Automatch seeks one user may have waiting at once.
-    pub seeks_per_user: usize,
     /// Whether this node is one of several, which run the timers by turns (see [`crate::game::lease`]).
     pub shared_timers: bool,
 }
@@ -218,6 +215,7 @@ impl Games {
     pub async fn load(
         stores: Stores,
         accounts: Arc<Accounts>,
+        relay: Arc<Relay>,
         config: GamesConfig,
     ) -> Result<Arc<Games>, ServerError> {
         let store = &*stores.games;
@@ -229,7 +227,6 @@ impl Games {
             finished_cache,
             first_proposal,
             open_tables,
-            seeks_per_user,
             shared_timers,
         } = config;
         let absences = Absences {
@@ -305,8 +302,6 @@ impl Games {
                 resident.live.insert(id, entry);
             }
         }
-        let recent = i64::try_from(now_wall).unwrap_or(i64::MAX) - super::seek::SEEK_LIFE_MS;
-        let seeks = stores.seeks.seeks(recent).await?;
         let (lobby, _) = broadcast::channel(16);
         let (to_rate, ranked_endings) = tokio::sync::mpsc::unbounded_channel();
         let games = Arc::new(Games {
@@ -320,8 +315,9 @@ impl Games {
             absences,
             first_proposal,
             open_tables,
-            seeks_per_user,
-            tells: std::sync::OnceLock::new(),
+            aborts: broadcast::channel(16).0,
+            changes: std::sync::OnceLock::new(),
+            relay,
             remote: std::sync::Mutex::default(),
             lease: if shared_timers {
                 TimerLease::shared()
@@ -332,9 +328,8 @@ impl Games {
             clocks_since: running_since.unwrap_or(now_wall),
             to_rate,
             ranked_endings: std::sync::Mutex::new(Some(ranked_endings)),
-            mutes: super::chat::Mutes::default(),
-            seeks: std::sync::RwLock::new(Arc::new(seeks)),
         });
+        games.hear_the_others();
         for id in games.live_ids() {
             games.wake(id);
         }
@@ -385,6 +380,11 @@ impl Games {
     /// Whether this node runs the timers now (see [`crate::game::lease`]).
     pub fn lease(&self) -> &TimerLease {
         &self.lease
+    }
+
+    /// The games aborted on this node from now on, by id.
+    pub fn aborts(&self) -> broadcast::Receiver<i64> {
+        self.aborts.subscribe()
     }
 
     /// A live game, if game `id` is one: what the timers act on (never a finished game read back).
@@ -724,7 +724,7 @@ impl Games {
         self.take_down(id, &mut live, "aborted");
         drop(live);
         // A game made by automatch took its taken seek with it: the seekers' lists change.
-        self.seeks_changed().await;
+        let _ = self.aborts.send(id);
         Ok(())
     }
 

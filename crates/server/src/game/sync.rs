@@ -5,10 +5,12 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use tesuji_rules::{Color, Phase};
 use tokio::sync::Mutex;
 
 use crate::error::ApiError;
+use crate::relay::{Relay, Relayed};
 use crate::store::{Progress, StoredGame, StoredMove};
 
 use super::computer::MarkingEstimate;
@@ -31,29 +33,24 @@ fn event_kind(text: &str) -> &'static str {
     }
 }
 
-/// What this node tells the other nodes (see [`crate::cluster`]).
+/// A change this node made, for the other nodes (see [`crate::cluster`]): game `game` is at `version` in the
+/// store (committed here), by `action` when an action made it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Tell {
-    /// Game `game` is at `version` in the store (committed here), by `action` when an action made it.
-    Changed {
-        game: i64,
-        version: u64,
-        action: Option<StoredMove>,
-    },
-    /// Signed-in user `user`, seated at `game`, has `count` sockets open to it on this node now.
-    Sockets { game: i64, user: i64, count: u32 },
-    /// User `user`, seated at `game`, looked at it over HTTP on this node.
-    Looked { game: i64, user: i64 },
-    /// A chat message was stored here.
-    Said(crate::store::StoredChat),
-    /// User `user` changed whom they mute.
-    Muted(i64),
-    /// The seeks changed.
-    Seeks,
-    /// User `user` went on vacation or came back.
-    Vacation(i64),
-    /// Sessions of user `user` were ended (a password changed or reset, sessions ended by their owner).
-    Sessions(i64),
+pub struct Change {
+    pub game: i64,
+    pub version: u64,
+    pub action: Option<StoredMove>,
+}
+
+/// Sessions of user `user` were ended on a node (a password changed or reset, sessions ended by their owner,
+/// the account deleted): the others forget what they keep of them.
+#[derive(Serialize, Deserialize)]
+struct SessionsEnded {
+    user: i64,
+}
+
+impl Relayed for SessionsEnded {
+    const KIND: &'static str = "sessions";
 }
 
 /// Whether a copy with `moves` stored actions and its second seat `joined` or not differs from the store's
@@ -67,13 +64,28 @@ fn differs(stored: Option<Progress>, moves: usize, joined: bool) -> bool {
 
 impl Games {
     /// Makes this node tell the others of every change it makes from now on (see [`crate::cluster`]).
-    pub fn tell_others(&self, tells: tokio::sync::mpsc::UnboundedSender<Tell>) {
-        let _ = self.tells.set(tells);
+    pub fn tell_changes(&self, changes: tokio::sync::mpsc::UnboundedSender<Change>) {
+        let _ = self.changes.set(changes);
+    }
+
+    /// The relay this node's parts tell the other nodes through.
+    pub fn relay(&self) -> &Arc<Relay> {
+        &self.relay
+    }
+
+    /// Reads what the other nodes tell the core: who is at the board there, vacations and sessions.
+    pub(super) fn hear_the_others(self: &Arc<Self>) {
+        self.relay
+            .on(self, |games, _, m: SessionsEnded| async move {
+                games.forget_user(m.user).await
+            });
+        self.hear_presence();
+        self.hear_vacations();
     }
 
     /// Sessions of `user` were ended on this node: the other nodes forget what they keep of them.
     pub fn sessions_ended(&self, user: i64) {
-        self.tell(Tell::Sessions(user));
+        self.relay.send(&SessionsEnded { user });
     }
 
     /// Sessions of `user` were ended, or its account deleted (here, or on another node that told): this node
@@ -99,13 +111,6 @@ impl Games {
             theirs.iter().filter_map(|id| r.finished.pop(id)).collect()
         };
         drop(gone);
-    }
-
-    /// Tells the other nodes, when there are any.
-    pub(super) fn tell(&self, tell: Tell) {
-        if let Some(tells) = self.tells.get() {
-            let _ = tells.send(tell);
-        }
     }
 
     /// Whether the store has more of this locked game than this node's copy (only ever on a node of several).
@@ -134,7 +139,7 @@ impl Games {
 
     /// Whether this node is one of several (it tells the others its changes).
     pub(super) fn several(&self) -> bool {
-        self.tells.get().is_some()
+        self.changes.get().is_some()
     }
 
     /// Whether the store has more of game `id` than a copy with `moves` stored actions and its second seat
@@ -221,11 +226,13 @@ impl Games {
     /// Game `id` changed here and is now at `version` (committed), by `action` when an action made it: the
     /// other nodes hear of it.
     pub(super) fn changed(&self, id: i64, version: u64, action: Option<StoredMove>) {
-        self.tell(Tell::Changed {
-            game: id,
-            version,
-            action,
-        });
+        if let Some(changes) = self.changes.get() {
+            let _ = changes.send(Change {
+                game: id,
+                version,
+                action,
+            });
+        }
     }
 
     /// [`Games::catch_up`] when another node says game `id` is at `version`, by `action` when an action made

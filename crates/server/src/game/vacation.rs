@@ -7,16 +7,17 @@
 
 use std::sync::Arc;
 
+use serde::{Deserialize, Serialize};
 use tesuji_clock::TimeControl;
 use tesuji_rules::Color;
 
 use crate::clocks::has_grace;
 use crate::error::ApiError;
+use crate::relay::Relayed;
 use crate::store::{StoreError, VacationStore};
 
 use super::live::LiveGame;
 use super::registry::Games;
-use super::sync::Tell;
 
 /// Whether a vacation stops the clock of a game under `control`: a correspondence clock (one without the
 /// grace period of games played at one sitting).
@@ -24,18 +25,36 @@ pub fn stops(control: &TimeControl) -> bool {
     !matches!(control, TimeControl::None) && !has_grace(control)
 }
 
+/// User `user` went on vacation or came back, on the node that tells.
+#[derive(Serialize, Deserialize)]
+struct VacationChanged {
+    user: i64,
+}
+
+impl Relayed for VacationChanged {
+    const KIND: &'static str = "vacation";
+}
+
 impl Games {
     /// User `user`'s vacations changed here: the clocks of their live games take them, and the other nodes
     /// are told.
     pub async fn vacations_changed(self: &Arc<Self>, user: i64) {
         self.vacation_changed(user).await;
-        self.tell(Tell::Vacation(user));
+        self.relay.send(&VacationChanged { user });
+    }
+
+    /// Reads the vacations changed on the other nodes.
+    pub(super) fn hear_vacations(self: &Arc<Self>) {
+        self.relay
+            .on(self, |games, _, m: VacationChanged| async move {
+                games.vacation_changed(m.user).await
+            });
     }
 
     /// User `user`'s vacations changed (here, or on another node): the clocks of their live correspondence
     /// games take them, the watchers see the new clocks, and the timers start again from them. Their games are
     /// found from the listings: no other game is locked.
-    pub async fn vacation_changed(self: &Arc<Self>, user: i64) {
+    async fn vacation_changed(self: &Arc<Self>, user: i64) {
         let theirs = self.summaries(|s| s.seat_of(user).is_some(), usize::MAX);
         for entry in theirs.iter().filter_map(|s| self.live_entry(s.id)) {
             let mut live = entry.lock().await;

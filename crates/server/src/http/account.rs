@@ -147,12 +147,8 @@ pub(super) async fn delete_account(
             Ok(()) => {}
         }
     }
-    let (_, mine) = app.games.seek_lists(Some(s.user.id));
-    for seek in mine.iter().filter(|k| k.game.is_none()) {
-        match app.games.cancel_seek(s.user.id, seek.id).await {
-            Ok(()) | Err(ApiError::NoSeek(_)) => {}
-            Err(e) => return Err(e),
-        }
+    for hook in &app.hooks.leaving {
+        hook.leave(s.user.id).await?;
     }
     app.accounts.delete_account(&s).await?;
     app.games.forget_user(s.user.id).await;

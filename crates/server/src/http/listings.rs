@@ -14,19 +14,24 @@ use tokio::sync::broadcast::error::RecvError;
 use super::extract::Page;
 use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::error::ApiError;
-use crate::game::Games;
 
 /// The lobby as `user` (when signed in) sees it: first their games that wait for them, then the open tables
 /// and the games in play.
-pub(super) fn lobby_json(games: &Games, user: Option<i64>) -> serde_json::Value {
+pub(super) fn lobby_json(app: &App, user: Option<i64>) -> serde_json::Value {
+    let games = &app.games;
     let open = games.summaries(|s| s.status == "open" && !s.invite_only, LIST_LIMIT);
     let playing = games.summaries(
         |s| s.status == "playing" || s.status == "marking",
         LIST_LIMIT,
     );
     let my_turn = user.map_or_else(Vec::new, |u| games.my_turn(u, LIST_LIMIT));
-    let (seeks, my_seeks) = games.seek_lists(user);
-    json!({ "my_turn": my_turn, "open": open, "playing": playing, "seeks": seeks, "my_seeks": my_seeks })
+    let mut lobby = json!({ "my_turn": my_turn, "open": open, "playing": playing });
+    if let Some(lobby) = lobby.as_object_mut() {
+        for hook in &app.hooks.lobby {
+            lobby.extend(hook.lobby_lists(user));
+        }
+    }
+    lobby
 }
 
 pub(super) async fn lobby(
@@ -36,7 +41,7 @@ pub(super) async fn lobby(
     app.games.refresh_live().await;
     // A session that cannot be read costs only the viewer's own list.
     let user = app.accounts.session(&headers).await.ok().flatten();
-    Json(lobby_json(&app.games, user.map(|s| s.user.id)))
+    Json(lobby_json(&app, user.map(|s| s.user.id)))
 }
 
 /// The finished games, the most recently ended first (the archive page).
@@ -74,8 +79,8 @@ pub(super) async fn lobby_ws(
         }))
 }
 
-pub(super) fn lobby_message(games: &Games, user: Option<i64>) -> String {
-    let mut v = lobby_json(games, user);
+pub(super) fn lobby_message(app: &App, user: Option<i64>) -> String {
+    let mut v = lobby_json(app, user);
     if let Some(o) = v.as_object_mut() {
         o.insert("type".into(), "lobby".into());
     }
@@ -87,7 +92,7 @@ pub(super) fn lobby_message(games: &Games, user: Option<i64>) -> String {
 pub(super) async fn watch_lobby(mut socket: WebSocket, app: Arc<App>, user: Option<i64>) {
     let mut changes = app.games.lobby.subscribe();
     if socket
-        .send(Message::Text(lobby_message(&app.games, user).into()))
+        .send(Message::Text(lobby_message(&app, user).into()))
         .await
         .is_err()
     {
@@ -101,7 +106,7 @@ pub(super) async fn watch_lobby(mut socket: WebSocket, app: Arc<App>, user: Opti
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 changes = changes.resubscribe();
-                if socket.send(Message::Text(lobby_message(&app.games, user).into())).await.is_err() {
+                if socket.send(Message::Text(lobby_message(&app, user).into())).await.is_err() {
                     return;
                 }
             }

@@ -1,17 +1,17 @@
 //! The core's HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket,
-//! the archive), `games` (tables and actions), `records` (SGF, replays, counts under other rules), `chat` (a
-//! game's chat, mutes), `seeks` (automatch) and `socket` (the game's WebSocket). What
-//! they share is here: the state, the router, body and id parsing, the Origin check. A feature's routes are in
-//! its own folder, and use the extractors of [`extract`] on a state that holds [`AppState`].
+//! the archive), `games` (tables and actions), `records` (SGF, replays, counts under other rules) and
+//! `socket` (the game's WebSocket). What they share is here: the state, the router, body and
+//! id parsing, the Origin check. A feature's routes are in its own folder, and use the extractors of
+//! [`extract`] on a state that holds [`AppState`]; what a feature adds to the core's socket, records,
+//! lobby and account deletion comes through [`hooks`].
 
 mod account;
-mod chat;
 pub(crate) mod extract;
 mod games;
 pub mod health;
+pub mod hooks;
 mod listings;
 mod records;
-mod seeks;
 mod sessions;
 mod socket;
 
@@ -59,6 +59,8 @@ pub struct App {
     pub metrics: &'static crate::metrics::Metrics,
     /// The NATS connection of a node that is one of several, for the health check.
     pub nats: Option<async_nats::Client>,
+    /// What the features add to the game socket and the records.
+    pub hooks: hooks::Hooks,
 }
 
 pub(crate) type AppState = Arc<App>;
@@ -108,10 +110,6 @@ pub fn router(app: AppState, features: Router) -> Router {
             "/api/games/{id}/undo/decline",
             games::action_route("decline_undo"),
         )
-        .route("/api/games/{id}/chat", get(chat::chat).post(chat::say))
-        .route("/api/mutes", get(chat::mutes).post(chat::mute))
-        .route("/api/seeks", get(seeks::seeks).post(seeks::seek))
-        .route("/api/seeks/{id}/cancel", post(seeks::cancel))
         .route("/api/games/{id}/sgf", get(records::sgf))
         .route(
             "/api/games/{id}/replay",

@@ -19,10 +19,15 @@ pub(super) async fn sgf(
 ) -> Result<Response, ApiError> {
     let entry = app.games.look(id).await?;
     let over = entry.lock().await.game.phase() == tesuji_rules::Phase::Over;
-    let chat = app.games.public_chat(id, over).await?;
+    let mut comments = Vec::new();
+    for hook in &app.hooks.comments {
+        comments.extend(hook.comments(id, over).await?);
+    }
+    // Each hook's comments are in order; together, by the move they were made at (a stable sort).
+    comments.sort_by_key(|c| c.move_number);
     let (text, file) = {
         let live = entry.lock().await;
-        (live.sgf(&chat), live.sgf_file_name())
+        (live.sgf(&comments), live.sgf_file_name())
     };
     // An ASCII fallback, and the name itself in UTF-8 (RFC 6266), since names may be in any script.
     let ascii: String = file

@@ -8,6 +8,7 @@ use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::{ConnectInfo, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use futures_util::StreamExt;
 use serde_json::json;
 use tokio::sync::broadcast::error::RecvError;
 
@@ -134,11 +135,12 @@ pub(super) async fn serve_watcher(
 ) {
     let viewer = user.as_ref().map(|u| u.id);
     // Subscribing and taking the state under the game's lock means no event falls between them.
-    let (mut events, mut talk, first) = {
+    let (mut events, mut feeds, first) = {
         let live = entry.lock().await;
+        let feeds = app.hooks.feeds.iter().map(|f| f.watch(&live, viewer));
         (
             live.events.subscribe(),
-            live.talk.subscribe(),
+            futures_util::stream::select_all(feeds),
             full_state(&live, viewer),
         )
     };
@@ -163,21 +165,9 @@ pub(super) async fn serve_watcher(
                     return;
                 }
             }
-            said = talk.recv() => {
-                let said = match said {
-                    Ok(said) => said,
-                    // A watcher this far behind reads the chat again (GET .../chat) when it resyncs.
-                    Err(RecvError::Lagged(_)) => continue,
-                    Err(RecvError::Closed) => return,
-                };
-                let muted = match viewer {
-                    Some(v) => app.games.muted_by(v).await.unwrap_or_default(),
-                    None => Arc::default(),
-                };
-                if !said.reaches(viewer, &muted) {
-                    continue;
-                }
-                if socket.send(Message::Text(String::from(&*said.event).into())).await.is_err() {
+            // With no feed (or each ended), this branch is off and the others run on.
+            Some(event) = feeds.next() => {
+                if socket.send(Message::Text(String::from(&*event).into())).await.is_err() {
                     return;
                 }
             }

@@ -3,21 +3,30 @@
 //! Black, with handicap stones for the rating difference when both seekers allow it. Seeks live in the store,
 //! which pairs them atomically (two seekers never take one seek, across nodes too); each node keeps the recent
 //! ones in memory for the lobby, read again after each change here or on another node.
+//!
+//! A feature of its own: [`Seeks`] is built with the core's `Games` (which makes a matched pair's game and
+//! tells of games aborted), the accounts, the store's seeks and ratings areas and the time; it adds its lists
+//! to the lobby and cancels a leaving account's seeks through the core's hooks (`crate::http::hooks`).
 
+pub mod routes;
+
+use std::future::Future;
+use std::pin::Pin;
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tesuji_rating::{POINTS_PER_RANK, Rank};
 use tesuji_rules::{Color, Rules};
 
-use crate::auth::User;
+use crate::auth::{Accounts, User};
+use crate::clocks::TimeSource;
 use crate::error::ApiError;
-use crate::store::{NewSeek, Sought, StoredSeek};
-
-use super::registry::{Games, NewTable, Opponent};
-use super::sync::Tell;
-use super::view::GameState;
+use crate::game::ranked::{MAX_RANKED_ADVANTAGE, setup_of};
+use crate::game::{GameState, Games, NewTable, Opponent};
+use crate::http::hooks::{AccountLeaving, LobbyLists};
+use crate::relay::{Relay, Relayed};
+use crate::store::{NewSeek, RatingStore, SeekStore, Sought, StoreError, StoredSeek};
 
 /// How long a seek waits before it lapses (the seeker seeks again).
 pub const SEEK_LIFE_MS: i64 = 30 * 60_000;
@@ -33,6 +42,14 @@ const NEW_RATING: f64 = 1500.0;
 
 /// The most handicap stones a seek's game gets.
 const MAX_HANDICAP: f64 = 9.0;
+
+/// The seeks changed on the node that tells: the others read them again.
+#[derive(Serialize, Deserialize)]
+struct SeeksChanged {}
+
+impl Relayed for SeeksChanged {
+    const KIND: &'static str = "seeks";
+}
 
 /// A seek as asked for (`POST /api/seeks`).
 #[derive(Clone, Debug, serde::Deserialize)]
@@ -135,10 +152,8 @@ pub fn handicap_for(preset: &str, size: u8, weaker: f64, stronger: f64) -> (u8, 
     for (stones, komi) in options {
         let advantage = game_rules(preset, size, stones, komi)
             .parse::<Rules>()
-            .map_or(f64::INFINITY, |r| {
-                super::ranked::setup_of(&r).advantage_ranks()
-            });
-        if advantage <= ranks && advantage <= super::ranked::MAX_RANKED_ADVANTAGE {
+            .map_or(f64::INFINITY, |r| setup_of(&r).advantage_ranks());
+        if advantage <= ranks && advantage <= MAX_RANKED_ADVANTAGE {
             best = (stones, komi);
         }
     }
@@ -171,13 +186,67 @@ fn rank_bound(text: &Option<String>, top: bool) -> Result<Option<f64>, ApiError>
         .transpose()
 }
 
-impl Games {
+/// Automatch's seeks.
+pub struct Seeks {
+    games: Arc<Games>,
+    accounts: Arc<Accounts>,
+    store: Arc<dyn SeekStore>,
+    ratings: Arc<dyn RatingStore>,
+    relay: Arc<Relay>,
+    time: TimeSource,
+    /// Seeks one user may have waiting at once.
+    per_user: usize,
+    /// The seeks of the last half hour, as the store last had them.
+    recent: RwLock<Arc<Vec<StoredSeek>>>,
+}
+
+impl Seeks {
+    /// The seeks as the store has them, read again when another node changes them or a game is aborted here.
+    pub async fn start(
+        games: Arc<Games>,
+        accounts: Arc<Accounts>,
+        store: Arc<dyn SeekStore>,
+        ratings: Arc<dyn RatingStore>,
+        time: TimeSource,
+        per_user: usize,
+    ) -> Result<Arc<Seeks>, StoreError> {
+        let since = i64::try_from(time.wall_ms()).unwrap_or(i64::MAX) - SEEK_LIFE_MS;
+        let recent = store.seeks(since).await?;
+        let seeks = Arc::new(Seeks {
+            relay: Arc::clone(games.relay()),
+            games,
+            accounts,
+            store,
+            ratings,
+            time,
+            per_user,
+            recent: RwLock::new(Arc::new(recent)),
+        });
+        seeks
+            .relay
+            .on(&seeks, |seeks, _, _: SeeksChanged| async move {
+                if let Err(e) = seeks.refresh().await {
+                    tracing::warn!(error = %e, "reading the seeks failed");
+                }
+            });
+        // A game made by automatch takes its taken seek with it when aborted: the seekers' lists change.
+        let mut aborts = seeks.games.aborts();
+        let held = Arc::downgrade(&seeks);
+        tokio::spawn(async move {
+            while let Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) =
+                aborts.recv().await
+            {
+                let Some(seeks) = held.upgrade() else {
+                    return;
+                };
+                seeks.changed().await;
+            }
+        });
+        Ok(seeks)
+    }
+
     /// User `user` seeks a game: answers the game made with a compatible seeker, or the seek that now waits.
-    pub async fn seek(
-        self: &Arc<Self>,
-        user: &User,
-        request: SeekRequest,
-    ) -> Result<SeekOutcome, ApiError> {
+    pub async fn seek(&self, user: &User, request: SeekRequest) -> Result<SeekOutcome, ApiError> {
         if !SPEEDS.contains(&request.speed.as_str()) {
             return Err(ApiError::BadRequest(format!(
                 "speed must be one of {}, not {:?}",
@@ -212,7 +281,6 @@ impl Games {
         }
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let rating = self
-            .stores
             .ratings
             .rating(user.id)
             .await?
@@ -228,12 +296,12 @@ impl Games {
             max_rating,
             handicap: request.handicap,
             at_ms: now,
-            max_waiting: i64::try_from(self.seeks_per_user).unwrap_or(i64::MAX),
+            max_waiting: i64::try_from(self.per_user).unwrap_or(i64::MAX),
         };
-        let outcome = match self.stores.seeks.seek(&seek, now - SEEK_LIFE_MS).await? {
+        let outcome = match self.store.seek(&seek, now - SEEK_LIFE_MS).await? {
             Sought::Waiting(id) => {
-                self.seeks_changed().await;
-                let stored = self.seeks_cached().into_iter().find(|s| s.id == id);
+                self.changed().await;
+                let stored = self.cached().into_iter().find(|s| s.id == id);
                 match stored {
                     Some(s) => SeekOutcome::Waiting(SeekView::from(&s)),
                     None => {
@@ -243,12 +311,12 @@ impl Games {
             }
             Sought::TooMany => {
                 return Err(ApiError::TooManySeeks {
-                    limit: self.seeks_per_user,
+                    limit: self.per_user,
                 });
             }
             Sought::Matched(other) => {
-                let state = self.make_seek_game(user, rating, &request, &other).await;
-                self.seeks_changed().await;
+                let state = self.make_game(user, rating, &request, &other).await;
+                self.changed().await;
                 SeekOutcome::Matched(Box::new(state?))
             }
         };
@@ -256,8 +324,8 @@ impl Games {
     }
 
     /// The game of two matched seeks: `other`'s (taken) and `user`'s, whose rating is `rating`.
-    async fn make_seek_game(
-        self: &Arc<Self>,
+    async fn make_game(
+        &self,
         user: &User,
         rating: f64,
         request: &SeekRequest,
@@ -296,28 +364,28 @@ impl Games {
             // Never in ranked blitz.
             undo: !(request.ranked && request.speed == "blitz"),
         };
-        let (state, invite) = self.create(&seeker, table).await?;
-        let state = self.join(state.id, user, invite.as_deref()).await?;
-        self.stores.seeks.seek_made(other.id, state.id).await?;
+        let (state, invite) = self.games.create(&seeker, table).await?;
+        let state = self.games.join(state.id, user, invite.as_deref()).await?;
+        self.store.seek_made(other.id, state.id).await?;
         Ok(state)
     }
 
     /// User `user` withdraws seek `id`.
-    pub async fn cancel_seek(&self, user: i64, id: i64) -> Result<(), ApiError> {
-        if !self.stores.seeks.cancel_seek(user, id).await? {
+    pub async fn cancel(&self, user: i64, id: i64) -> Result<(), ApiError> {
+        if !self.store.cancel_seek(user, id).await? {
             return Err(ApiError::NoSeek(id));
         }
-        self.seeks_changed().await;
+        self.changed().await;
         Ok(())
     }
 
     /// Reads the recent seeks again (after a change here or on another node, or for a look) and tells the
     /// lobby when they changed: a look that finds nothing new sends no lobby socket anything.
-    pub async fn refresh_seeks(&self) -> Result<(), ApiError> {
+    pub async fn refresh(&self) -> Result<(), ApiError> {
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
-        let seeks = self.stores.seeks.seeks(now - SEEK_LIFE_MS).await?;
+        let seeks = self.store.seeks(now - SEEK_LIFE_MS).await?;
         let changed = {
-            let mut held = self.seeks.write().unwrap_or_else(|e| e.into_inner());
+            let mut held = self.recent.write().unwrap_or_else(|e| e.into_inner());
             let changed = **held != seeks;
             if changed {
                 *held = Arc::new(seeks);
@@ -325,21 +393,21 @@ impl Games {
             changed
         };
         if changed {
-            let _ = self.lobby.send(());
+            let _ = self.games.lobby.send(());
         }
         Ok(())
     }
 
     /// The seeks changed here: read them again, and tell the other nodes.
-    pub(super) async fn seeks_changed(&self) {
-        if let Err(e) = self.refresh_seeks().await {
+    async fn changed(&self) {
+        if let Err(e) = self.refresh().await {
             tracing::warn!(error = %e, "reading the seeks failed");
         }
-        self.tell(Tell::Seeks);
+        self.relay.send(&SeeksChanged {});
     }
 
-    fn seeks_cached(&self) -> Vec<StoredSeek> {
-        self.seeks
+    fn cached(&self) -> Vec<StoredSeek> {
+        self.recent
             .read()
             .unwrap_or_else(|e| e.into_inner())
             .as_ref()
@@ -347,8 +415,8 @@ impl Games {
     }
 
     /// The seeks waiting now, the oldest first, for the lobby; and `viewer`'s own, matched ones with their game.
-    pub fn seek_lists(&self, viewer: Option<i64>) -> (Vec<SeekView>, Vec<SeekView>) {
-        let seeks = Arc::clone(&self.seeks.read().unwrap_or_else(|e| e.into_inner()));
+    pub fn lists(&self, viewer: Option<i64>) -> (Vec<SeekView>, Vec<SeekView>) {
+        let seeks = Arc::clone(&self.recent.read().unwrap_or_else(|e| e.into_inner()));
         let since = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX) - SEEK_LIFE_MS;
         let recent = seeks.iter().filter(|s| s.at_ms >= since);
         let waiting = recent
@@ -361,6 +429,33 @@ impl Games {
             .map(SeekView::from)
             .collect();
         (waiting, mine)
+    }
+}
+
+impl LobbyLists for Seeks {
+    /// The seeks waiting (`seeks`) and the viewer's own (`my_seeks`).
+    fn lobby_lists(&self, viewer: Option<i64>) -> serde_json::Map<String, serde_json::Value> {
+        let (waiting, mine) = self.lists(viewer);
+        let mut lists = serde_json::Map::new();
+        lists.insert("seeks".into(), serde_json::json!(waiting));
+        lists.insert("my_seeks".into(), serde_json::json!(mine));
+        lists
+    }
+}
+
+impl AccountLeaving for Seeks {
+    /// Withdraws the leaving user's waiting seeks.
+    fn leave(&self, user: i64) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send + '_>> {
+        Box::pin(async move {
+            let (_, mine) = self.lists(Some(user));
+            for seek in mine.iter().filter(|k| k.game.is_none()) {
+                match self.cancel(user, seek.id).await {
+                    Ok(()) | Err(ApiError::NoSeek(_)) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(())
+        })
     }
 }
 
@@ -399,11 +494,11 @@ mod tests {
                     let (stones, komi) = handicap_for(preset, size, weaker, stronger);
                     let rules: Rules = game_rules(preset, size, stones, komi).parse().unwrap();
                     assert_eq!(
-                        super::super::ranked::check_ranked(&rules),
+                        crate::game::ranked::check_ranked(&rules),
                         Ok(()),
                         "{preset} {size} gap {gap}"
                     );
-                    let advantage = super::super::ranked::setup_of(&rules).advantage_ranks();
+                    let advantage = setup_of(&rules).advantage_ranks();
                     assert!(
                         advantage <= (f64::from(gap) / POINTS_PER_RANK).round(),
                         "{rules}: {advantage}"

@@ -1,74 +1,92 @@
-//! A game's chat and whom a user mutes.
+//! The chat's routes: a game's chat (`GET`, `POST /api/games/{id}/chat`) and whom a user mutes
+//! (`GET`, `POST /api/mutes`).
 
-use axum::Json;
-use axum::extract::State;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, State};
 use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 
-use super::AppState;
-use super::extract::{AppJson, PathId, Reader, SignedIn};
+use super::{Chat, ChatView, checked_text};
 use crate::error::ApiError;
-use crate::game::chat::ChatView;
+use crate::http::AppState;
+use crate::http::extract::{AppJson, PathId, Reader, SignedIn};
+
+/// The chat's routes, on any state that holds the chat and the core's.
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Chat>: FromRef<S>,
+    AppState: FromRef<S>,
+{
+    Router::new()
+        .route("/api/games/{id}/chat", get(messages).post(say))
+        .route("/api/mutes", get(mutes).post(mute))
+}
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Say {
+struct Say {
     text: String,
 }
 
 /// `POST /api/games/{id}/chat`: a signed-in user says something at a game (a player to everyone, anyone else
 /// among the spectators).
-pub(super) async fn say(
+async fn say(
     State(app): State<AppState>,
+    State(chat): State<Arc<Chat>>,
     PathId(id): PathId,
     SignedIn(s): SignedIn,
     AppJson(say): AppJson<Say>,
 ) -> Result<(StatusCode, Json<ChatView>), ApiError> {
     // A refused text costs no place in the flood's bucket.
-    crate::game::chat::checked_text(&say.text)?;
+    checked_text(&say.text)?;
     app.limits.chat(s.user.id)?;
     Ok((
         StatusCode::CREATED,
-        Json(app.games.say(id, &s.user, &say.text).await?),
+        Json(chat.say(id, &s.user, &say.text).await?),
     ))
 }
 
 /// `GET /api/games/{id}/chat`: the game's chat as its viewer may see it.
-pub(super) async fn chat(
+async fn messages(
     State(app): State<AppState>,
+    State(chat): State<Arc<Chat>>,
     PathId(id): PathId,
     headers: HeaderMap,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     let viewer = app.accounts.session(&headers).await?.map(|s| s.user.id);
-    let messages = app.games.chat_for(id, viewer).await?;
+    let messages = chat.of_game(id, viewer).await?;
     Ok(Json(json!({ "messages": messages })))
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct Mute {
+struct Mute {
     user: i64,
     muted: bool,
 }
 
 /// `GET /api/mutes`: whom the signed-in user mutes.
-pub(super) async fn mutes(
-    State(app): State<AppState>,
+async fn mutes(
+    State(chat): State<Arc<Chat>>,
     Reader(user): Reader,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    let mut muted: Vec<i64> = app.games.muted_by(user.id).await?.iter().copied().collect();
-    muted.sort_unstable();
+    let muted = chat.muted_by(user.id).await?;
     Ok(Json(json!({ "muted": muted })))
 }
 
 /// `POST /api/mutes`: the signed-in user mutes a user, or no longer does.
-pub(super) async fn mute(
+async fn mute(
     State(app): State<AppState>,
+    State(chat): State<Arc<Chat>>,
     SignedIn(s): SignedIn,
     AppJson(mute): AppJson<Mute>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     app.limits.action(s.user.id)?;
-    let muted = app.games.mute(s.user.id, mute.user, mute.muted).await?;
+    let muted = chat.mute(s.user.id, mute.user, mute.muted).await?;
     Ok(Json(json!({ "muted": muted })))
 }

@@ -2,24 +2,36 @@
 //! over (so that nobody whispers them a move), then everyone's. Messages are stored with the number of the game's
 //! actions when they were sent, so a replay and the SGF put each at its move. Each user may mute another: that
 //! user's messages are kept from them everywhere.
+//!
+//! A feature of its own: [`Chat`] is built with the store's chat and accounts areas, the time and a handle to
+//! the core (a game's seats and phase, and its lock, under which a message takes its move number); it tells
+//! the other nodes through the core's relay. It adds its messages to the game socket and the public talk to
+//! the SGF record through the core's hooks (`crate::http::hooks`).
 
-use std::collections::HashSet;
+pub mod routes;
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
 use std::num::NonZeroUsize;
+use std::pin::Pin;
 use std::sync::Arc;
 
-use serde::Serialize;
+use futures_util::stream::BoxStream;
+use serde::{Deserialize, Serialize};
 use tesuji_rules::Phase;
+use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::RecvError;
 use unicode_security::GeneralSecurityProfile;
 use unicode_security::general_security_profile::IdentifierType;
 
 use crate::auth::User;
+use crate::clocks::TimeSource;
 use crate::error::ApiError;
-use crate::store::{NewChat, StoredChat};
-
-use super::action::Actor;
-use super::live::LiveGame;
-use super::registry::Games;
-use super::sync::Tell;
+use crate::game::record::Comment;
+use crate::game::{Actor, Games, LiveGame};
+use crate::http::hooks::{GameFeed, RecordComments};
+use crate::relay::{Relay, Relayed};
+use crate::store::{AccountStore, ChatStore, NewChat, StoredChat};
 
 /// The longest message, in characters.
 pub const CHAT_CHARS: usize = 500;
@@ -29,6 +41,10 @@ pub const CHAT_KEPT: usize = 1000;
 
 /// Users whose mutes are kept in memory on a node.
 const MUTES_CACHED: usize = 4096;
+
+/// Messages a game's watchers on a node may be behind before they miss some (they read the chat again when
+/// they resync).
+const HEARD_BUFFER: usize = 64;
 
 /// Who a message was said among.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -103,7 +119,7 @@ impl From<&StoredChat> for ChatView {
 
 /// A message said at a game, as its sockets get it: each socket leaves out what its viewer may not see.
 #[derive(Debug)]
-pub struct Said {
+pub struct Heard {
     pub author: i64,
     /// The players it is kept from (the spectators' talk during the game).
     pub hidden_from: [Option<i64>; 2],
@@ -111,12 +127,12 @@ pub struct Said {
     pub event: Arc<str>,
 }
 
-impl Said {
-    fn of(live: &LiveGame, chat: &StoredChat) -> Said {
+impl Heard {
+    fn of(live: &LiveGame, chat: &StoredChat) -> Heard {
         let hidden = !Channel::of(&chat.channel).reaches(true, live.game.phase() == Phase::Over);
         let seated = |c| if hidden { live.seat_user(c) } else { None };
         let event = serde_json::json!({"type": "chat", "message": ChatView::from(chat)});
-        Said {
+        Heard {
             author: chat.user,
             hidden_from: [
                 seated(tesuji_rules::Color::Black),
@@ -205,22 +221,42 @@ pub fn checked_text(text: &str) -> Result<String, ApiError> {
     Ok(text.to_owned())
 }
 
+/// A chat message was stored on the node that tells: the watchers of its game on the others get it too.
+#[derive(Serialize, Deserialize)]
+struct ChatStored {
+    chat: StoredChat,
+}
+
+impl Relayed for ChatStored {
+    const KIND: &'static str = "said";
+}
+
+/// User `user` changed whom they mute, on the node that tells: the others forget what they knew of it.
+#[derive(Serialize, Deserialize)]
+struct MutesChanged {
+    user: i64,
+}
+
+impl Relayed for MutesChanged {
+    const KIND: &'static str = "muted";
+}
+
 /// Whom each user muted, for the users seen lately on this node (read from the store when not held).
-pub struct Mutes {
+struct Mutes {
+    store: Arc<dyn ChatStore>,
     cache: std::sync::Mutex<lru::LruCache<i64, Arc<HashSet<i64>>>>,
 }
 
-impl Default for Mutes {
-    fn default() -> Mutes {
+impl Mutes {
+    fn new(store: Arc<dyn ChatStore>) -> Mutes {
         Mutes {
+            store,
             cache: std::sync::Mutex::new(lru::LruCache::new(
                 NonZeroUsize::new(MUTES_CACHED).unwrap_or(NonZeroUsize::MIN),
             )),
         }
     }
-}
 
-impl Mutes {
     fn cached(&self) -> std::sync::MutexGuard<'_, lru::LruCache<i64, Arc<HashSet<i64>>>> {
         self.cache.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -229,14 +265,118 @@ impl Mutes {
     fn forget(&self, user: i64) {
         self.cached().pop(&user);
     }
+
+    /// The users `user` muted.
+    async fn of(&self, user: i64) -> Result<Arc<HashSet<i64>>, ApiError> {
+        if let Some(muted) = self.cached().get(&user) {
+            return Ok(Arc::clone(muted));
+        }
+        let muted: Arc<HashSet<i64>> =
+            Arc::new(self.store.mutes_of(user).await?.into_iter().collect());
+        self.cached().put(user, Arc::clone(&muted));
+        Ok(muted)
+    }
 }
 
-impl Games {
+/// The channel of each game watched on this node, which its sockets hear the chat on. A game's channel goes
+/// when its last socket does.
+#[derive(Default)]
+struct Rooms {
+    of_game: std::sync::Mutex<HashMap<i64, broadcast::Sender<Arc<Heard>>>>,
+}
+
+impl Rooms {
+    fn held(&self) -> std::sync::MutexGuard<'_, HashMap<i64, broadcast::Sender<Arc<Heard>>>> {
+        self.of_game.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn enter(self: &Arc<Self>, game: i64) -> Listener {
+        let heard = self
+            .held()
+            .entry(game)
+            .or_insert_with(|| broadcast::channel(HEARD_BUFFER).0)
+            .subscribe();
+        Listener {
+            rooms: Arc::clone(self),
+            game,
+            heard,
+        }
+    }
+
+    fn watched(&self, game: i64) -> bool {
+        self.held().contains_key(&game)
+    }
+
+    /// Tells game `game`'s sockets here, when it has any.
+    fn tell(&self, game: i64, heard: impl FnOnce() -> Heard) {
+        if let Some(room) = self.held().get(&game) {
+            let _ = room.send(Arc::new(heard()));
+        }
+    }
+}
+
+/// One socket's place in its game's room.
+struct Listener {
+    rooms: Arc<Rooms>,
+    game: i64,
+    heard: broadcast::Receiver<Arc<Heard>>,
+}
+
+impl Drop for Listener {
+    fn drop(&mut self) {
+        let mut rooms = self.rooms.held();
+        // This listener's receiver is still counted: the room is empty when it is the only one.
+        if rooms
+            .get(&self.game)
+            .is_some_and(|room| room.receiver_count() <= 1)
+        {
+            rooms.remove(&self.game);
+        }
+    }
+}
+
+/// The games' chat.
+pub struct Chat {
+    games: Arc<Games>,
+    store: Arc<dyn ChatStore>,
+    accounts: Arc<dyn AccountStore>,
+    relay: Arc<Relay>,
+    time: TimeSource,
+    mutes: Arc<Mutes>,
+    rooms: Arc<Rooms>,
+}
+
+impl Chat {
+    /// The chat, reading what the other nodes tell of it.
+    pub fn new(
+        games: Arc<Games>,
+        store: Arc<dyn ChatStore>,
+        accounts: Arc<dyn AccountStore>,
+        time: TimeSource,
+    ) -> Arc<Chat> {
+        let chat = Arc::new(Chat {
+            relay: Arc::clone(games.relay()),
+            games,
+            mutes: Arc::new(Mutes::new(Arc::clone(&store))),
+            store,
+            accounts,
+            time,
+            rooms: Arc::default(),
+        });
+        chat.relay.on(&chat, |chat, _, m: ChatStored| async move {
+            chat.said_elsewhere(m.chat).await
+        });
+        chat.relay.on(&chat, |chat, _, m: MutesChanged| async move {
+            chat.mutes.forget(m.user)
+        });
+        chat
+    }
+
     /// User `user` says `text` at game `id`: stored, then sent to the watchers allowed to see it, here and on the
     /// other nodes.
     pub async fn say(&self, id: i64, user: &User, text: &str) -> Result<ChatView, ApiError> {
         let text = checked_text(text)?;
-        let entry = self.get(id).await?;
+        let entry = self.games.get(id).await?;
         let live = entry.lock().await;
         if live.cancelled {
             return Err(ApiError::NotFound(id));
@@ -247,8 +387,7 @@ impl Games {
         };
         // Stored under the game's lock, so that its move number is the one its watchers saw last.
         let stored = self
-            .stores
-            .chat
+            .store
             .add_chat(&NewChat {
                 game: id,
                 user: user.id,
@@ -258,46 +397,40 @@ impl Games {
                 at_ms: i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX),
             })
             .await?;
-        let _ = live.talk.send(Arc::new(Said::of(&live, &stored)));
+        self.rooms.tell(id, || Heard::of(&live, &stored));
         drop(live);
-        self.tell(Tell::Said(stored.clone()));
+        self.relay.send(&ChatStored {
+            chat: stored.clone(),
+        });
         Ok(ChatView::from(&stored))
     }
 
-    /// A message said on another node: this node's watchers of its game get it, when the game is here.
-    pub async fn remote_said(&self, chat: StoredChat) {
-        let entry = {
-            let r = self.registry();
-            match r.live.get(&chat.game) {
-                Some(entry) => Some(Arc::clone(entry)),
-                None => r.finished.peek(&chat.game).cloned(),
-            }
-        };
-        if let Some(entry) = entry {
+    /// A message said on another node: this node's watchers of its game get it, when it has any.
+    async fn said_elsewhere(&self, chat: StoredChat) {
+        if !self.rooms.watched(chat.game) {
+            return;
+        }
+        // A watched game is in memory: its sockets hold it.
+        if let Ok(entry) = self.games.get(chat.game).await {
             let live = entry.lock().await;
-            let _ = live.talk.send(Arc::new(Said::of(&live, &chat)));
+            self.rooms.tell(chat.game, || Heard::of(&live, &chat));
         }
     }
 
     /// Game `id`'s chat as the viewer `viewer` may see it, oldest first.
-    pub async fn chat_for(
-        self: &Arc<Self>,
-        id: i64,
-        viewer: Option<i64>,
-    ) -> Result<Vec<ChatView>, ApiError> {
-        let entry = self.look(id).await?;
+    pub async fn of_game(&self, id: i64, viewer: Option<i64>) -> Result<Vec<ChatView>, ApiError> {
+        let entry = self.games.look(id).await?;
         let (seated, over) = {
             let live = entry.lock().await;
             let seated = viewer.is_some_and(|v| live.seat_of(Actor::User(v)).is_some());
             (seated, live.game.phase() == Phase::Over)
         };
         let muted = match viewer {
-            Some(v) => self.muted_by(v).await?,
+            Some(v) => self.mutes.of(v).await?,
             None => Arc::default(),
         };
         Ok(self
-            .stores
-            .chat
+            .store
             .chat_of(id, CHAT_KEPT)
             .await?
             .iter()
@@ -306,19 +439,10 @@ impl Games {
             .collect())
     }
 
-    /// User `user` changed whom they mute on another node.
-    pub fn forget_mutes(&self, user: i64) {
-        self.mutes.forget(user);
-    }
-
-    /// The users `user` muted.
-    pub async fn muted_by(&self, user: i64) -> Result<Arc<HashSet<i64>>, ApiError> {
-        if let Some(muted) = self.mutes.cached().get(&user) {
-            return Ok(Arc::clone(muted));
-        }
-        let muted: Arc<HashSet<i64>> =
-            Arc::new(self.stores.chat.mutes_of(user).await?.into_iter().collect());
-        self.mutes.cached().put(user, Arc::clone(&muted));
+    /// The users `user` mutes, in order.
+    pub async fn muted_by(&self, user: i64) -> Result<Vec<i64>, ApiError> {
+        let mut muted: Vec<i64> = self.mutes.of(user).await?.iter().copied().collect();
+        muted.sort_unstable();
         Ok(muted)
     }
 
@@ -327,28 +451,106 @@ impl Games {
         if muted == user {
             return Err(ApiError::BadRequest("you cannot mute yourself".into()));
         }
-        if self.stores.accounts.find_user(muted).await?.is_none() {
+        if self.accounts.find_user(muted).await?.is_none() {
             return Err(ApiError::NoUser(muted));
         }
-        self.stores.chat.set_mute(user, muted, on).await?;
+        self.store.set_mute(user, muted, on).await?;
         self.mutes.forget(user);
-        self.tell(Tell::Muted(user));
-        let mut now: Vec<i64> = self.muted_by(user).await?.iter().copied().collect();
-        now.sort_unstable();
-        Ok(now)
+        self.relay.send(&MutesChanged { user });
+        self.muted_by(user).await
     }
+}
 
-    /// Game `id`'s chat as its SGF carries it: what anyone may see.
-    pub async fn public_chat(&self, id: i64, over: bool) -> Result<Vec<StoredChat>, ApiError> {
-        let mut chat = self.stores.chat.chat_of(id, CHAT_KEPT).await?;
-        chat.retain(|c| over || Channel::of(&c.channel) == Channel::Players);
-        Ok(chat)
+impl GameFeed for Chat {
+    fn watch(&self, live: &LiveGame, viewer: Option<i64>) -> BoxStream<'static, Arc<str>> {
+        let listener = self.rooms.enter(live.id);
+        let mutes = Arc::clone(&self.mutes);
+        Box::pin(futures_util::stream::unfold(
+            listener,
+            move |mut listener| {
+                let mutes = Arc::clone(&mutes);
+                async move {
+                    loop {
+                        let heard = match listener.heard.recv().await {
+                            Ok(heard) => heard,
+                            // A watcher this far behind reads the chat again (GET .../chat) when it resyncs.
+                            Err(RecvError::Lagged(_)) => continue,
+                            Err(RecvError::Closed) => return None,
+                        };
+                        let muted = match viewer {
+                            Some(v) => mutes.of(v).await.unwrap_or_default(),
+                            None => Arc::default(),
+                        };
+                        if heard.reaches(viewer, &muted) {
+                            return Some((Arc::clone(&heard.event), listener));
+                        }
+                    }
+                }
+            },
+        ))
+    }
+}
+
+impl RecordComments for Chat {
+    /// The players' talk, and the spectators' once the game is over, each line under its author's name.
+    fn comments(
+        &self,
+        game: i64,
+        over: bool,
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Comment>, ApiError>> + Send + '_>> {
+        Box::pin(async move {
+            let chat = self.store.chat_of(game, CHAT_KEPT).await?;
+            Ok(chat
+                .into_iter()
+                .filter_map(|c| {
+                    let channel = Channel::of(&c.channel);
+                    (over || channel == Channel::Players).then(|| {
+                        let watching = match channel {
+                            Channel::Players => "",
+                            Channel::Spectators => " (watching)",
+                        };
+                        Comment {
+                            move_number: c.move_number,
+                            line: format!("{}{watching}: {}", c.name, c.text),
+                        }
+                    })
+                })
+                .collect())
+        })
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn heard(author: i64) -> Heard {
+        Heard {
+            author,
+            hidden_from: [None, None],
+            event: Arc::from(format!("{author}")),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_room_lives_as_long_as_a_socket_listens() {
+        let rooms = Arc::new(Rooms::default());
+        // Nobody listens: nothing is kept, nothing is told.
+        rooms.tell(1, || heard(5));
+        assert!(!rooms.watched(1));
+        let mut first = rooms.enter(1);
+        let second = rooms.enter(1);
+        let other = rooms.enter(2);
+        rooms.tell(1, || heard(6));
+        assert_eq!(&*first.heard.recv().await.unwrap().event, "6");
+        drop(second);
+        assert!(rooms.watched(1), "one socket still listens");
+        drop(first);
+        assert!(!rooms.watched(1), "the last socket left: the room goes");
+        assert!(rooms.watched(2));
+        drop(other);
+        assert!(rooms.held().is_empty());
+    }
 
     #[test]
     fn the_spectators_talk_reaches_the_players_only_after_the_game() {

@@ -1,25 +1,42 @@
-//! Automatch: seeking a game, the seeks waiting, withdrawing one.
+//! Automatch's routes: seeking a game (`POST /api/seeks`), the seeks waiting (`GET /api/seeks`), withdrawing
+//! one (`POST /api/seeks/{id}/cancel`).
 
-use axum::Json;
-use axum::extract::State;
+use std::sync::Arc;
+
+use axum::extract::{FromRef, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
 use serde_json::json;
 
-use super::AppState;
-use super::extract::{AppJson, PathId, SignedIn};
+use super::{SeekOutcome, SeekRequest, Seeks};
 use crate::error::ApiError;
-use crate::game::seek::{SeekOutcome, SeekRequest};
+use crate::http::AppState;
+use crate::http::extract::{AppJson, PathId, SignedIn};
+
+/// Automatch's routes, on any state that holds the seeks and the core's.
+pub fn routes<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Seeks>: FromRef<S>,
+    AppState: FromRef<S>,
+{
+    Router::new()
+        .route("/api/seeks", get(waiting).post(seek))
+        .route("/api/seeks/{id}/cancel", post(cancel))
+}
 
 /// `POST /api/seeks`: the signed-in user seeks a game; 200 with the game when a compatible seek was waiting,
 /// 201 with the seek when it waits.
-pub(super) async fn seek(
+async fn seek(
     State(app): State<AppState>,
+    State(seeks): State<Arc<Seeks>>,
     SignedIn(s): SignedIn,
     AppJson(request): AppJson<SeekRequest>,
 ) -> Result<Response, ApiError> {
     app.limits.action(s.user.id)?;
-    Ok(match app.games.seek(&s.user, request).await? {
+    Ok(match seeks.seek(&s.user, request).await? {
         SeekOutcome::Matched(state) => {
             (StatusCode::OK, Json(json!({ "game": state }))).into_response()
         }
@@ -30,26 +47,28 @@ pub(super) async fn seek(
 }
 
 /// `GET /api/seeks`: the seeks waiting, and the viewer's own (a matched one with its game).
-pub(super) async fn seeks(
+async fn waiting(
     State(app): State<AppState>,
+    State(seeks): State<Arc<Seeks>>,
     headers: HeaderMap,
 ) -> Json<serde_json::Value> {
     // What the store has now, also when another node's notice is still on its way.
-    if let Err(e) = app.games.refresh_seeks().await {
+    if let Err(e) = seeks.refresh().await {
         tracing::warn!(error = %e, "reading the seeks failed");
     }
     let viewer = app.accounts.session(&headers).await.ok().flatten();
-    let (seeks, mine) = app.games.seek_lists(viewer.map(|s| s.user.id));
-    Json(json!({ "seeks": seeks, "mine": mine }))
+    let (waiting, mine) = seeks.lists(viewer.map(|s| s.user.id));
+    Json(json!({ "seeks": waiting, "mine": mine }))
 }
 
 /// `POST /api/seeks/{id}/cancel`: the seeker withdraws a waiting seek.
-pub(super) async fn cancel(
+async fn cancel(
     State(app): State<AppState>,
+    State(seeks): State<Arc<Seeks>>,
     PathId(id): PathId,
     SignedIn(s): SignedIn,
 ) -> Result<Json<serde_json::Value>, ApiError> {
     app.limits.action(s.user.id)?;
-    app.games.cancel_seek(s.user.id, id).await?;
+    seeks.cancel(s.user.id, id).await?;
     Ok(Json(json!({ "cancelled": id })))
 }
