@@ -13,7 +13,7 @@ use super::computer::MarkingEstimate;
 use super::live::LiveGame;
 use super::registry::Games;
 use super::undo::UndoStep;
-use super::view::{GameState, SERVER, phase_name};
+use super::view::{GameState, SERVER, Status, phase_name};
 use crate::replay::turn_number;
 
 /// A player's action as every client sends it, over HTTP and the socket alike (read from a message tagged on
@@ -352,7 +352,7 @@ impl Games {
         let state = state?;
         // A game this action ended may leave memory now that the action no longer holds it; other actions
         // leave the cache as it was, so the registry's lock stays off their path.
-        if state.phase == "over" {
+        if state.status == Status::Over {
             self.trim();
         }
         Ok(state)

@@ -14,7 +14,7 @@ use super::action::Actor;
 use super::computer::MarkingEstimate;
 use super::presence::{Absences, Presence};
 use super::undo::UndoStep;
-use super::view::{MoveView, Player, Players, SERVER, phase_name};
+use super::view::{MoveView, Player, Players, SERVER, Status};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
 pub(super) const EVENT_BUFFER: usize = 64;
@@ -378,11 +378,11 @@ impl LiveGame {
         self.players.iter().all(|(_, p)| p.is_some())
     }
 
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> Status {
         if self.started() {
-            phase_name(self.game.phase())
+            Status::of(self.game.phase())
         } else {
-            "open"
+            Status::Open
         }
     }
 

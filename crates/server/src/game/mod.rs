@@ -40,4 +40,4 @@ pub use computer::BOTS;
 pub use live::{LiveGame, ReplayError};
 pub use presence::Absences;
 pub use registry::{Entry, Games, GamesConfig, NewTable, Opponent, ResidentCount};
-pub use view::{GameState, MoveView, Player, Players, Summary};
+pub use view::{GameState, MoveView, Player, Players, Status, Summary};

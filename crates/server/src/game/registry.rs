@@ -19,7 +19,7 @@ use super::action::Actor;
 use super::computer::{BOTS, MarkingEstimate};
 use super::live::LiveGame;
 use super::presence::Absences;
-use super::view::{GameState, Player, Players, Summary, phase_name, seated};
+use super::view::{GameState, Player, Players, Status, Summary, phase_name, seated};
 
 /// How a new table's seats are filled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -406,7 +406,7 @@ impl Games {
         let Some(stored) = self.stores.games.load_game(id).await? else {
             return Err(ApiError::NotFound(id));
         };
-        if stored.state != "over" {
+        if stored.state != Status::Over.name() {
             // A live game not in memory was created a moment ago, here (look again) or on another node (read
             // it in), or could not be rebuilt (it is not served).
             if let Some(entry) = self.registry().live.get(&id).cloned() {
@@ -543,7 +543,7 @@ impl Games {
     fn open_tables_of(&self, user: i64) -> usize {
         let all = self.summaries.read().unwrap_or_else(|e| e.into_inner());
         all.values()
-            .filter(|s| s.status == "open" && s.seat_of(user).is_some())
+            .filter(|s| s.status == Status::Open && s.seat_of(user).is_some())
             .count()
     }
 

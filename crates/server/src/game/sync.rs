@@ -16,6 +16,7 @@ use crate::store::{Progress, StoredGame, StoredMove};
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
 use super::registry::Games;
+use super::view::Status;
 
 /// The event type of a stored action, read from its text (as the node that took it named it).
 fn event_kind(text: &str) -> &'static str {
@@ -351,7 +352,7 @@ impl Games {
         let Some(stored) = self.stores.games.load_game(id).await? else {
             return Ok(false);
         };
-        if stored.state == "over" {
+        if stored.state == Status::Over.name() {
             // Finished games are read when asked for.
             return Ok(false);
         }

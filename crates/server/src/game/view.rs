@@ -37,7 +37,7 @@ pub struct GameState {
     pub width: u8,
     pub height: u8,
     /// `open` while a seat is empty, then the phase.
-    pub status: &'static str,
+    pub status: Status,
     pub players: Players,
     pub invite_only: bool,
     /// The game changes its players' ratings when it ends with a result.
@@ -234,7 +234,7 @@ pub struct Summary {
     pub handicap: u8,
     /// The time control (`fischer:3m+10s`), or `None` for an untimed game.
     pub time: Option<String>,
-    pub status: &'static str,
+    pub status: Status,
     pub players: Players,
     pub invite_only: bool,
     pub ranked: bool,
@@ -282,10 +282,10 @@ impl Summary {
             },
         );
         let status = match row.state.as_str() {
-            _ if players.iter().any(|(_, p)| p.is_none()) => "open",
-            "over" => "over",
-            "marking" => "marking",
-            _ => "playing",
+            _ if players.iter().any(|(_, p)| p.is_none()) => Status::Open,
+            "over" => Status::Over,
+            "marking" => Status::Marking,
+            _ => Status::Playing,
         };
         // A stored spec always reads (it was written from parsed rules); a default stands in all the same.
         let rules = row.rules.parse::<tesuji_rules::Rules>().unwrap_or_default();
@@ -347,10 +347,43 @@ impl GameState {
 }
 
 pub(super) fn phase_name(p: Phase) -> &'static str {
-    match p {
-        Phase::Playing => "playing",
-        Phase::Marking => "marking",
-        Phase::Over => "over",
+    Status::of(p).name()
+}
+
+/// Where a game is, as states and listings name it: a table waiting for its second player, then the rules'
+/// phase.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Open,
+    Playing,
+    Marking,
+    Over,
+}
+
+impl Status {
+    /// The status of a started game in phase `phase`.
+    pub fn of(phase: Phase) -> Status {
+        match phase {
+            Phase::Playing => Status::Playing,
+            Phase::Marking => Status::Marking,
+            Phase::Over => Status::Over,
+        }
+    }
+
+    /// Its name, as the API and the store write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Open => "open",
+            Status::Playing => "playing",
+            Status::Marking => "marking",
+            Status::Over => "over",
+        }
+    }
+
+    /// Whether a game with this status is in play: started, not over.
+    pub fn in_play(self) -> bool {
+        matches!(self, Status::Playing | Status::Marking)
     }
 }
 
@@ -511,5 +544,24 @@ impl LiveGame {
             // No receivers is not an error: nobody is watching.
             let _ = self.events.send(Arc::from(text));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_status_is_named_as_it_is_serialized() {
+        for status in [Status::Open, Status::Playing, Status::Marking, Status::Over] {
+            assert_eq!(
+                serde_json::to_value(status).unwrap(),
+                serde_json::json!(status.name())
+            );
+        }
+        for phase in [Phase::Playing, Phase::Marking, Phase::Over] {
+            assert_eq!(Status::of(phase).in_play(), phase != Phase::Over);
+        }
+        assert!(!Status::Open.in_play());
     }
 }

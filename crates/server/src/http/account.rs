@@ -11,6 +11,7 @@ use serde_json::json;
 use super::AppState;
 use super::extract::{AppJson, SignIn, SignedIn};
 use crate::error::ApiError;
+use crate::game::Status;
 use crate::names;
 
 /// The signed-in user's sessions (`not_signed_in` without one): a read, no CSRF token needed.
@@ -133,13 +134,13 @@ pub(super) async fn delete_account(
     let live = app.games.current_of(s.user.id, LIVE_GAMES);
     let in_play: Vec<i64> = live
         .iter()
-        .filter(|g| g.status != "open")
+        .filter(|g| g.status != Status::Open)
         .map(|g| g.id)
         .collect();
     if !in_play.is_empty() {
         return Err(ApiError::GamesInPlay(in_play));
     }
-    for table in live.iter().filter(|g| g.status == "open") {
+    for table in live.iter().filter(|g| g.status == Status::Open) {
         match app.games.cancel(table.id, &s.user).await {
             // Joined meanwhile: now a game in play.
             Err(ApiError::NotOpen) => return Err(ApiError::GamesInPlay(vec![table.id])),

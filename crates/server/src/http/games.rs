@@ -104,7 +104,7 @@ pub(super) async fn get_game(
         app.games.watch_grace(state.id);
     }
     if let Some(u) = seated
-        && state.phase != "over"
+        && state.status != crate::game::Status::Over
     {
         app.games.looked(state.id, u);
     }

@@ -14,16 +14,14 @@ use tokio::sync::broadcast::error::RecvError;
 use super::extract::Page;
 use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::error::ApiError;
+use crate::game::Status;
 
 /// The lobby as `user` (when signed in) sees it: first their games that wait for them, then the open tables
 /// and the games in play.
 pub(super) fn lobby_json(app: &App, user: Option<i64>) -> serde_json::Value {
     let games = &app.games;
-    let open = games.summaries(|s| s.status == "open" && !s.invite_only, LIST_LIMIT);
-    let playing = games.summaries(
-        |s| s.status == "playing" || s.status == "marking",
-        LIST_LIMIT,
-    );
+    let open = games.summaries(|s| s.status == Status::Open && !s.invite_only, LIST_LIMIT);
+    let playing = games.summaries(|s| s.status.in_play(), LIST_LIMIT);
     let my_turn = user.map_or_else(Vec::new, |u| games.my_turn(u, LIST_LIMIT));
     let mut lobby = json!({ "my_turn": my_turn, "open": open, "playing": playing });
     if let Some(lobby) = lobby.as_object_mut() {
