@@ -248,7 +248,6 @@ const CORE_STILL_CIRCULAR: &[&str] = &[
     "game::registry",
     "game::rematch",
     "game::sync",
-    "game::undo",
     "game::vacation",
     "game::view",
 ];

@@ -11,8 +11,8 @@ use crate::store::{Ending, StoreError, StoredGame, StoredMove};
 
 use super::computer::MarkingEstimate;
 use super::live::LiveGame;
+use super::recorded::{Recorded, UndoStep};
 use super::registry::Games;
-use super::undo::UndoStep;
 use super::view::{GameState, SERVER, Status, phase_name};
 use crate::replay::turn_number;
 
@@ -261,24 +261,6 @@ pub enum Request {
     Claim,
     /// Taking back a move: asked, accepted or declined.
     Undo(UndoStep),
-}
-
-impl Request {
-    /// The event's type its watchers get (docs/API.md).
-    fn kind(&self) -> &'static str {
-        match self {
-            Request::Play(_) => "move",
-            Request::Resign => "resign",
-            Request::Dead(_) | Request::Propose(_) => "mark",
-            Request::Accept => "accept",
-            Request::Dispute => "dispute",
-            Request::Timeout => "timeout",
-            Request::Claim => "claim",
-            Request::Undo(UndoStep::Ask) => "undo",
-            Request::Undo(UndoStep::Accept) => "undo_accept",
-            Request::Undo(UndoStep::Decline) => "undo_decline",
-        }
-    }
 }
 
 /// Who acts: a signed-in user, or the computer in its seat.
@@ -553,14 +535,19 @@ impl Games {
             Request::Undo(_) => {}
         }
         live.clock_after();
-        // The record stores the action as the game logged it, in the rules' text form; a claim is kept as its
-        // claimer's (the rules log the opponent's forfeit), so that the record says who asked.
-        let text = match (&request, live.game.log().last()) {
-            (Request::Claim, _) => "claim".to_owned(),
-            (Request::Undo(step), _) => step.text().to_owned(),
-            (_, Some(action)) => action.text(size),
-            (_, None) => String::new(),
+        // The record keeps the action as the game logged it; a claim as its claimer's (the rules log the
+        // opponent's forfeit), so that the record says who asked.
+        let recorded = match (&request, live.game.log().last()) {
+            (Request::Claim, _) => Recorded::Claim(color),
+            (Request::Undo(step), _) => Recorded::Undo(*step),
+            (_, Some(action)) => Recorded::Rules(action.clone()),
+            (_, None) => {
+                roll_back(live, logged, taken_back);
+                live.clock = clock_before;
+                return Err(ApiError::Internal("the rules logged no action".into()));
+            }
         };
+        let text = recorded.text(size);
         let number = match i64::try_from(live.moves.len() + 1) {
             Ok(n) => n,
             Err(_) => {
@@ -620,7 +607,7 @@ impl Games {
             }
         }
         let told = self.several().then(|| stored.clone());
-        live.push_move(color, stored);
+        live.push_move(color, &recorded, stored);
         live.version += 1;
         if live.game.phase() != Phase::Marking {
             // A later marking phase (after a dispute) gets an estimate of its own. (Cleared only now: an action
@@ -637,7 +624,7 @@ impl Games {
         live.acted();
         let state = live.state();
         if let Some(action) = live.moves.last() {
-            live.broadcast(request.kind(), action, &state);
+            live.broadcast(recorded.kind(), action, &state);
         }
         self.set_summary(live);
         self.changed(id, live.version, told);

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tesuji_clock::TimeControl;
-use tesuji_rules::{Action, ByColor, Color, Game, Phase, Point, Rules};
+use tesuji_rules::{Action, ByColor, Color, Game, Phase, Rules};
 use tokio::sync::broadcast;
 
 use crate::clocks::{GameClock, TimeSource, TurnTime};
@@ -13,7 +13,7 @@ use crate::store::{Seats, StoredGame, StoredMove};
 use super::action::Actor;
 use super::computer::MarkingEstimate;
 use super::presence::{Absences, Presence};
-use super::undo::UndoStep;
+use super::recorded::{Recorded, UndoStep};
 use super::view::{MoveView, Player, Players, SERVER, Status};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
@@ -36,15 +36,6 @@ pub enum ReplayError {
         text: String,
         reason: String,
     },
-}
-
-/// Applies one stored action's text (`D4`, `pass`, `resign`, `mark C3 C4`, `accept`, `dispute`, `timeout`, and
-/// `claim`, stored with the claimer's colour; the server's first proposal is a `mark` stored with the colour
-/// `server`, applied for the player of the action before it) to a game, read by the rules crate's text form of
-/// an action.
-pub(super) fn apply_text(game: &mut Game, color: Color, text: &str) -> Result<(), String> {
-    let action = Action::parse(color, text, game.rules().size).map_err(|e| e.to_string())?;
-    game.apply_action(action).map_err(|e| e.to_string())
 }
 
 /// One live game.
@@ -181,13 +172,13 @@ impl LiveGame {
 
     /// Records an accepted action of `color` (for the server's first proposal, the colour it was made for) in
     /// the list the states share; a turn's time left, for the SGF record.
-    pub(super) fn push_move(&mut self, color: Color, m: StoredMove) {
-        let size = self.game.rules().size;
-        let turn = m.text == "pass" || Point::from_gtp(&m.text, size).is_some();
-        if turn && let Some(clock) = &self.clock {
+    pub(super) fn push_move(&mut self, color: Color, action: &Recorded, m: StoredMove) {
+        if action.is_turn()
+            && let Some(clock) = &self.clock
+        {
             self.times.push((color, clock.left(color)));
         }
-        self.note_undo(color, m.number, &m.text, m.at_ms);
+        self.note_undo(color, m.number, action, m.at_ms);
         // Copies the list only while an older state still holds it.
         Arc::make_mut(&mut self.moves).push(MoveView {
             number: m.number,
@@ -200,12 +191,12 @@ impl LiveGame {
     /// Applies one stored action, as at its commit: its turn's stored time on the clock, the action through the
     /// rules, the action list and the version. `last` is the colour of the action before (the server's first
     /// proposal is applied for it), and becomes this one's. An action that does not apply comes back with the
-    /// reason.
+    /// reason. Answers the action, read from its stored text (here only).
     pub(super) fn apply_stored(
         &mut self,
         last: &mut Option<Color>,
         m: StoredMove,
-    ) -> Result<(), Box<(StoredMove, String)>> {
+    ) -> Result<Recorded, Box<(StoredMove, String)>> {
         let color = match m.color.parse::<Color>() {
             Ok(c) => c,
             Err(_) if m.color == SERVER => match *last {
@@ -219,18 +210,24 @@ impl LiveGame {
             let lag = u64::try_from(m.lag_ms.unwrap_or(0)).unwrap_or(0);
             self.clock_turn(color, lag, Some(u64::try_from(spent).unwrap_or(0)));
         }
-        match UndoStep::of(&m.text) {
-            Some(step) => {
-                if let Err(e) = self.check_undo(color, step) {
+        let action = match Recorded::read(color, &m.text, self.game.rules().size) {
+            Ok(action) => action,
+            Err(reason) => return Err(Box::new((m, reason))),
+        };
+        match &action {
+            Recorded::Undo(step) => {
+                if let Err(e) = self.check_undo(color, *step) {
                     return Err(Box::new((m, e.to_string())));
                 }
-                if step == UndoStep::Accept {
+                if *step == UndoStep::Accept {
                     self.game.undo();
                 }
             }
-            None => {
-                if let Err(reason) = apply_text(&mut self.game, color, &m.text) {
-                    return Err(Box::new((m, reason)));
+            _ => {
+                if let Some(logged) = action.logged()
+                    && let Err(e) = self.game.apply_action(logged)
+                {
+                    return Err(Box::new((m, e.to_string())));
                 }
             }
         }
@@ -241,9 +238,9 @@ impl LiveGame {
         if let Some(clock) = self.clock.as_mut() {
             clock.settle();
         }
-        self.push_move(color, m);
+        self.push_move(color, &action, m);
         self.version += 1;
-        Ok(())
+        Ok(action)
     }
 
     /// How many stored actions this copy has: the number of the last one.

@@ -11,6 +11,7 @@
 //! - [`action`]: the one path of an action, from the socket or HTTP (or a timer, or the computer) to the store.
 //! - [`view`]: the JSON views (state, listing entries, events).
 //! - [`player`]: a player's games in progress, and those that wait for them.
+//! - [`recorded`]: an action as a game's record holds it, and its stored text (written and read there only).
 //! - [`undo`]: taking back a move, asked and answered.
 //! - [`rematch`]: the rematch offered after a game, colours swapped.
 //! - [`ranked`]: what a ranked game may be, when an ended one needs rating, the ratings shown in games.
@@ -27,6 +28,7 @@ pub mod player;
 pub mod presence;
 pub mod ranked;
 pub mod record;
+pub mod recorded;
 pub mod registry;
 pub mod rematch;
 pub mod sync;

@@ -18,22 +18,6 @@ use super::live::LiveGame;
 use super::registry::Games;
 use super::view::Status;
 
-/// The event type of a stored action, read from its text (as the node that took it named it).
-fn event_kind(text: &str) -> &'static str {
-    match text.split_whitespace().next().unwrap_or("") {
-        "resign" => "resign",
-        "mark" => "mark",
-        "accept" => "accept",
-        "dispute" => "dispute",
-        "timeout" => "timeout",
-        "claim" | "forfeit" => "claim",
-        super::undo::ASK => "undo",
-        super::undo::ACCEPT => "undo_accept",
-        super::undo::DECLINE => "undo_decline",
-        _ => "move",
-    }
-}
-
 /// A change this node made, for the other nodes (see [`crate::cluster`]): game `game` is at `version` in the
 /// store (committed here), by `action` when an action made it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -440,12 +424,14 @@ impl Games {
         let known = live.stored_count();
         let mut last: Option<Color> = live.moves.last().and_then(|m| m.color.parse().ok());
         for m in moves.into_iter().filter(|m| m.number > known) {
-            let kind = event_kind(&m.text);
-            if let Err(bad) = live.apply_stored(&mut last, m) {
-                let (m, e) = *bad;
-                tracing::error!(game = id, number = m.number, error = %e, "a stored action does not apply here");
-                break;
-            }
+            let kind = match live.apply_stored(&mut last, m) {
+                Ok(action) => action.kind(),
+                Err(bad) => {
+                    let (m, e) = *bad;
+                    tracing::error!(game = id, number = m.number, error = %e, "a stored action does not apply here");
+                    break;
+                }
+            };
             if live.game.phase() != Phase::Marking {
                 live.marking = None;
             } else if live.marking.is_none() {

@@ -14,44 +14,10 @@ use tesuji_rules::{Action, Color, Phase};
 use crate::error::ApiError;
 
 use super::live::LiveGame;
-
-/// A player asks to take back their last turn.
-pub const ASK: &str = "undo";
-/// The opponent accepts: the turn is taken back.
-pub const ACCEPT: &str = "undo-accept";
-/// The opponent declines.
-pub const DECLINE: &str = "undo-decline";
+use super::recorded::{Recorded, UndoStep};
 
 /// How long after a decline its requester may not ask again to take back the same move.
 pub const PAUSE_MS: u64 = 30_000;
-
-/// What a stored action's text does to a request to take back a move.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum UndoStep {
-    Ask,
-    Accept,
-    Decline,
-}
-
-impl UndoStep {
-    /// The step a stored text is, if it is one.
-    pub fn of(text: &str) -> Option<UndoStep> {
-        match text {
-            ASK => Some(UndoStep::Ask),
-            ACCEPT => Some(UndoStep::Accept),
-            DECLINE => Some(UndoStep::Decline),
-            _ => None,
-        }
-    }
-
-    pub fn text(self) -> &'static str {
-        match self {
-            UndoStep::Ask => ASK,
-            UndoStep::Accept => ACCEPT,
-            UndoStep::Decline => DECLINE,
-        }
-    }
-}
 
 impl LiveGame {
     /// Whether `color` may take `step` now; why not otherwise.
@@ -125,8 +91,17 @@ impl LiveGame {
     /// Keeps the request, the pause after a refusal and the log's numbering up with stored action `number` of
     /// `color`, just applied, stored at wall time `at_ms` (the turn an `undo-accept` takes back is already gone
     /// from the game).
-    pub(super) fn note_undo(&mut self, color: Color, number: i64, text: &str, at_ms: Option<i64>) {
-        let step = UndoStep::of(text);
+    pub(super) fn note_undo(
+        &mut self,
+        color: Color,
+        number: i64,
+        action: &Recorded,
+        at_ms: Option<i64>,
+    ) {
+        let step = match action {
+            Recorded::Undo(step) => Some(*step),
+            _ => None,
+        };
         // A decline starts the pause of the player it refused; any other action ends it.
         (self.undo_declined, self.undo_declined_at) = match step {
             Some(UndoStep::Decline) => (
