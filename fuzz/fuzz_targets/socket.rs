@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tesuji_rules::Size;
-use tesuji_server::game::action::{ClientMessage, Undecodable};
+use tesuji_server::http::wire::{ClientMessage, Undecodable};
 
 fuzz_target!(|text: &str| {
     match ClientMessage::decode(text) {

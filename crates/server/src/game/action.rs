@@ -3,7 +3,6 @@
 
 use std::sync::Arc;
 
-use serde::Deserialize;
 use tesuji_rules::{Color, Illegal, Move, Phase, Point, Size};
 
 use crate::error::ApiError;
@@ -40,145 +39,9 @@ pub enum PlayerAction {
     DeclineUndo,
 }
 
-/// An action and the state it was decided at: the body of `POST /api/games/{id}/actions` and an action on the
-/// game's socket, `{"type": "play", "move": "D4", "version": 5}`.
-#[derive(Clone, Debug, Deserialize)]
-#[serde(try_from = "WireAction")]
-pub struct ActionMessage {
-    pub action: PlayerAction,
-    /// When given and not the game's version, the action is refused (`stale_version`) and nothing happens.
-    pub version: Option<u64>,
-    /// The client's measured network lag, credited against its clock up to a cap.
-    pub lag_ms: Option<u64>,
-    /// Accepted from clients of the first API: when given, it must be the seat's colour.
-    pub color: Option<String>,
-    /// The socket's name for the action, sent back with its answer (HTTP has no use for it).
-    pub reference: Option<serde_json::Value>,
-}
-
-/// An action message's fields as they come. (A serde enum tagged on `type` would ignore a stray field beside a
-/// variant without fields, such as `{"type": "resign", "point": "D4"}`; every field that does not belong to
-/// the action must be refused.)
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct WireAction {
-    #[serde(rename = "type")]
-    kind: String,
-    #[serde(default, rename = "move")]
-    mv: Option<String>,
-    #[serde(default)]
-    point: Option<String>,
-    #[serde(default)]
-    version: Option<u64>,
-    #[serde(default)]
-    lag_ms: Option<u64>,
-    #[serde(default)]
-    color: Option<String>,
-    #[serde(default, rename = "ref")]
-    reference: Option<serde_json::Value>,
-}
-
-impl TryFrom<WireAction> for ActionMessage {
-    type Error = String;
-
-    fn try_from(w: WireAction) -> Result<ActionMessage, String> {
-        let kind = w.kind.as_str();
-        let missing = |field: &str| format!("a {kind} needs the field \"{field}\"");
-        let (has_move, has_point) = (w.mv.is_some(), w.point.is_some());
-        let action = match kind {
-            "play" => PlayerAction::Play {
-                mv: w.mv.ok_or_else(|| missing("move"))?,
-            },
-            "dead" => PlayerAction::Dead {
-                point: w.point.ok_or_else(|| missing("point"))?,
-            },
-            "resign" => PlayerAction::Resign,
-            "accept" => PlayerAction::Accept,
-            "dispute" => PlayerAction::Dispute,
-            "claim" => PlayerAction::Claim,
-            "undo" => PlayerAction::Undo,
-            "accept_undo" => PlayerAction::AcceptUndo,
-            "decline_undo" => PlayerAction::DeclineUndo,
-            _ => {
-                return Err(format!(
-                    "unknown action type {}: expected play, resign, dead, accept, dispute, claim, undo, \
-                     accept_undo or decline_undo",
-                    quoted(&w.kind)
-                ));
-            }
-        };
-        let stray = match &action {
-            PlayerAction::Play { .. } => has_point.then_some("point"),
-            PlayerAction::Dead { .. } => has_move.then_some("move"),
-            _ => (has_move.then_some("move")).or(has_point.then_some("point")),
-        };
-        if let Some(field) = stray {
-            return Err(format!("the field \"{field}\" does not belong to a {kind}"));
-        }
-        Ok(ActionMessage {
-            action,
-            version: w.version,
-            lag_ms: w.lag_ms,
-            color: w.color,
-            reference: w.reference,
-        })
-    }
-}
-
-/// What a watcher sends on a game's socket: a request for the full state, or an action.
-#[derive(Clone, Debug)]
-pub enum ClientMessage {
-    Resync,
-    Action(ActionMessage),
-}
-
-/// A socket message that could not be read: why, and the `ref` to answer it under when it had one.
-#[derive(Debug)]
-pub struct Undecodable {
-    pub reference: Option<serde_json::Value>,
-    pub error: ApiError,
-}
-
-impl ClientMessage {
-    /// Reads one text message of a game's socket. It is read once as JSON first, so that the refusal of a
-    /// malformed action still carries its `ref`.
-    pub fn decode(text: &str) -> Result<ClientMessage, Undecodable> {
-        let refuse = |reference, why: String| Undecodable {
-            reference,
-            error: ApiError::BadRequest(why),
-        };
-        let value = match serde_json::from_str::<serde_json::Value>(text) {
-            Ok(v) if v.is_object() => v,
-            Ok(_) => return Err(refuse(None, "a message must be a JSON object".into())),
-            Err(e) => return Err(refuse(None, bounded(format!("malformed message: {e}")))),
-        };
-        let reference = value.get("ref").cloned();
-        if value.get("type").and_then(|t| t.as_str()) == Some("resync") {
-            return Ok(ClientMessage::Resync);
-        }
-        serde_json::from_value::<ActionMessage>(value)
-            .map(ClientMessage::Action)
-            .map_err(|e| refuse(reference, bounded(format!("malformed action: {e}"))))
-    }
-}
-
-/// A refusal cut to its first 300 bytes: serde quotes a wrongly typed value whole, escaping each control
-/// character as up to 10 bytes.
-fn bounded(sentence: String) -> String {
-    const MOST: usize = 300;
-    if sentence.len() <= MOST {
-        return sentence;
-    }
-    let mut end = MOST;
-    while !sentence.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &sentence[..end])
-}
-
 /// A client's text as a refusal quotes it: its first characters only, so that a refusal stays short whatever
 /// was sent (quoting escapes a control character as up to 10 bytes).
-fn quoted(text: &str) -> String {
+pub(crate) fn quoted(text: &str) -> String {
     const SHOWN: usize = 24;
     let mut chars = text.chars();
     let head: String = chars.by_ref().take(SHOWN).collect();
@@ -639,56 +502,6 @@ impl Games {
 mod tests {
     use super::*;
 
-    fn read(text: &str) -> Result<ActionMessage, String> {
-        serde_json::from_str::<ActionMessage>(text).map_err(|e| e.to_string())
-    }
-
-    #[test]
-    fn an_action_reads_from_its_tagged_form() {
-        let m = read(r#"{"type": "play", "move": "D4", "version": 7, "lag_ms": 30, "ref": 2}"#)
-            .unwrap();
-        assert_eq!(m.action, PlayerAction::Play { mv: "D4".into() });
-        assert_eq!((m.version, m.lag_ms), (Some(7), Some(30)));
-        assert_eq!(m.reference, Some(serde_json::json!(2)));
-        let m = read(r#"{"type": "dead", "point": "c3"}"#).unwrap();
-        assert_eq!(m.action, PlayerAction::Dead { point: "c3".into() });
-        for (kind, action) in [
-            ("resign", PlayerAction::Resign),
-            ("accept", PlayerAction::Accept),
-            ("dispute", PlayerAction::Dispute),
-            ("claim", PlayerAction::Claim),
-        ] {
-            let m = read(&format!(r#"{{"type": "{kind}"}}"#)).unwrap();
-            assert_eq!((m.action, m.version), (action, None));
-        }
-    }
-
-    #[test]
-    fn a_socket_message_is_a_resync_an_action_or_a_refusal_under_its_ref() {
-        assert!(matches!(
-            ClientMessage::decode(r#"{"type": "resync", "ref": 4}"#),
-            Ok(ClientMessage::Resync)
-        ));
-        let Ok(ClientMessage::Action(m)) =
-            ClientMessage::decode(r#"{"type": "play", "move": "pass", "ref": "x"}"#)
-        else {
-            panic!("a play reads");
-        };
-        assert_eq!(m.reference, Some(serde_json::json!("x")));
-        let e = ClientMessage::decode(r#"{"type": "nuke", "ref": 9}"#).unwrap_err();
-        assert_eq!(e.reference, Some(serde_json::json!(9)));
-        assert!(
-            e.error.to_string().contains("unknown action type \"nuke\""),
-            "{}",
-            e.error
-        );
-        for text in ["[1]", "{", "\"play\"", ""] {
-            let e = ClientMessage::decode(text).unwrap_err();
-            assert_eq!(e.reference, None);
-            assert!(!e.error.to_string().contains("Some("), "{}", e.error);
-        }
-    }
-
     #[test]
     fn a_refusal_quotes_only_the_start_of_what_was_sent() {
         // Found by the socket fuzz target: 120 DEL characters were quoted as 960 bytes of escapes.
@@ -704,46 +517,11 @@ mod tests {
             assert!(e.len() < 400, "{} bytes: {e}", e.len());
             assert!(e.contains("\"2ps\\u{7f}") && e.ends_with('…'), "{e}");
         }
-        let e = read(&format!(r#"{{"type": "{}"}}"#, "\\u0001".repeat(500))).unwrap_err();
-        assert!(e.len() < 400, "{} bytes: {e}", e.len());
-        // Found by the fuzz target too: a wrongly typed field's value, quoted whole by serde.
-        let text = format!(
-            r#"{{"type": "pass", "lag_ms": "pla{}y", "move": 40}}"#,
-            "\\u007f".repeat(120)
-        );
-        let Err(e) = ClientMessage::decode(&text) else {
-            panic!("a string is no lag")
-        };
-        let e = e.error.to_string();
-        assert!(
-            e.len() < 400 && e.contains("invalid type"),
-            "{} bytes: {e}",
-            e.len()
-        );
         let e = PlayerAction::Play { mv: "Z9".into() }
             .request(size)
             .unwrap_err()
             .to_string();
         assert!(e.ends_with("on the 19×19 board, not \"Z9\""), "{e}");
-    }
-
-    #[test]
-    fn a_wrong_action_is_refused_with_a_reason() {
-        for (text, says) in [
-            (r#"{"type": "nuke"}"#, "nuke"),
-            (r#"{"move": "D4"}"#, "type"),
-            (r#"{"type": "play"}"#, "move"),
-            (r#"{"type": "play", "move": "D4", "force": true}"#, "force"),
-            (r#"{"type": "play", "move": "D4", "point": "D4"}"#, "point"),
-            (r#"{"type": "dead", "move": "D4", "point": "D4"}"#, "move"),
-            (r#"{"type": "dead", "point": 3}"#, "string"),
-            (r#"{"type": "accept", "version": -1}"#, "-1"),
-            (r#"{"type": "resign", "point": "D4"}"#, "point"),
-            (r#"{"type": "claim", "move": "D4"}"#, "move"),
-        ] {
-            let e = read(text).unwrap_err();
-            assert!(e.contains(says), "{text}: {e}");
-        }
     }
 
     #[test]

@@ -10,10 +10,11 @@ use serde_json::json;
 use tesuji_rules::Color;
 
 use super::extract::{AppJson, PathId, SignedIn};
+use super::wire::ActionMessage;
 use super::{App, AppState};
 use crate::auth;
 use crate::error::ApiError;
-use crate::game::action::{ActionMessage, Command};
+use crate::game::action::Command;
 use crate::game::{Actor, GameState, NewTable, Opponent};
 
 #[derive(Deserialize)]

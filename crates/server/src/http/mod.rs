@@ -1,9 +1,9 @@
 //! The core's HTTP routes (docs/API.md), one file per area: `sessions`, `listings` (the lobby and its socket,
-//! the archive), `games` (tables and actions), `records` (SGF, replays, counts under other rules) and
-//! `socket` (the game's WebSocket). What they share is here: the state, the router, body and
-//! id parsing, the Origin check. A feature's routes are in its own folder, and use the extractors of
-//! [`extract`] on a state that holds [`AppState`]; what a feature adds to the core's socket, records,
-//! lobby and account deletion comes through [`hooks`].
+//! the archive), `games` (tables and actions), `records` (SGF, replays, counts under other rules), `socket`
+//! (the game's WebSocket) and `wire` (an action's JSON, read into the core's action). What they share is here:
+//! the state, the router, body and id parsing, the Origin check. A feature's routes are in its own folder, and
+//! use the extractors of [`extract`] on a state that holds [`AppState`]; what a feature adds to the core's
+//! socket, records, lobby and account deletion comes through [`hooks`].
 
 mod account;
 pub(crate) mod extract;
@@ -14,6 +14,7 @@ mod listings;
 mod records;
 mod sessions;
 mod socket;
+pub mod wire;
 
 use std::sync::Arc;
 

@@ -14,11 +14,11 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::extract::PathId;
 use super::games::perform;
+use super::wire::{ClientMessage, Undecodable};
 use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::auth;
 use crate::error::ApiError;
 use crate::game::LiveGame;
-use crate::game::action::{ClientMessage, Undecodable};
 
 pub(super) async fn game_ws(
     State(app): State<AppState>,
