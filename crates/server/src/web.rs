@@ -43,6 +43,10 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; st
 /// The page every address the site does not have gets, with status 404.
 const NOT_FOUND_PAGE: &str = "notfound.html";
 
+/// The site's header, written once: each page holds [`HEADER_MARK`] where it goes.
+const HEADER_FILE: &str = "header.html";
+const HEADER_MARK: &str = "  <!-- site header -->\n";
+
 /// The pages, `/static/{*path}` (the assets of `web/`: CSS, JavaScript modules, dictionaries, the icon), and
 /// the not-found page for any other address.
 pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
@@ -50,7 +54,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     for &(route, file) in PAGES {
         router = router.route(
             route,
-            get(move |headers: HeaderMap| async move { page(file, &headers) }),
+            get(move |headers: HeaderMap| async move { page(file, route, &headers) }),
         );
     }
     router
@@ -61,12 +65,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
 /// A page for an address the site does not have: a person reads it, so it is the translated page with the
 /// header (status 404, never cached as the page of that address).
 async fn no_such_page() -> Response {
-    let mut response = serve(
-        NOT_FOUND_PAGE,
-        "text/html; charset=utf-8",
-        &HeaderMap::new(),
-        true,
-    );
+    let mut response = page(NOT_FOUND_PAGE, "", &HeaderMap::new());
     *response.status_mut() = StatusCode::NOT_FOUND;
     response.headers_mut().remove(header::ETAG);
     response
@@ -133,16 +132,45 @@ fn not_found() -> Response {
         .into_response()
 }
 
+/// Page `file`, served at `route`, as browsers get it: the header in place of its mark, the header's link to
+/// `route` marked as the current page; its ETag from both files' hashes (a page has one route).
+fn rendered(file: &str, route: &str) -> Option<(Vec<u8>, String)> {
+    let page = Assets::get(file)?;
+    let header = Assets::get(HEADER_FILE)?;
+    let text = std::str::from_utf8(&page.data).ok()?;
+    let shared = std::str::from_utf8(&header.data).ok()?;
+    // The header file's own comment stays out of the pages.
+    let shared = shared.split_once("-->\n").map_or(shared, |(_, rest)| rest);
+    let link = format!("<a href=\"{route}\"");
+    let shared = shared.replacen(&link, &format!("{link} aria-current=\"page\""), 1);
+    let body = text.replacen(HEADER_MARK, &shared, 1);
+    let tag = format!("\"{}{}\"", &etag(&page)[1..17], &etag(&header)[1..17]);
+    Some((body.into_bytes(), tag))
+}
+
 /// A file of the embed with its headers, or a 304 when the browser's copy is current.
 fn serve(path: &str, content_type: &'static str, headers: &HeaderMap, is_page: bool) -> Response {
-    let Some(file) = Assets::get(path) else {
-        return not_found();
-    };
-    let tag = etag(&file);
+    match Assets::get(path) {
+        Some(file) => {
+            let tag = etag(&file);
+            answer(file.data.into_owned(), tag, content_type, headers, is_page)
+        }
+        None => not_found(),
+    }
+}
+
+/// `body` with its headers, or a 304 when the browser's copy (`If-None-Match`) is `tag`.
+fn answer(
+    body: Vec<u8>,
+    tag: String,
+    content_type: &'static str,
+    headers: &HeaderMap,
+    is_page: bool,
+) -> Response {
     let mut response = if not_modified(headers, &tag) {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        let mut r = file.data.into_owned().into_response();
+        let mut r = body.into_response();
         r.headers_mut()
             .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
         r
@@ -174,8 +202,11 @@ fn serve(path: &str, content_type: &'static str, headers: &HeaderMap, is_page: b
     response
 }
 
-fn page(file: &'static str, headers: &HeaderMap) -> Response {
-    serve(file, "text/html; charset=utf-8", headers, true)
+fn page(file: &'static str, route: &str, headers: &HeaderMap) -> Response {
+    match rendered(file, route) {
+        Some((body, tag)) => answer(body, tag, "text/html; charset=utf-8", headers, true),
+        None => not_found(),
+    }
 }
 
 async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
@@ -323,10 +354,59 @@ mod tests {
         parts.join("/")
     }
 
+    /// Page `file` as served: with the site's header.
+    fn served(file: &str) -> String {
+        let route = PAGES
+            .iter()
+            .find(|(_, f)| *f == file)
+            .map_or("", |(route, _)| *route);
+        let (body, _) = rendered(file, route).unwrap_or_else(|| panic!("{file} does not render"));
+        String::from_utf8(body).unwrap()
+    }
+
+    #[test]
+    fn every_page_has_the_one_header_with_its_own_link_current() {
+        let pages = PAGES.iter().copied().chain([("", NOT_FOUND_PAGE)]);
+        for (route, file) in pages {
+            let source = text(file);
+            assert_eq!(source.matches(HEADER_MARK).count(), 1, "{file}: one mark");
+            assert!(
+                !source.contains("<header"),
+                "{file} writes a header of its own"
+            );
+            let html = served(file);
+            assert!(!html.contains("site header -->"), "{file}");
+            assert_eq!(
+                html.matches("<header class=\"site-header\">").count(),
+                1,
+                "{file}"
+            );
+            let current: Vec<&str> = html
+                .match_indices("aria-current=\"page\"")
+                .map(|(at, _)| html[..at].rsplit_once("<a ").unwrap().1)
+                .collect();
+            let linked = ["/", "/replay", "/archive"].contains(&route);
+            assert_eq!(
+                current,
+                if linked {
+                    vec![format!("href=\"{route}\" ")]
+                } else {
+                    vec![]
+                },
+                "{file}"
+            );
+        }
+        // A page's tag changes with the header as with the page.
+        let (_, index) = rendered("index.html", "/").unwrap();
+        let (_, game) = rendered("game.html", "/game/{id}").unwrap();
+        assert_ne!(index, game);
+        assert_eq!(index[17..], game[17..], "the header's half of the tag");
+    }
+
     #[test]
     fn every_page_file_is_embedded() {
         for &(_, file) in PAGES {
-            let html = text(file);
+            let html = served(file);
             assert!(html.starts_with("<!doctype html>"), "{file}");
             assert!(html.contains("<script type=\"module\""), "{file}");
             assert!(html.contains("id=\"lang\""), "{file}: no language selector");
@@ -455,7 +535,7 @@ mod tests {
             "notfound.html",
             "account.html",
         ] {
-            let html = text(page);
+            let html = served(page);
             // The options of the language selector, `<select id="lang">`.
             let selector = html
                 .split_once("id=\"lang\"")
@@ -760,7 +840,8 @@ mod tests {
             ("reset.html", &["reset", "reset-done", "reset-missing"]),
         ];
         for (file, ids) in expect {
-            let found: BTreeSet<String> = attribute_values(&text(file), "id").into_iter().collect();
+            let found: BTreeSet<String> =
+                attribute_values(&served(file), "id").into_iter().collect();
             for id in *ids {
                 assert!(found.contains(*id), "{file} has no #{id}");
             }
