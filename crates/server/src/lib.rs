@@ -18,6 +18,7 @@ pub mod news;
 pub mod players;
 pub mod ratings;
 pub mod relay;
+pub mod rematch;
 pub mod replay;
 pub mod reviews;
 pub mod seeks;
@@ -116,6 +117,7 @@ struct Site {
     players: Arc<players::Players>,
     /// No routes: held here so that its task lives as long as the site.
     ratings: Arc<ratings::Ratings>,
+    rematches: Arc<rematch::Rematches>,
     reviews: Arc<reviews::Reviews>,
     vacations: Arc<vacations::Vacations>,
 }
@@ -287,6 +289,7 @@ pub async fn start_with_stores(
             Arc::clone(&stores.ratings),
             Arc::clone(&stores.games),
         )),
+        rematches: rematch::Rematches::new(Arc::clone(&games), Arc::clone(&stores.games)),
         vacations: Arc::new(vacations::Vacations::new(
             Arc::clone(&games),
             Arc::clone(&stores.vacations),
@@ -305,6 +308,7 @@ pub async fn start_with_stores(
         .merge(chat::routes::routes())
         .merge(news::routes::routes())
         .merge(players::routes::routes())
+        .merge(rematch::routes::routes())
         .merge(reviews::routes::routes())
         .merge(seeks::routes::routes())
         .merge(vacations::routes::routes())

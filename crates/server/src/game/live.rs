@@ -64,8 +64,8 @@ pub struct LiveGame {
     /// phase), before anyone sees the phase; `None` outside a marking phase, or when the estimate failed (then
     /// nothing is shown as unsure, and there is no first proposal).
     pub(super) marking: Option<MarkingEstimate>,
-    /// The rematch offered after this game, once it is over and one was.
-    pub(super) rematch: Option<super::rematch::Rematch>,
+    /// The features' fields of its state (see [`super::fields`]).
+    pub(super) fields: super::fields::Fields,
     /// The player who asked to take back their last move, while the request waits for its answer.
     pub undo_asked: Option<Color>,
     /// The player whose request was declined by the game's last action, and when (wall milliseconds): the
@@ -105,7 +105,7 @@ impl LiveGame {
             clock: None,
             times: Vec::new(),
             marking: None,
-            rematch: None,
+            fields: super::fields::Fields::default(),
             undo_asked: None,
             undo_declined: None,
             undo_declined_at: None,
@@ -124,6 +124,28 @@ impl LiveGame {
                 remote: HashMap::new(),
             },
         }
+    }
+}
+
+impl LiveGame {
+    /// Sets the feature field `name` of this game's state (see [`super::fields`]); when it changed, the
+    /// watchers hear an event of that type with the field as everyone sees it
+    /// (`{"type": name, "version": v, name: value}`).
+    pub fn set_field(&mut self, name: &'static str, field: super::fields::StateField) {
+        let event = serde_json::json!({
+            "type": name,
+            "version": self.version,
+            name: &field.others,
+        });
+        if self.fields.set(name, field) {
+            // No receivers is not an error: nobody is watching.
+            let _ = self.events.send(Arc::from(event.to_string()));
+        }
+    }
+
+    /// The feature field `name` of this game's state, if set.
+    pub fn field(&self, name: &str) -> Option<&super::fields::StateField> {
+        self.fields.get(name)
     }
 }
 

@@ -13,7 +13,7 @@
 //! - [`player`]: a player's games in progress, and those that wait for them.
 //! - [`recorded`]: an action as a game's record holds it, and its stored text (written and read there only).
 //! - [`undo`]: taking back a move, asked and answered.
-//! - [`rematch`]: the rematch offered after a game, colours swapped.
+//! - [`fields`]: what features show in a game's state beside the core's fields.
 //! - [`ranked`]: what a ranked game may be, when an ended one needs rating, the ratings shown in games.
 //! - [`vacation`]: a player's days away stop their clocks in correspondence games.
 //! - [`presence`], [`timer`], [`computer`], [`record`]: who is at the board; the clock's flag and the grace
@@ -22,6 +22,7 @@
 
 pub mod action;
 pub mod computer;
+pub mod fields;
 pub mod lease;
 pub mod live;
 pub mod player;
@@ -30,7 +31,6 @@ pub mod ranked;
 pub mod record;
 pub mod recorded;
 pub mod registry;
-pub mod rematch;
 pub mod sync;
 pub mod timer;
 pub mod undo;
@@ -39,6 +39,7 @@ pub mod view;
 
 pub use action::{Actor, Request};
 pub use computer::BOTS;
+pub use fields::{ReadBack, StateField};
 pub use live::{LiveGame, ReplayError};
 pub use presence::Absences;
 pub use registry::{Entry, Games, GamesConfig, NewTable, Opponent, ResidentCount};

@@ -302,7 +302,7 @@ impl LiveGame {
         let event = PresenceEvent {
             kind: "presence",
             version: self.version,
-            state: state.without_moves(),
+            state: state.without_moves(&self.fields),
         };
         if let Ok(text) = serde_json::to_string(&event) {
             let _ = self.events.send(Arc::from(text));

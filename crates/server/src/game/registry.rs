@@ -17,6 +17,7 @@ use crate::store::{Ending, GameRow, GameStore, Seats, StoreError, Stores};
 
 use super::action::Actor;
 use super::computer::{BOTS, MarkingEstimate};
+use super::fields::ReadBack;
 use super::live::LiveGame;
 use super::presence::Absences;
 use super::view::{GameState, Player, Players, Status, Summary, phase_name, seated};
@@ -125,6 +126,8 @@ pub struct Games {
     /// The other end, until the ratings take it.
     ranked_endings:
         std::sync::Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<super::ranked::ToRate>>>,
+    /// The features that fill in their fields of a finished game read back (see [`super::fields`]).
+    pub(super) read_backs: std::sync::RwLock<Vec<std::sync::Weak<dyn ReadBack>>>,
 }
 
 /// What the games need of the server's settings.
@@ -328,6 +331,7 @@ impl Games {
             clocks_since: running_since.unwrap_or(now_wall),
             to_rate,
             ranked_endings: std::sync::Mutex::new(Some(ranked_endings)),
+            read_backs: std::sync::RwLock::default(),
         });
         games.hear_the_others();
         for id in games.live_ids() {
@@ -392,6 +396,38 @@ impl Games {
         self.registry().live.get(&id).cloned()
     }
 
+    /// Has `feature` fill in its fields of each finished game read back from now on, for as long as it
+    /// lives (held weakly, so that it may hold the core).
+    pub fn on_read_back(&self, feature: std::sync::Weak<dyn ReadBack>) {
+        self.read_backs
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(feature);
+    }
+
+    /// The features' fields of finished game `live`, just rebuilt.
+    async fn read_back(&self, live: &mut LiveGame) -> Result<(), ApiError> {
+        let features: Vec<Arc<dyn ReadBack>> = self
+            .read_backs
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter_map(std::sync::Weak::upgrade)
+            .collect();
+        for feature in features {
+            for (name, field) in feature.read_back(live.id, &live.seats).await? {
+                live.set_field(name, field);
+            }
+        }
+        Ok(())
+    }
+
+    /// Game `id` if this node holds it, live or finished, without reading it from the store.
+    pub fn held(&self, id: i64) -> Option<Entry> {
+        let r = self.registry();
+        r.live.get(&id).or_else(|| r.finished.peek(&id)).cloned()
+    }
+
     /// Game `id`: from memory, or else read from the store (a finished game) into the cache.
     pub async fn get(&self, id: i64) -> Result<Entry, ApiError> {
         {
@@ -431,7 +467,7 @@ impl Games {
             tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
             ApiError::NotFound(id)
         })?;
-        self.rematch_stored(&mut live).await?;
+        self.read_back(&mut live).await?;
         self.rating_change_stored(&mut live).await?;
         let (entry, gone) = {
             let mut r = self.registry();

@@ -341,7 +341,6 @@ impl Games {
             return Ok(false);
         }
         let players = Self::players_of(&self.accounts, &stored.seats).await?;
-        let seats = stored.seats.clone();
         let (time, absences, since) = (self.time.clone(), self.absences, self.clocks_since);
         let replayed = tokio::task::spawn_blocking(move || {
             LiveGame::replay_running(stored, players, &time, absences, since)
@@ -371,8 +370,6 @@ impl Games {
             }
             r.live.insert(id, Arc::new(Mutex::new(live)));
         }
-        // A rematch made on another node: the watchers of its game here hear of it.
-        self.rematch_read_in(id, &seats);
         Ok(true)
     }
 

@@ -86,9 +86,10 @@ pub struct GameState {
     /// for the start), as the move list numbers them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub repeated: Vec<i64>,
-    /// The rematch offered after this game, once over (its invite only in a player's own state).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rematch: Option<super::rematch::RematchView>,
+    /// The features' fields (the rematch offered after the game), each by its name, as this state's viewer
+    /// may see them (see [`super::fields`]).
+    #[serde(flatten)]
+    pub fields: serde_json::Map<String, serde_json::Value>,
     /// Whether the table lets a player take back a move (with the opponent's consent).
     pub undo: bool,
     /// The colour of the player who asked to take back their last move, while the request waits.
@@ -332,15 +333,12 @@ pub struct Event<'a> {
 
 impl GameState {
     /// The state as an event carries it: everything but the move list, whose length stays in `move_count`
-    /// (and never a viewer's own invite token).
-    pub fn without_moves(&self) -> GameState {
+    /// (and never a viewer's own invite token), with the features' fields as everyone sees them (`fields`).
+    pub(super) fn without_moves(&self, fields: &super::fields::Fields) -> GameState {
         GameState {
             moves: None,
             invite: None,
-            rematch: self.rematch.as_ref().map(|r| super::rematch::RematchView {
-                invite: None,
-                ..r.clone()
-            }),
+            fields: fields.view(false),
             ..self.clone()
         }
     }
@@ -503,7 +501,7 @@ impl LiveGame {
                 .into_iter()
                 .map(|t| self.stored_number(turn_number(&self.game, t)))
                 .collect(),
-            rematch: self.rematch.as_ref().map(|r| r.view(false)),
+            fields: self.fields.view(false),
             undo: self.seats.undo,
             undo_asked: self.undo_asked.map(Color::name),
             undo_again_in_ms: self.undo_again_in_ms(),
@@ -528,7 +526,7 @@ impl LiveGame {
         if !self.started() && seated {
             state.invite.clone_from(&self.seats.invite);
         }
-        state.rematch = self.rematch.as_ref().map(|r| r.view(seated));
+        state.fields = self.fields.view(seated);
         state
     }
 
@@ -538,7 +536,7 @@ impl LiveGame {
             kind,
             version: self.version,
             action,
-            state: state.without_moves(),
+            state: state.without_moves(&self.fields),
         };
         if let Ok(text) = serde_json::to_string(&event) {
             // No receivers is not an error: nobody is watching.

@@ -141,17 +141,6 @@ pub(super) async fn abort(
     Ok(Json(json!({ "aborted": id })))
 }
 
-/// `POST /api/games/{id}/rematch`: a player of a finished game offers a rematch, colours swapped, or accepts
-/// the one offered.
-pub(super) async fn rematch(
-    State(app): State<AppState>,
-    PathId(id): PathId,
-    SignedIn(s): SignedIn,
-) -> Result<Json<GameState>, ApiError> {
-    app.limits.action(s.user.id)?;
-    Ok(Json(app.games.rematch(id, &s.user).await?))
-}
-
 /// `POST /api/games/{id}/cancel`: the creator of a table nobody has joined takes it down.
 pub(super) async fn cancel(
     State(app): State<AppState>,

@@ -95,7 +95,6 @@ pub fn router(app: AppState, features: Router) -> Router {
         .route("/api/games/{id}/actions", post(games::act))
         .route("/api/games/{id}/cancel", post(games::cancel))
         .route("/api/games/{id}/abort", post(games::abort))
-        .route("/api/games/{id}/rematch", post(games::rematch))
         .route("/api/games/{id}/moves", games::action_route("play"))
         .route("/api/games/{id}/resign", games::action_route("resign"))
         .route("/api/games/{id}/dead", games::action_route("dead"))
