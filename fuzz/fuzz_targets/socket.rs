@@ -1,6 +1,6 @@
 //! Any text as a message on a game's socket: decoding never panics; a refusal is one of our sentences (no
 //! Rust debug output) with a reason code, of bounded length; an action that reads is read the same from its
-//! own fields, and its point is checked against boards of every shape without panicking.
+//! own fields, and made an action (its point, its colour) against boards of every shape without panicking.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -13,7 +13,7 @@ fuzz_target!(|text: &str| {
         Ok(ClientMessage::Action(message)) => {
             for (w, h) in [(1, 1), (9, 9), (19, 19), (25, 25), (3, 17)] {
                 let size = Size::new(w, h).expect("a valid size");
-                if let Err(e) = message.action.request(size) {
+                if let Err(e) = message.sent(size) {
                     check_refusal(&e.to_string(), e.status_and_reason().1, text);
                 }
             }

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use tesuji_rules::{Color, Illegal, Move, Phase, Point, Size};
+use tesuji_rules::{Color, Illegal, Move, Phase, Point};
 
 use crate::error::ApiError;
 use crate::store::{Ending, StoreError, StoredGame, StoredMove};
@@ -15,30 +15,6 @@ use super::registry::Games;
 use super::view::{GameState, SERVER, Status, phase_name};
 use crate::replay::turn_number;
 
-/// A player's action as every client sends it, over HTTP and the socket alike (read from a message tagged on
-/// `type`, see [`ActionMessage`]); its point is still text (a GTP vertex, read against the game's board under
-/// the game's lock, since its row counts from the bottom).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PlayerAction {
-    /// A play (`D4`) or `pass`.
-    Play {
-        mv: String,
-    },
-    Resign,
-    /// Marking: toggle the chain at the point between dead and alive.
-    Dead {
-        point: String,
-    },
-    Accept,
-    Dispute,
-    /// The opponent has been away longer than the grace period: they forfeit.
-    Claim,
-    /// Asks to take back one's last move; the opponent accepts or declines.
-    Undo,
-    AcceptUndo,
-    DeclineUndo,
-}
-
 /// A client's text as a refusal quotes it: its first characters only, so that a refusal stays short whatever
 /// was sent (quoting escapes a control character as up to 10 bytes).
 pub(crate) fn quoted(text: &str) -> String {
@@ -49,61 +25,6 @@ pub(crate) fn quoted(text: &str) -> String {
         format!("{head:?}…")
     } else {
         format!("{head:?}")
-    }
-}
-
-impl PlayerAction {
-    /// The request this action makes on a board of `size`: its point read against the board.
-    pub fn request(&self, size: Size) -> Result<Request, ApiError> {
-        let on_board = |text: &str, what: &str| {
-            Point::from_gtp(text, size).ok_or_else(|| {
-                ApiError::BadRequest(format!(
-                    "{what} must be a point such as \"D4\" on the {} board, not {}",
-                    size.dimensions(),
-                    quoted(text)
-                ))
-            })
-        };
-        Ok(match self {
-            PlayerAction::Play { mv } if mv.trim().eq_ignore_ascii_case("pass") => {
-                Request::Play(Move::Pass)
-            }
-            PlayerAction::Play { mv } => {
-                Request::Play(Move::Play(on_board(mv.trim(), "move").map_err(|_| {
-                    ApiError::BadRequest(format!(
-                        "move must be \"pass\" or a point such as \"D4\" on the {} board, not {}",
-                        size.dimensions(),
-                        quoted(mv)
-                    ))
-                })?))
-            }
-            PlayerAction::Dead { point } => Request::Dead(on_board(point.trim(), "point")?),
-            PlayerAction::Resign => Request::Resign,
-            PlayerAction::Accept => Request::Accept,
-            PlayerAction::Dispute => Request::Dispute,
-            PlayerAction::Claim => Request::Claim,
-            PlayerAction::Undo => Request::Undo(UndoStep::Ask),
-            PlayerAction::AcceptUndo => Request::Undo(UndoStep::Accept),
-            PlayerAction::DeclineUndo => Request::Undo(UndoStep::Decline),
-        })
-    }
-}
-
-/// What reaches a game: a client's action, or one of the server's own (the computer's move, a loss on time, the
-/// first proposal).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
-    /// `color`: the colour the client named, which must be its seat's.
-    Client {
-        action: PlayerAction,
-        color: Option<Color>,
-    },
-    Server(Request),
-}
-
-impl From<Request> for Command {
-    fn from(request: Request) -> Command {
-        Command::Server(request)
     }
 }
 
@@ -124,6 +45,29 @@ pub enum Request {
     Claim,
     /// Taking back a move: asked, accepted or declined.
     Undo(UndoStep),
+}
+
+/// A request as it reaches a game, with what its sender knew: the version it was decided at (`None`: whatever
+/// the game's is), the colour it named (clients of the first API name one, which must be its seat's), and the
+/// network lag its clock is credited.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sent {
+    pub request: Request,
+    pub color: Option<Color>,
+    pub version: Option<u64>,
+    pub lag_ms: u64,
+}
+
+impl Sent {
+    /// The server's own request (the computer's move, a loss on time, the first proposal), decided at `version`.
+    pub fn by_server(request: Request, version: Option<u64>) -> Sent {
+        Sent {
+            request,
+            color: None,
+            version,
+            lag_ms: 0,
+        }
+    }
 }
 
 /// Who acts: a signed-in user, or the computer in its seat.
@@ -171,18 +115,12 @@ impl Games {
         self: &Arc<Self>,
         id: i64,
         actor: Actor,
-        command: Command,
-        expected_version: Option<u64>,
-        lag_ms: u64,
+        sent: Sent,
     ) -> Result<GameState, ApiError> {
         let games = Arc::clone(self);
-        let state = tokio::spawn(async move {
-            games
-                .act_now(id, actor, command, expected_version, lag_ms)
-                .await
-        })
-        .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let state = tokio::spawn(async move { games.act_now(id, actor, sent).await })
+            .await
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
         // On a node of several a stale action may have brought this copy up to another node's: its timers start
         // again from there.
         match &state {
@@ -209,24 +147,13 @@ impl Games {
         &self,
         id: i64,
         actor: Actor,
-        command: Command,
-        expected_version: Option<u64>,
-        lag_ms: u64,
+        sent: Sent,
     ) -> Result<GameState, ApiError> {
         let arrived = std::time::Instant::now();
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
         let mut was_playing = live.game.phase() == Phase::Playing;
-        let mut state = self
-            .act_locked(
-                &mut live,
-                id,
-                actor,
-                command.clone(),
-                expected_version,
-                lag_ms,
-            )
-            .await;
+        let mut state = self.act_locked(&mut live, id, actor, sent.clone()).await;
         // On a node of several a refusal may come from a copy behind the store (another node's action whose
         // notice has not come yet, or will not while NATS is away; a version the client saw elsewhere): when the
         // store has more, the copy catches up and the action is judged again. An action the stale copy accepts
@@ -235,14 +162,12 @@ impl Games {
         // other's; one sent at a version is stale indeed.
         let again = match &state {
             Ok(_) | Err(ApiError::Store(_)) => false,
-            Err(ApiError::StaleVersion { .. }) if expected_version.is_none() => true,
+            Err(ApiError::StaleVersion { .. }) if sent.version.is_none() => true,
             Err(_) => self.catch_up_if_behind(&mut live).await?,
         };
         if again {
             was_playing = live.game.phase() == Phase::Playing;
-            state = self
-                .act_locked(&mut live, id, actor, command, expected_version, lag_ms)
-                .await;
+            state = self.act_locked(&mut live, id, actor, sent).await;
         }
         crate::metrics::global().acted(arrived, &state);
         let state = state?;
@@ -256,9 +181,9 @@ impl Games {
         let Some(dead) = live.marking.as_ref().map(|m| m.dead.clone()) else {
             return Ok(state);
         };
-        let proposal = Request::Propose(dead).into();
+        let proposal = Sent::by_server(Request::Propose(dead), None);
         match self
-            .act_locked(&mut live, id, Actor::Referee(ender), proposal, None, 0)
+            .act_locked(&mut live, id, Actor::Referee(ender), proposal)
             .await
         {
             Ok(state) => Ok(state),
@@ -279,26 +204,25 @@ impl Games {
         })
     }
 
-    /// [`Games::act_now`] on a locked game: the command is read against the game's board here, under the same
-    /// lock as the rest, so an action is parsed, checked and applied at one version.
+    /// [`Games::act_now`] on a locked game: the request is checked and applied at one version.
     pub(super) async fn act_locked(
         &self,
         live: &mut LiveGame,
         id: i64,
         actor: Actor,
-        command: Command,
-        expected_version: Option<u64>,
-        lag_ms: u64,
+        sent: Sent,
     ) -> Result<GameState, ApiError> {
+        let Sent {
+            request,
+            color: named,
+            version: expected_version,
+            lag_ms,
+        } = sent;
         let color = live.seat_of(actor).ok_or(ApiError::NotSeated)?;
+        if named.is_some_and(|c| c != color) {
+            return Err(ApiError::NotSeated);
+        }
         let size = live.game.rules().size;
-        let request = match command {
-            Command::Client { color: Some(c), .. } if c != color => {
-                return Err(ApiError::NotSeated);
-            }
-            Command::Client { action, .. } => action.request(size)?,
-            Command::Server(request) => request,
-        };
         if !live.started() {
             return Err(ApiError::NotStarted);
         }
@@ -495,55 +419,5 @@ impl Games {
             self.ended(live);
         }
         Ok(state)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_refusal_quotes_only_the_start_of_what_was_sent() {
-        // Found by the socket fuzz target: 120 DEL characters were quoted as 960 bytes of escapes.
-        let size = Size::square(19).unwrap();
-        let long = format!("2ps{}", "\u{7f}".repeat(120));
-        for action in [
-            PlayerAction::Play { mv: long.clone() },
-            PlayerAction::Dead {
-                point: long.clone(),
-            },
-        ] {
-            let e = action.request(size).unwrap_err().to_string();
-            assert!(e.len() < 400, "{} bytes: {e}", e.len());
-            assert!(e.contains("\"2ps\\u{7f}") && e.ends_with('…'), "{e}");
-        }
-        let e = PlayerAction::Play { mv: "Z9".into() }
-            .request(size)
-            .unwrap_err()
-            .to_string();
-        assert!(e.ends_with("on the 19×19 board, not \"Z9\""), "{e}");
-    }
-
-    #[test]
-    fn points_are_read_against_the_board() {
-        let nine = Size::square(9).unwrap();
-        let play = |mv: &str| PlayerAction::Play { mv: mv.into() }.request(nine);
-        assert_eq!(play(" Pass ").unwrap(), Request::Play(Move::Pass));
-        let d4 = Point::from_gtp("D4", nine).unwrap();
-        assert_eq!(play("d4").unwrap(), Request::Play(Move::Play(d4)));
-        // A 9×9 board's columns run A to J without I (as GTP names them), its rows 1 to 9.
-        for bad in ["K1", "A10", "I5", "", "D4 D5", "resign"] {
-            assert!(matches!(play(bad), Err(ApiError::BadRequest(_))), "{bad:?}");
-        }
-        let dead = PlayerAction::Dead { point: "J9".into() }.request(nine);
-        assert_eq!(
-            dead.unwrap(),
-            Request::Dead(Point::from_gtp("J9", nine).unwrap())
-        );
-        let off = PlayerAction::Dead {
-            point: "T19".into(),
-        }
-        .request(nine);
-        assert!(matches!(off, Err(ApiError::BadRequest(_))));
     }
 }

@@ -8,7 +8,7 @@ use tesuji_rules::{Color, EndRule, Game, Phase, Point};
 
 use crate::error::ApiError;
 
-use super::action::{Actor, Request};
+use super::action::{Actor, Request, Sent};
 use super::live::LiveGame;
 use super::registry::Games;
 
@@ -246,7 +246,7 @@ impl Games {
                 };
                 // The version pins the position the move was chosen for; a stale one means someone else acted.
                 match games
-                    .act_now(id, Actor::Bot, request.into(), Some(version), 0)
+                    .act_now(id, Actor::Bot, Sent::by_server(request, Some(version)))
                     .await
                 {
                     Ok(_) => {}

@@ -37,7 +37,7 @@ pub mod undo;
 pub mod vacation;
 pub mod view;
 
-pub use action::{Actor, Request};
+pub use action::{Actor, Request, Sent};
 pub use computer::BOTS;
 pub use fields::{ReadBack, StateField};
 pub use live::{LiveGame, ReplayError};

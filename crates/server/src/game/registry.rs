@@ -422,6 +422,13 @@ impl Games {
         Ok(())
     }
 
+    /// The board size of game `id`, which never changes.
+    pub async fn size_of(&self, id: i64) -> Result<tesuji_rules::Size, ApiError> {
+        let entry = self.get(id).await?;
+        let size = entry.lock().await.game.rules().size;
+        Ok(size)
+    }
+
     /// Game `id` if this node holds it, live or finished, without reading it from the store.
     pub fn held(&self, id: i64) -> Option<Entry> {
         let r = self.registry();

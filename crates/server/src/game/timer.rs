@@ -7,7 +7,7 @@ use tesuji_rules::Phase;
 use crate::clocks::GameClock;
 use crate::error::ApiError;
 
-use super::action::{Actor, Request};
+use super::action::{Actor, Request, Sent};
 use super::registry::Games;
 
 impl Games {
@@ -131,9 +131,7 @@ impl Games {
                     .act_now(
                         id,
                         Actor::Referee(color),
-                        Request::Timeout.into(),
-                        Some(version),
-                        0,
+                        Sent::by_server(Request::Timeout, Some(version)),
                     )
                     .await;
                 match done {

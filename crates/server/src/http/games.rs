@@ -7,14 +7,13 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use serde::Deserialize;
 use serde_json::json;
-use tesuji_rules::Color;
+use tesuji_rules::{Color, Size};
 
 use super::extract::{AppJson, PathId, SignedIn};
 use super::wire::ActionMessage;
 use super::{App, AppState};
 use crate::auth;
 use crate::error::ApiError;
-use crate::game::action::Command;
 use crate::game::{Actor, GameState, NewTable, Opponent};
 
 #[derive(Deserialize)]
@@ -152,36 +151,22 @@ pub(super) async fn cancel(
     Ok(Json(json!({ "cancelled": id })))
 }
 
-/// Runs one action for a signed-in user (HTTP and WebSocket alike): the game reads it against its board under
-/// the one lock it acts under.
+/// Runs one action for a signed-in user (HTTP and WebSocket alike), read against the board of game `id`: of
+/// `size`, when the caller knows it (a socket, from its game's first state), or else as the game says.
 pub(super) async fn perform(
     app: &App,
     id: i64,
+    size: Option<Size>,
     user: &auth::User,
     message: ActionMessage,
 ) -> Result<GameState, ApiError> {
     app.limits.action(user.id)?;
-    let color = message
-        .color
-        .as_deref()
-        .map(|c| {
-            c.parse::<Color>().map_err(|_| {
-                ApiError::BadRequest(format!("color must be \"black\" or \"white\", not {c:?}"))
-            })
-        })
-        .transpose()?;
-    let command = Command::Client {
-        action: message.action,
-        color,
+    let size = match size {
+        Some(size) => size,
+        None => app.games.size_of(id).await?,
     };
     app.games
-        .act(
-            id,
-            Actor::User(user.id),
-            command,
-            message.version,
-            message.lag_ms.unwrap_or(0),
-        )
+        .act(id, Actor::User(user.id), message.sent(size)?)
         .await
 }
 
@@ -192,7 +177,7 @@ pub(super) async fn act(
     SignedIn(s): SignedIn,
     AppJson(message): AppJson<ActionMessage>,
 ) -> Result<Json<GameState>, ApiError> {
-    Ok(Json(perform(&app, id, &s.user, message).await?))
+    Ok(Json(perform(&app, id, None, &s.user, message).await?))
 }
 
 /// The route of one kind of action named by its path (`/moves`, `/resign`...): the body is the action's fields
@@ -211,7 +196,7 @@ pub(super) fn action_route(kind: &'static str) -> axum::routing::MethodRouter<Ap
             fields.insert("type".to_owned(), kind.into());
             let message: ActionMessage = serde_json::from_value(fields.into())
                 .map_err(|e| ApiError::BadRequest(format!("malformed action: {e}")))?;
-            Ok::<_, ApiError>(Json(perform(&app, id, &s.user, message).await?))
+            Ok::<_, ApiError>(Json(perform(&app, id, None, &s.user, message).await?))
         },
     )
 }

@@ -10,6 +10,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::StreamExt;
 use serde_json::json;
+use tesuji_rules::Size;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::extract::PathId;
@@ -76,6 +77,7 @@ pub(super) fn error_message(reference: &Option<serde_json::Value>, e: &ApiError)
 pub(super) async fn answer(
     app: &App,
     id: i64,
+    size: Size,
     user: Option<&auth::User>,
     text: &str,
 ) -> (String, bool) {
@@ -94,7 +96,7 @@ pub(super) async fn answer(
     let Some(user) = user else {
         return (error_message(&reference, &ApiError::NotSignedIn), false);
     };
-    match perform(app, id, user, message).await {
+    match perform(app, id, Some(size), user, message).await {
         Ok(state) => (
             json!({"type": "ack", "ref": reference, "version": state.version}).to_string(),
             false,
@@ -135,13 +137,14 @@ pub(super) async fn serve_watcher(
 ) {
     let viewer = user.as_ref().map(|u| u.id);
     // Subscribing and taking the state under the game's lock means no event falls between them.
-    let (mut events, mut feeds, first) = {
+    let (mut events, mut feeds, first, size) = {
         let live = entry.lock().await;
         let feeds = app.hooks.feeds.iter().map(|f| f.watch(&live, viewer));
         (
             live.events.subscribe(),
             futures_util::stream::select_all(feeds),
             full_state(&live, viewer),
+            live.game.rules().size,
         )
     };
     if socket.send(Message::Text(first.into())).await.is_err() {
@@ -174,7 +177,7 @@ pub(super) async fn serve_watcher(
             incoming = socket.recv() => {
                 let reply = match incoming {
                     Some(Ok(Message::Text(text))) => {
-                        let (reply, resync) = answer(&app, id, user.as_ref(), &text).await;
+                        let (reply, resync) = answer(&app, id, size, user.as_ref(), &text).await;
                         if resync {
                             // Resubscribing after the state was taken could drop an event between the two,
                             // so take both under the lock.

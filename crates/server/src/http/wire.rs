@@ -1,19 +1,39 @@
 //! Actions as clients send them, over HTTP (`POST /api/games/{id}/actions`) and on the game's socket: the JSON
-//! read here, at the edge, into the core's [`PlayerAction`] (whose point the core reads against the board,
-//! under the game's lock). A message that does not read is refused with one of our sentences, of bounded
+//! read here, at the edge, and made the core's one typed action, a [`Sent`] request, against the game's board
+//! (whose size never changes). A message that does not read is refused with one of our sentences, of bounded
 //! length, under its `ref` when it had one.
 
 use serde::Deserialize;
+use tesuji_rules::{Color, Move, Point, Size};
 
 use crate::error::ApiError;
-use crate::game::action::{PlayerAction, quoted};
+use crate::game::action::quoted;
+use crate::game::recorded::UndoStep;
+use crate::game::{Request, Sent};
+
+/// An action as a message names it: its kind, and the text of its move or point (a GTP vertex, whose row
+/// counts from the bottom, so that it is read against the board).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Named {
+    /// A play (`D4`) or `pass`.
+    Play(String),
+    Resign,
+    /// Marking: toggle the chain at the point between dead and alive.
+    Dead(String),
+    Accept,
+    Dispute,
+    Claim,
+    Undo,
+    AcceptUndo,
+    DeclineUndo,
+}
 
 /// An action and the state it was decided at: the body of `POST /api/games/{id}/actions` and an action on the
 /// game's socket, `{"type": "play", "move": "D4", "version": 5}`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(try_from = "WireAction")]
 pub struct ActionMessage {
-    pub action: PlayerAction,
+    pub action: Named,
     /// When given and not the game's version, the action is refused (`stale_version`) and nothing happens.
     pub version: Option<u64>,
     /// The client's measured network lag, credited against its clock up to a cap.
@@ -54,19 +74,15 @@ impl TryFrom<WireAction> for ActionMessage {
         let missing = |field: &str| format!("a {kind} needs the field \"{field}\"");
         let (has_move, has_point) = (w.mv.is_some(), w.point.is_some());
         let action = match kind {
-            "play" => PlayerAction::Play {
-                mv: w.mv.ok_or_else(|| missing("move"))?,
-            },
-            "dead" => PlayerAction::Dead {
-                point: w.point.ok_or_else(|| missing("point"))?,
-            },
-            "resign" => PlayerAction::Resign,
-            "accept" => PlayerAction::Accept,
-            "dispute" => PlayerAction::Dispute,
-            "claim" => PlayerAction::Claim,
-            "undo" => PlayerAction::Undo,
-            "accept_undo" => PlayerAction::AcceptUndo,
-            "decline_undo" => PlayerAction::DeclineUndo,
+            "play" => Named::Play(w.mv.ok_or_else(|| missing("move"))?),
+            "dead" => Named::Dead(w.point.ok_or_else(|| missing("point"))?),
+            "resign" => Named::Resign,
+            "accept" => Named::Accept,
+            "dispute" => Named::Dispute,
+            "claim" => Named::Claim,
+            "undo" => Named::Undo,
+            "accept_undo" => Named::AcceptUndo,
+            "decline_undo" => Named::DeclineUndo,
             _ => {
                 return Err(format!(
                     "unknown action type {}: expected play, resign, dead, accept, dispute, claim, undo, \
@@ -76,8 +92,8 @@ impl TryFrom<WireAction> for ActionMessage {
             }
         };
         let stray = match &action {
-            PlayerAction::Play { .. } => has_point.then_some("point"),
-            PlayerAction::Dead { .. } => has_move.then_some("move"),
+            Named::Play(_) => has_point.then_some("point"),
+            Named::Dead(_) => has_move.then_some("move"),
             _ => (has_move.then_some("move")).or(has_point.then_some("point")),
         };
         if let Some(field) = stray {
@@ -89,6 +105,65 @@ impl TryFrom<WireAction> for ActionMessage {
             lag_ms: w.lag_ms,
             color: w.color,
             reference: w.reference,
+        })
+    }
+}
+
+impl Named {
+    /// The request this action makes on a board of `size`: its point read against the board.
+    pub fn request(&self, size: Size) -> Result<Request, ApiError> {
+        let on_board = |text: &str, what: &str| {
+            Point::from_gtp(text, size).ok_or_else(|| {
+                ApiError::BadRequest(format!(
+                    "{what} must be a point such as \"D4\" on the {} board, not {}",
+                    size.dimensions(),
+                    quoted(text)
+                ))
+            })
+        };
+        Ok(match self {
+            Named::Play(mv) if mv.trim().eq_ignore_ascii_case("pass") => Request::Play(Move::Pass),
+            Named::Play(mv) => {
+                Request::Play(Move::Play(on_board(mv.trim(), "move").map_err(|_| {
+                    ApiError::BadRequest(format!(
+                        "move must be \"pass\" or a point such as \"D4\" on the {} board, not {}",
+                        size.dimensions(),
+                        quoted(mv)
+                    ))
+                })?))
+            }
+            Named::Dead(point) => Request::Dead(on_board(point.trim(), "point")?),
+            Named::Resign => Request::Resign,
+            Named::Accept => Request::Accept,
+            Named::Dispute => Request::Dispute,
+            Named::Claim => Request::Claim,
+            Named::Undo => Request::Undo(UndoStep::Ask),
+            Named::AcceptUndo => Request::Undo(UndoStep::Accept),
+            Named::DeclineUndo => Request::Undo(UndoStep::Decline),
+        })
+    }
+}
+
+impl ActionMessage {
+    /// The action this message sends to a game on a board of `size`.
+    pub fn sent(&self, size: Size) -> Result<Sent, ApiError> {
+        let color = self
+            .color
+            .as_deref()
+            .map(|c| {
+                c.parse::<Color>().map_err(|_| {
+                    ApiError::BadRequest(format!(
+                        "color must be \"black\" or \"white\", not {}",
+                        quoted(c)
+                    ))
+                })
+            })
+            .transpose()?;
+        Ok(Sent {
+            request: self.action.request(size)?,
+            color,
+            version: self.version,
+            lag_ms: self.lag_ms.unwrap_or(0),
         })
     }
 }
@@ -156,16 +231,16 @@ mod tests {
     fn an_action_reads_from_its_tagged_form() {
         let m = read(r#"{"type": "play", "move": "D4", "version": 7, "lag_ms": 30, "ref": 2}"#)
             .unwrap();
-        assert_eq!(m.action, PlayerAction::Play { mv: "D4".into() });
+        assert_eq!(m.action, Named::Play("D4".into()));
         assert_eq!((m.version, m.lag_ms), (Some(7), Some(30)));
         assert_eq!(m.reference, Some(serde_json::json!(2)));
         let m = read(r#"{"type": "dead", "point": "c3"}"#).unwrap();
-        assert_eq!(m.action, PlayerAction::Dead { point: "c3".into() });
+        assert_eq!(m.action, Named::Dead("c3".into()));
         for (kind, action) in [
-            ("resign", PlayerAction::Resign),
-            ("accept", PlayerAction::Accept),
-            ("dispute", PlayerAction::Dispute),
-            ("claim", PlayerAction::Claim),
+            ("resign", Named::Resign),
+            ("accept", Named::Accept),
+            ("dispute", Named::Dispute),
+            ("claim", Named::Claim),
         ] {
             let m = read(&format!(r#"{{"type": "{kind}"}}"#)).unwrap();
             assert_eq!((m.action, m.version), (action, None));
@@ -235,5 +310,60 @@ mod tests {
             let e = read(text).unwrap_err();
             assert!(e.contains(says), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn a_refused_point_is_quoted_only_by_its_start() {
+        // Found by the socket fuzz target: 120 DEL characters were quoted as 960 bytes of escapes.
+        let size = Size::square(19).unwrap();
+        let long = format!("2ps{}", "\u{7f}".repeat(120));
+        for action in [Named::Play(long.clone()), Named::Dead(long.clone())] {
+            let e = action.request(size).unwrap_err().to_string();
+            assert!(e.len() < 400, "{} bytes: {e}", e.len());
+            assert!(e.contains("\"2ps\\u{7f}") && e.ends_with('…'), "{e}");
+        }
+        let e = Named::Play("Z9".into())
+            .request(size)
+            .unwrap_err()
+            .to_string();
+        assert!(e.ends_with("on the 19×19 board, not \"Z9\""), "{e}");
+    }
+
+    #[test]
+    fn points_are_read_against_the_board() {
+        let nine = Size::square(9).unwrap();
+        let play = |mv: &str| Named::Play(mv.into()).request(nine);
+        assert_eq!(play(" Pass ").unwrap(), Request::Play(Move::Pass));
+        let d4 = Point::from_gtp("D4", nine).unwrap();
+        assert_eq!(play("d4").unwrap(), Request::Play(Move::Play(d4)));
+        // A 9×9 board's columns run A to J without I (as GTP names them), its rows 1 to 9.
+        for bad in ["K1", "A10", "I5", "", "D4 D5", "resign"] {
+            assert!(matches!(play(bad), Err(ApiError::BadRequest(_))), "{bad:?}");
+        }
+        let dead = Named::Dead("J9".into()).request(nine);
+        assert_eq!(
+            dead.unwrap(),
+            Request::Dead(Point::from_gtp("J9", nine).unwrap())
+        );
+        let off = Named::Dead("T19".into()).request(nine);
+        assert!(matches!(off, Err(ApiError::BadRequest(_))));
+    }
+
+    #[test]
+    fn a_message_names_its_colour_or_none() {
+        let nine = Size::square(9).unwrap();
+        let m =
+            read(r#"{"type": "resign", "color": "white", "version": 3, "lag_ms": 40}"#).unwrap();
+        let sent = m.sent(nine).unwrap();
+        assert_eq!(
+            (sent.request, sent.color, sent.version, sent.lag_ms),
+            (Request::Resign, Some(Color::White), Some(3), 40)
+        );
+        let m = read(r#"{"type": "resign", "color": "red"}"#).unwrap();
+        assert!(matches!(m.sent(nine), Err(ApiError::BadRequest(_))));
+        let m = read(r#"{"type": "undo"}"#).unwrap();
+        let sent = m.sent(nine).unwrap();
+        assert_eq!((sent.color, sent.version, sent.lag_ms), (None, None, 0));
+        assert_eq!(sent.request, Request::Undo(UndoStep::Ask));
     }
 }
