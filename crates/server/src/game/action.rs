@@ -1,5 +1,5 @@
 //! The one path of an action, from a client (or the server's timers and computer) to the store and the
-//! watchers: checked by the rules, committed, applied, broadcast, answered.
+//! watchers: checked by the rules, applied, committed (a failed commit undoes it), broadcast, answered.
 
 use std::sync::Arc;
 

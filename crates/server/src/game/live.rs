@@ -74,7 +74,7 @@ pub struct LiveGame {
     pub undo_declined_at: Option<u64>,
     /// The stored number of each action of the rules' log, in order (see [`super::undo`]).
     pub(super) log_numbers: Vec<i64>,
-    /// How a ranked game, ended, changed its players' ratings, once it is rated (see [`super::rating`]).
+    /// How a ranked game, ended, changed its players' ratings, once it is rated (see [`super::ranked`]).
     pub(super) rating_change: Option<tesuji_rules::ByColor<super::view::RatingChangeView>>,
     /// The computer's reasons for its last dispute (see [`super::computer::BotDispute`]).
     pub(super) bot_dispute: Option<super::computer::BotDispute>,
