@@ -19,7 +19,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::names::{self, Name};
 use crate::store::{
     AccountStore, NewUser, Rating, SESSION_IDLE_SECONDS, SESSION_TOUCH_SECONDS, SessionStore,
@@ -192,14 +192,14 @@ fn locked<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 /// Checks a name: 1 to 32 letters (any script, one at a time), digits, `_`, `-` or `.`, normalized to NFC
 /// (see [`crate::names`]).
-pub fn check_name(name: &str) -> Result<Name, ApiError> {
-    names::check(name).map_err(|e| ApiError::BadName(e.to_string()))
+pub fn check_name(name: &str) -> Result<Name, Error> {
+    names::check(name).map_err(|e| Error::BadName(e.to_string()))
 }
 
-fn check_password(password: &str) -> Result<(), ApiError> {
+fn check_password(password: &str) -> Result<(), Error> {
     let n = password.chars().count();
     if !(PASSWORD_MIN..=PASSWORD_MAX).contains(&n) {
-        return Err(ApiError::BadPassword(format!(
+        return Err(Error::BadPassword(format!(
             "a password has {PASSWORD_MIN} to {PASSWORD_MAX} characters"
         )));
     }
@@ -211,7 +211,7 @@ async fn create(
     store: &dyn AccountStore,
     name: &Name,
     password_hash: Option<&str>,
-) -> Result<i64, ApiError> {
+) -> Result<i64, Error> {
     let user = NewUser {
         name: &name.text,
         name_key: &name.key,
@@ -220,8 +220,8 @@ async fn create(
     };
     match store.create_checked_user(&user).await {
         Ok(id) => Ok(id),
-        Err(StoreError::NameTaken) => Err(ApiError::NameTaken),
-        Err(e @ StoreError::LooksLike { .. }) => Err(ApiError::BadName(e.to_string())),
+        Err(StoreError::NameTaken) => Err(Error::NameTaken),
+        Err(e @ StoreError::LooksLike { .. }) => Err(Error::BadName(e.to_string())),
         Err(e) => Err(e.into()),
     }
 }
@@ -306,12 +306,12 @@ pub async fn issue_reset(
     Ok(token)
 }
 
-fn hash_password(password: String) -> Result<String, ApiError> {
+fn hash_password(password: String) -> Result<String, Error> {
     // argon2id with the crate's recommended parameters and a random salt.
     Argon2::default()
         .hash_password(password.as_bytes())
         .map(|h| h.to_string())
-        .map_err(|e| ApiError::Internal(e.to_string()))
+        .map_err(|e| Error::Internal(e.to_string()))
 }
 
 fn verify_password(password: String, hash: String) -> bool {
@@ -323,12 +323,10 @@ fn verify_password(password: String, hash: String) -> bool {
 }
 
 /// Runs a CPU-heavy hash off the async threads.
-async fn blocking<T: Send + 'static>(
-    f: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ApiError> {
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Error> {
     tokio::task::spawn_blocking(f)
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))
+        .map_err(|e| Error::Internal(e.to_string()))
 }
 
 /// The value of the session cookie in a request's headers.
@@ -465,7 +463,7 @@ impl Accounts {
         locked(&self.users).put(user.id, user.clone());
     }
 
-    async fn start_session(&self, user: User, client: ClientInfo) -> Result<NewSession, ApiError> {
+    async fn start_session(&self, user: User, client: ClientInfo) -> Result<NewSession, Error> {
         let token = random_hex(32);
         let csrf = random_hex(16);
         let now = self.now();
@@ -497,7 +495,7 @@ impl Accounts {
         );
         let cookie = self
             .cookie(&token, SESSION_SECONDS)
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+            .map_err(|e| Error::Internal(e.to_string()))?;
         Ok(NewSession { user, csrf, cookie })
     }
 
@@ -507,7 +505,7 @@ impl Accounts {
         name: &str,
         password: &str,
         client: ClientInfo,
-    ) -> Result<NewSession, ApiError> {
+    ) -> Result<NewSession, Error> {
         let name = check_name(name)?;
         check_password(password)?;
         let password = password.to_owned();
@@ -526,7 +524,7 @@ impl Accounts {
         name: &str,
         password: &str,
         client: ClientInfo,
-    ) -> Result<NewSession, ApiError> {
+    ) -> Result<NewSession, Error> {
         let key = names::key(name);
         let mut found = self.store.find_account(&key).await?;
         // An account made before names were normalized has its key lowered only.
@@ -538,13 +536,13 @@ impl Accounts {
         let Some(stored) = found else {
             // Hash anyway so that timing does not tell which names exist.
             let _ = blocking(move || hash_password(password)).await;
-            return Err(ApiError::WrongLogin);
+            return Err(Error::WrongLogin);
         };
         let Some(hash) = stored.password_hash else {
-            return Err(ApiError::WrongLogin);
+            return Err(Error::WrongLogin);
         };
         if !blocking(move || verify_password(password, hash)).await? {
-            return Err(ApiError::WrongLogin);
+            return Err(Error::WrongLogin);
         }
         let user = User::new(stored.id, stored.name, false, stored.rating);
         self.start_session(user, client).await
@@ -552,7 +550,7 @@ impl Accounts {
 
     /// Creates a guest under a chosen name and signs it in. The name may be another guest's, but neither be
     /// an account's (`name_taken`) nor look like one (`bad_name`).
-    pub async fn guest(&self, name: &str, client: ClientInfo) -> Result<NewSession, ApiError> {
+    pub async fn guest(&self, name: &str, client: ClientInfo) -> Result<NewSession, Error> {
         let name = check_name(name)?;
         self.skeletons_ready().await?;
         let id = create(&*self.store, &name, None).await?;
@@ -562,7 +560,7 @@ impl Accounts {
     }
 
     /// The session of a request, if it has a valid one.
-    pub async fn session(&self, headers: &HeaderMap) -> Result<Option<Session>, ApiError> {
+    pub async fn session(&self, headers: &HeaderMap) -> Result<Option<Session>, Error> {
         let Some(token) = cookie_token(headers) else {
             return Ok(None);
         };
@@ -629,7 +627,7 @@ impl Accounts {
         hash: &[u8; 32],
         mut cached: CachedSession,
         now: i64,
-    ) -> Result<Option<CachedSession>, ApiError> {
+    ) -> Result<Option<CachedSession>, Error> {
         if cached.last_used + SESSION_IDLE_SECONDS < now {
             match self.read_session(hash).await? {
                 Some(stored) if stored.last_used + SESSION_IDLE_SECONDS >= now => cached = stored,
@@ -650,8 +648,8 @@ impl Accounts {
 
     /// The signed-in user of a state-changing request: refused without a session or without the session's
     /// CSRF token in its header.
-    pub async fn require(&self, headers: &HeaderMap) -> Result<Session, ApiError> {
-        let session = self.session(headers).await?.ok_or(ApiError::NotSignedIn)?;
+    pub async fn require(&self, headers: &HeaderMap) -> Result<Session, Error> {
+        let session = self.session(headers).await?.ok_or(Error::NotSignedIn)?;
         let sent = headers.get(CSRF_HEADER).and_then(|v| v.to_str().ok());
         // Compared in constant time: the token is a secret.
         let same = sent.is_some_and(|s| {
@@ -662,7 +660,7 @@ impl Accounts {
                     == 0
         });
         if !same {
-            return Err(ApiError::Csrf);
+            return Err(Error::Csrf);
         }
         Ok(session)
     }
@@ -682,7 +680,7 @@ impl Accounts {
     }
 
     /// Ends a session.
-    pub async fn log_out(&self, session: &Session) -> Result<(), ApiError> {
+    pub async fn log_out(&self, session: &Session) -> Result<(), Error> {
         locked(&self.sessions).pop(&session.token_hash);
         self.session_store
             .delete_session(&session.token_hash)
@@ -707,13 +705,13 @@ impl Accounts {
     }
 
     /// Checks an account's password (`wrong_password`; a guest has none: `not_an_account`).
-    pub async fn check_password_of(&self, user: &User, password: &str) -> Result<(), ApiError> {
+    pub async fn check_password_of(&self, user: &User, password: &str) -> Result<(), Error> {
         let Some(hash) = self.store.password_hash(user.id).await? else {
-            return Err(ApiError::NotAnAccount);
+            return Err(Error::NotAnAccount);
         };
         let password = password.to_owned();
         if !blocking(move || verify_password(password, hash)).await? {
-            return Err(ApiError::WrongPassword);
+            return Err(Error::WrongPassword);
         }
         Ok(())
     }
@@ -725,9 +723,9 @@ impl Accounts {
         session: &Session,
         current: &str,
         new: &str,
-    ) -> Result<u64, ApiError> {
+    ) -> Result<u64, Error> {
         if session.user.guest {
-            return Err(ApiError::NotAnAccount);
+            return Err(Error::NotAnAccount);
         }
         check_password(new)?;
         self.check_password_of(&session.user, current).await?;
@@ -743,7 +741,7 @@ impl Accounts {
 
     /// Sets a new password with a reset's token (once, before it expires); every session of the account ends.
     /// Answers the account and how many sessions ended.
-    pub async fn reset_password(&self, token: &str, new: &str) -> Result<(i64, u64), ApiError> {
+    pub async fn reset_password(&self, token: &str, new: &str) -> Result<(i64, u64), Error> {
         check_password(new)?;
         let new = new.to_owned();
         let hash = blocking(move || hash_password(new)).await??;
@@ -751,13 +749,13 @@ impl Accounts {
             .store
             .reset_password(&token_hash(token), self.now(), &hash)
             .await?
-            .ok_or(ApiError::BadReset)?;
+            .ok_or(Error::BadReset)?;
         self.forget_sessions(user, None);
         Ok((user, ended))
     }
 
     /// The sessions of the session's user, the most recently used first.
-    pub async fn sessions(&self, session: &Session) -> Result<Vec<SessionView>, ApiError> {
+    pub async fn sessions(&self, session: &Session) -> Result<Vec<SessionView>, Error> {
         let now = self.now();
         Ok(self
             .session_store
@@ -779,21 +777,21 @@ impl Accounts {
     }
 
     /// Ends one session of the session's user, by its id (`no_session` when the user has none such).
-    pub async fn end_session(&self, session: &Session, id: &str) -> Result<(), ApiError> {
-        let hash = unhex(&id.to_ascii_lowercase()).ok_or(ApiError::NoSession)?;
+    pub async fn end_session(&self, session: &Session, id: &str) -> Result<(), Error> {
+        let hash = unhex(&id.to_ascii_lowercase()).ok_or(Error::NoSession)?;
         if !self
             .session_store
             .end_session(session.user.id, &hash)
             .await?
         {
-            return Err(ApiError::NoSession);
+            return Err(Error::NoSession);
         }
         locked(&self.sessions).pop(&hash);
         Ok(())
     }
 
     /// Ends every other session of the session's user: how many.
-    pub async fn end_other_sessions(&self, session: &Session) -> Result<u64, ApiError> {
+    pub async fn end_other_sessions(&self, session: &Session) -> Result<u64, Error> {
         let ended = self
             .session_store
             .end_sessions(session.user.id, Some(&session.token_hash))
@@ -804,7 +802,7 @@ impl Accounts {
 
     /// Deletes the session's account (see [`Store::delete_account`]), its password checked by the caller: it
     /// stays under [`DELETED_NAME`], its name free again, every session of it ended.
-    pub async fn delete_account(&self, session: &Session) -> Result<(), ApiError> {
+    pub async fn delete_account(&self, session: &Session) -> Result<(), Error> {
         self.store
             .delete_account(session.user.id, DELETED_NAME)
             .await?;

@@ -1,9 +1,7 @@
-//! Errors: `ServerError` for starting and running the server, `ApiError` for refusals answered to clients.
+//! Errors: `ServerError` for starting and running the server, `Error` for what the core and the features
+//! refuse or fail to do, each with its sentence; how one is answered (its status, its reason code, its JSON) is
+//! the edge's, `crate::http::answer`.
 
-use axum::Json;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use serde::Serialize;
 use tesuji_rules::Illegal;
 
 use crate::store::StoreError;
@@ -27,7 +25,7 @@ pub enum ServerError {
 
 /// A refused or failed request, answered as `{"error": "...", "reason": "..."}` with a 4xx or 5xx status.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
+pub enum Error {
     #[error("no game {0}")]
     NotFound(i64),
     /// No uploaded record under this name.
@@ -187,18 +185,6 @@ pub enum ApiError {
     GraceNotOver { claim_in_ms: u64 },
 }
 
-#[derive(Serialize)]
-struct Body<'a> {
-    error: String,
-    reason: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    claim_in_ms: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    repeats: Option<i64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    board: Option<&'a [String]>,
-}
-
 /// The sentence of a superko refusal, with the game's own move number.
 fn superko_text(reason: Illegal, repeats: i64) -> String {
     let refusal = tesuji_rules::Refusal {
@@ -224,81 +210,11 @@ pub fn illegal_reason(i: &Illegal) -> &'static str {
     }
 }
 
-impl ApiError {
-    /// The status and the short reason code of the answer.
-    pub fn status_and_reason(&self) -> (StatusCode, &'static str) {
-        match self {
-            ApiError::NotFound(_) | ApiError::NoUpload(_) => (StatusCode::NOT_FOUND, "not_found"),
-            ApiError::LiveGamePosition { .. } => (StatusCode::CONFLICT, "live_game_position"),
-            ApiError::UploadQuota { .. } => (StatusCode::TOO_MANY_REQUESTS, "upload_quota"),
-            ApiError::ReviewQueue { .. } => (StatusCode::TOO_MANY_REQUESTS, "review_queue"),
-            ApiError::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
-            ApiError::BadRules(_) => (StatusCode::BAD_REQUEST, "bad_rules"),
-            ApiError::Illegal(i) | ApiError::Superko { reason: i, .. } => {
-                (StatusCode::UNPROCESSABLE_ENTITY, illegal_reason(i))
-            }
-            ApiError::StaleVersion { .. } => (StatusCode::CONFLICT, "stale_version"),
-            ApiError::TooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "too_large"),
-            ApiError::TooManyMoves | ApiError::RecordTooLong { .. } => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "too_many_moves")
-            }
-            ApiError::Store(e) if e.is_unavailable() => {
-                (StatusCode::SERVICE_UNAVAILABLE, "store_unavailable")
-            }
-            ApiError::Store(_) | ApiError::Internal(_) => {
-                (StatusCode::INTERNAL_SERVER_ERROR, "internal")
-            }
-            ApiError::BadName(_) => (StatusCode::BAD_REQUEST, "bad_name"),
-            ApiError::BadPassword(_) => (StatusCode::BAD_REQUEST, "bad_password"),
-            ApiError::NameTaken => (StatusCode::CONFLICT, "name_taken"),
-            ApiError::WrongLogin => (StatusCode::UNAUTHORIZED, "wrong_login"),
-            ApiError::WrongPassword => (StatusCode::FORBIDDEN, "wrong_password"),
-            ApiError::NotAnAccount => (StatusCode::FORBIDDEN, "not_an_account"),
-            ApiError::NoSession => (StatusCode::NOT_FOUND, "no_session"),
-            ApiError::BadReset => (StatusCode::BAD_REQUEST, "bad_reset"),
-            ApiError::GamesInPlay(_) => (StatusCode::CONFLICT, "games_in_play"),
-            ApiError::NotSignedIn => (StatusCode::UNAUTHORIZED, "not_signed_in"),
-            ApiError::Csrf => (StatusCode::FORBIDDEN, "csrf"),
-            ApiError::NotSeated => (StatusCode::FORBIDDEN, "not_seated"),
-            ApiError::SeatTaken => (StatusCode::CONFLICT, "seat_taken"),
-            ApiError::BadInvite => (StatusCode::FORBIDDEN, "bad_invite"),
-            ApiError::AlreadySeated => (StatusCode::CONFLICT, "already_seated"),
-            ApiError::NotOpen => (StatusCode::CONFLICT, "not_open"),
-            ApiError::NotStarted => (StatusCode::UNPROCESSABLE_ENTITY, "not_started"),
-            ApiError::RateLimited { .. } | ApiError::AccountRateLimited { .. } => {
-                (StatusCode::TOO_MANY_REQUESTS, "rate_limited")
-            }
-            ApiError::TooManySockets { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_sockets"),
-            ApiError::TooManyTables { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_tables"),
-            ApiError::TooManySeeks { .. } => (StatusCode::TOO_MANY_REQUESTS, "too_many_seeks"),
-            ApiError::ForeignOrigin => (StatusCode::FORBIDDEN, "foreign_origin"),
-            ApiError::NoUser(_) | ApiError::NoRoute => (StatusCode::NOT_FOUND, "not_found"),
-            ApiError::BadSgf(_) => (StatusCode::UNPROCESSABLE_ENTITY, "bad_sgf"),
-            ApiError::NoClaim => (StatusCode::UNPROCESSABLE_ENTITY, "no_claim"),
-            ApiError::OpponentPresent => (StatusCode::CONFLICT, "opponent_present"),
-            ApiError::GraceNotOver { .. } => (StatusCode::CONFLICT, "grace_not_over"),
-            ApiError::NotOver | ApiError::NotOverYet => (StatusCode::CONFLICT, "not_over"),
-            ApiError::NoChange(_) => (StatusCode::CONFLICT, "no_change"),
-            ApiError::Moved => (StatusCode::CONFLICT, "moved"),
-            ApiError::NoMoves => (StatusCode::CONFLICT, "no_moves"),
-            ApiError::NotAwaited => (StatusCode::CONFLICT, "not_their_turn"),
-            ApiError::RankedNeedsAccount => (StatusCode::FORBIDDEN, "ranked_needs_account"),
-            ApiError::RankedSettings(_) => (StatusCode::BAD_REQUEST, "ranked_settings"),
-            ApiError::PlayersGetNoEstimate => (StatusCode::FORBIDDEN, "players_get_no_estimate"),
-            ApiError::NoUndo(_) | ApiError::UndoPaused { .. } => (StatusCode::CONFLICT, "no_undo"),
-            ApiError::NoSeek(_) => (StatusCode::NOT_FOUND, "no_seek"),
-            ApiError::OnVacation { .. } => (StatusCode::CONFLICT, "on_vacation"),
-            ApiError::NotOnVacation => (StatusCode::CONFLICT, "not_on_vacation"),
-            ApiError::VacationTooLong { .. } => {
-                (StatusCode::UNPROCESSABLE_ENTITY, "vacation_too_long")
-            }
-        }
-    }
-
+impl Error {
     /// For a superko refusal: the number of the action after which the repeated position stood, and its rows.
     pub fn repeats(&self) -> Option<(i64, &[String])> {
         match self {
-            ApiError::Superko { repeats, board, .. } => Some((*repeats, board)),
+            Error::Superko { repeats, board, .. } => Some((*repeats, board)),
             _ => None,
         }
     }
@@ -306,7 +222,7 @@ impl ApiError {
     /// For a claim made too early: how long until it can be made.
     pub fn claim_in_ms(&self) -> Option<u64> {
         match self {
-            ApiError::GraceNotOver { claim_in_ms } => Some(*claim_in_ms),
+            Error::GraceNotOver { claim_in_ms } => Some(*claim_in_ms),
             _ => None,
         }
     }
@@ -321,9 +237,6 @@ fn in_play_text(games: &[i64]) -> String {
     )
 }
 
-/// The seconds a client is asked to wait (`Retry-After`) when the database cannot be reached.
-pub const STORE_RETRY_AFTER_S: u64 = 2;
-
 /// What a refusal says when the store failed: the database being out of reach is worth saying (the request
 /// may be made again); any other failure's details go to the log only.
 fn store_sentence(e: &StoreError) -> &'static str {
@@ -331,38 +244,5 @@ fn store_sentence(e: &StoreError) -> &'static str {
         "the database cannot be reached just now: nothing was changed; try again in a moment"
     } else {
         "storage failed"
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let (status, reason) = self.status_and_reason();
-        if status.is_server_error() {
-            // The details go to the log only: they may name files or queries.
-            tracing::error!(error = ?self, "request failed");
-        }
-        let mut response = (
-            status,
-            Json(Body {
-                error: self.to_string(),
-                reason,
-                claim_in_ms: self.claim_in_ms(),
-                repeats: self.repeats().map(|(n, _)| n),
-                board: self.repeats().map(|(_, b)| b),
-            }),
-        )
-            .into_response();
-        let retry_after = match &self {
-            ApiError::RateLimited { retry_after }
-            | ApiError::AccountRateLimited { retry_after } => Some(*retry_after),
-            _ if status == StatusCode::SERVICE_UNAVAILABLE => Some(STORE_RETRY_AFTER_S),
-            _ => None,
-        };
-        if let Some(retry_after) = retry_after {
-            response
-                .headers_mut()
-                .insert(axum::http::header::RETRY_AFTER, retry_after.into());
-        }
-        response
     }
 }

@@ -36,7 +36,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 pub use clocks::{ManualTime, TimeSource};
-pub use error::{ApiError, ServerError};
+pub use error::{Error, ServerError};
 use game::{Games, GamesConfig};
 pub use limit::Limits;
 pub use store::Database;

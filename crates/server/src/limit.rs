@@ -13,7 +13,7 @@ use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 
 /// How many requests are allowed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,13 +78,10 @@ fn at_least_one(n: u32) -> NonZeroU32 {
     NonZeroU32::new(n).unwrap_or(NonZeroU32::MIN)
 }
 
-fn check<K: Hash + Eq + Clone>(
-    limiter: &DefaultKeyedRateLimiter<K>,
-    key: &K,
-) -> Result<(), ApiError> {
+fn check<K: Hash + Eq + Clone>(limiter: &DefaultKeyedRateLimiter<K>, key: &K) -> Result<(), Error> {
     limiter.check_key(key).map_err(|not_until| {
         let wait = not_until.wait_time_from(DefaultClock::default().now());
-        ApiError::RateLimited {
+        Error::RateLimited {
             retry_after: wait.as_secs() + 1,
         }
     })
@@ -122,7 +119,7 @@ impl Limiters {
 
     /// A place for one more WebSocket of `user` (when signed in) from `address`, held until the slot is dropped
     /// (when the socket closes); refused when either already has as many open as allowed.
-    pub fn socket(&self, user: Option<i64>, address: IpAddr) -> Result<SocketSlot, ApiError> {
+    pub fn socket(&self, user: Option<i64>, address: IpAddr) -> Result<SocketSlot, Error> {
         let mut counts = self.sockets.lock().unwrap_or_else(|e| e.into_inner());
         let by_address = counts.by_address.get(&address).copied().unwrap_or(0);
         let by_user = user.map_or(0, |u| counts.by_user.get(&u).copied().unwrap_or(0));
@@ -132,7 +129,7 @@ impl Limiters {
             } else {
                 (by_user, self.sockets_per_user, "this account")
             };
-            return Err(ApiError::TooManySockets { open, limit, whose });
+            return Err(Error::TooManySockets { open, limit, whose });
         }
         *counts.by_address.entry(address).or_insert(0) += 1;
         if let Some(u) = user {
@@ -167,19 +164,19 @@ impl Limiters {
             .unwrap_or_else(|| peer.ip())
     }
 
-    pub fn auth(&self, address: IpAddr) -> Result<(), ApiError> {
+    pub fn auth(&self, address: IpAddr) -> Result<(), Error> {
         check(&self.auth, &address)
     }
 
-    pub fn action(&self, user: i64) -> Result<(), ApiError> {
+    pub fn action(&self, user: i64) -> Result<(), Error> {
         check(&self.actions, &user)
     }
 
-    pub fn chat(&self, user: i64) -> Result<(), ApiError> {
+    pub fn chat(&self, user: i64) -> Result<(), Error> {
         check(&self.chat, &user)
     }
 
-    pub fn records(&self, address: IpAddr) -> Result<(), ApiError> {
+    pub fn records(&self, address: IpAddr) -> Result<(), Error> {
         check(&self.records, &address)
     }
 
@@ -256,14 +253,14 @@ impl AccountGuard {
     }
 
     /// Whether a log-in to the account of name key `key` from `address` may be tested now.
-    pub fn check(&self, key: &str, address: IpAddr) -> Result<(), ApiError> {
+    pub fn check(&self, key: &str, address: IpAddr) -> Result<(), Error> {
         self.with(key, |a, now| {
             if a.known.contains(&address) {
                 return Ok(());
             }
             let until = a.last_failure_ms.saturating_add(a.wait_ms());
             if a.failures >= ACCOUNT_FREE_FAILURES && now < until {
-                return Err(ApiError::AccountRateLimited {
+                return Err(Error::AccountRateLimited {
                     retry_after: (until - now).div_ceil(1000),
                 });
             }
@@ -357,14 +354,14 @@ mod tests {
         // User 1 has two open, wherever from.
         assert!(matches!(
             limiters.socket(Some(1), home),
-            Err(ApiError::TooManySockets { limit: 2, .. })
+            Err(Error::TooManySockets { limit: 2, .. })
         ));
         // Anonymous watchers count only against their address: home has one (a), so two more fit.
         let c = limiters.socket(None, home).unwrap();
         let d = limiters.socket(None, home).unwrap();
         assert!(matches!(
             limiters.socket(None, home),
-            Err(ApiError::TooManySockets { limit: 3, .. })
+            Err(Error::TooManySockets { limit: 3, .. })
         ));
         assert!(
             limiters.socket(Some(2), away).is_ok(),

@@ -11,7 +11,7 @@ use std::fmt::Write;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::Instant;
 
-use crate::error::ApiError;
+use crate::error::Error;
 
 /// The upper bounds of `tesuji_action_ack_seconds`'s buckets, in microseconds, and as printed (`le`).
 const ACK_BOUNDS: [(u64, &str); 10] = [
@@ -73,7 +73,7 @@ impl Metrics {
 
     /// Records the outcome of an action that arrived at the game's path at `arrived`: a committed action and
     /// the time until its commit was acknowledged, or a store error; a refusal counts nowhere.
-    pub fn acted<T>(&self, arrived: Instant, outcome: &Result<T, ApiError>) {
+    pub fn acted<T>(&self, arrived: Instant, outcome: &Result<T, Error>) {
         match outcome {
             Ok(_) => {
                 let us = u64::try_from(arrived.elapsed().as_micros()).unwrap_or(u64::MAX);
@@ -85,7 +85,7 @@ impl Metrics {
                 self.ack_sum_us.fetch_add(us, Relaxed);
                 self.actions.fetch_add(1, Relaxed);
             }
-            Err(ApiError::Store(_)) => {
+            Err(Error::Store(_)) => {
                 self.store_errors.fetch_add(1, Relaxed);
             }
             Err(_) => {}
@@ -212,18 +212,16 @@ mod tests {
         let now = Instant::now();
         // Arrived 30 ms ago: over 0.025, within 0.05.
         let arrived = now - std::time::Duration::from_millis(30);
-        m.acted(arrived, &Ok::<(), ApiError>(()));
+        m.acted(arrived, &Ok::<(), Error>(()));
         // Arrived 2 s ago: only in +Inf.
         m.acted(
             now - std::time::Duration::from_secs(2),
-            &Ok::<(), ApiError>(()),
+            &Ok::<(), Error>(()),
         );
-        m.acted(now, &Err::<(), _>(ApiError::NotSeated));
+        m.acted(now, &Err::<(), _>(Error::NotSeated));
         m.acted(
             now,
-            &Err::<(), _>(ApiError::Store(StoreError::Database(
-                sqlx::Error::PoolClosed,
-            ))),
+            &Err::<(), _>(Error::Store(StoreError::Database(sqlx::Error::PoolClosed))),
         );
         let text = m.render(Gauges {
             live_games: 3,

@@ -9,7 +9,7 @@ use tesuji_sgf::record::{
 };
 use tesuji_sgf::{NodeId, Tree};
 
-use crate::error::ApiError;
+use crate::error::Error;
 
 /// The most turns an uploaded record may have for its replay: far beyond any game people play (a long 25×25 game
 /// has about 1,500), so that an upload costs bounded work.
@@ -269,21 +269,21 @@ pub fn replay_turns(game: &Game, info: InfoView) -> ReplayView {
 
 /// The game an uploaded SGF file records (its first game, main line), as its replay shows it: what a review of
 /// the file searches.
-pub fn game_of_sgf(bytes: &[u8]) -> Result<Game, ApiError> {
-    let read = tesuji_sgf::read(bytes).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+pub fn game_of_sgf(bytes: &[u8]) -> Result<Game, Error> {
+    let read = tesuji_sgf::read(bytes).map_err(|e| Error::BadSgf(e.to_string()))?;
     let tree = first_tree(&read.collection.trees)?;
     let (rules, _, _) = upload_rules(tree)?;
     Ok(replay_upload(tree, rules)?.game)
 }
 
-fn first_tree(trees: &[Tree]) -> Result<&Tree, ApiError> {
+fn first_tree(trees: &[Tree]) -> Result<&Tree, Error> {
     trees
         .first()
-        .ok_or_else(|| ApiError::BadSgf("the file holds no game".into()))
+        .ok_or_else(|| Error::BadSgf("the file holds no game".into()))
 }
 
 /// An uploaded record's rules, with the note and the text the page shows when they are not ours.
-fn upload_rules(tree: &Tree) -> Result<(Rules, Option<&'static str>, Option<String>), ApiError> {
+fn upload_rules(tree: &Tree) -> Result<(Rules, Option<&'static str>, Option<String>), Error> {
     // A record under rules we do not know is shown under Tromp-Taylor: the board is the same for any rules
     // that allow the moves.
     let (known, rules_note, written) = match rules_of(tree) {
@@ -292,30 +292,30 @@ fn upload_rules(tree: &Tree) -> Result<(Rules, Option<&'static str>, Option<Stri
         RulesFromRecord::Unknown(ru) => (None, Some("unknown"), Some(ru)),
     };
     let rules =
-        record_rules(tree, known, Rules::default()).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+        record_rules(tree, known, Rules::default()).map_err(|e| Error::BadSgf(e.to_string()))?;
     Ok((rules, rules_note, written))
 }
 
 /// Replays an uploaded record's main line, refusing one too long before any replay (so that it costs no more
 /// than reading it).
-fn replay_upload(tree: &Tree, rules: Rules) -> Result<Replay, ApiError> {
+fn replay_upload(tree: &Tree, rules: Rules) -> Result<Replay, Error> {
     let turns = tree
         .main_line()
         .filter_map(|id| tree.node(id))
         .filter(|node| node.has_move())
         .count();
     if turns > MAX_UPLOAD_TURNS {
-        return Err(ApiError::RecordTooLong {
+        return Err(Error::RecordTooLong {
             turns,
             limit: MAX_UPLOAD_TURNS,
         });
     }
-    replay(tree, rules).map_err(|e| ApiError::BadSgf(e.to_string()))
+    replay(tree, rules).map_err(|e| Error::BadSgf(e.to_string()))
 }
 
 /// An uploaded SGF file move by move (its first game, main line).
-pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, ApiError> {
-    let read = tesuji_sgf::read(bytes).map_err(|e| ApiError::BadSgf(e.to_string()))?;
+pub fn of_sgf(bytes: &[u8]) -> Result<ReplayView, Error> {
+    let read = tesuji_sgf::read(bytes).map_err(|e| Error::BadSgf(e.to_string()))?;
     let tree = first_tree(&read.collection.trees)?;
     let (rules, rules_note, written) = upload_rules(tree)?;
     let replayed = replay_upload(tree, rules)?;

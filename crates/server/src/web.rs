@@ -444,10 +444,10 @@ mod tests {
         }
     }
 
-    /// The reason codes the API answers, read from the one place that names them (`error.rs`, as
+    /// The reason codes the API answers, read from the one place that names them (`http/answer.rs`, as
     /// `(StatusCode::…, "code")` pairs).
     fn reason_codes() -> BTreeSet<String> {
-        let source = include_str!("error.rs");
+        let source = include_str!("http/answer.rs");
         let mut codes = BTreeSet::new();
         let mut rest = source;
         while let Some(at) = rest.find("(StatusCode::") {

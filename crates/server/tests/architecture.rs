@@ -297,6 +297,28 @@ fn no_circle_but_the_core_still_being_split() {
     }
 }
 
+/// The modules below the edge that must know nothing of HTTP: the core, its errors and what they use.
+const BELOW_THE_EDGE: &[&str] = &["game", "error", "relay", "replay", "clocks", "store"];
+
+/// The core and its errors know no HTTP: no status codes, no responses, no routes (`http/` maps an error to its
+/// answer, `crate::http::answer`).
+#[test]
+fn the_core_knows_no_http() {
+    let mut wrong = Vec::new();
+    for (module, path) in modules(&src()) {
+        if !BELOW_THE_EDGE.iter().any(|f| in_folder(&module, f)) {
+            continue;
+        }
+        let code = code_of(&path);
+        for word in ["axum", "StatusCode", "IntoResponse", "hyper"] {
+            if code.contains(word) {
+                wrong.push(format!("{module} names {word}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "HTTP below the edge: {wrong:?}");
+}
+
 #[test]
 fn no_feature_extends_the_core() {
     let modules = modules(&src());

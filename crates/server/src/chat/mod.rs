@@ -26,7 +26,7 @@ use unicode_security::general_security_profile::IdentifierType;
 
 use crate::auth::User;
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::record::Comment;
 use crate::game::{Actor, Games, LiveGame};
 use crate::http::hooks::{GameFeed, RecordComments};
@@ -174,16 +174,16 @@ fn is_invisible(c: char) -> bool {
 /// A message's text as stored: trimmed, with line ends as `\n`, each line without trailing white space, a line
 /// of invisible characters only blank, and runs of blank lines one blank line. Refused when nothing in it is
 /// visible, when too long (characters or lines), or holding a direction control or another control character.
-pub fn checked_text(text: &str) -> Result<String, ApiError> {
+pub fn checked_text(text: &str) -> Result<String, Error> {
     let text = text.replace("\r\n", "\n");
     if let Some(c) = text.chars().find(|&c| is_direction_control(c)) {
-        return Err(ApiError::BadRequest(format!(
+        return Err(Error::BadRequest(format!(
             "a chat message may not hold direction controls (U+{:04X}): right-to-left text needs none",
             u32::from(c)
         )));
     }
     if text.chars().any(|c| c.is_control() && c != '\n') {
-        return Err(ApiError::BadRequest(
+        return Err(Error::BadRequest(
             "a chat message may not hold control characters".into(),
         ));
     }
@@ -202,19 +202,19 @@ pub fn checked_text(text: &str) -> Result<String, ApiError> {
     let text = lines.join("\n");
     let text = text.trim();
     if text.is_empty() {
-        return Err(ApiError::BadRequest(
+        return Err(Error::BadRequest(
             "a chat message needs some text: nothing in this one is visible".into(),
         ));
     }
     let chars = text.chars().count();
     if chars > CHAT_CHARS {
-        return Err(ApiError::BadRequest(format!(
+        return Err(Error::BadRequest(format!(
             "a chat message has at most {CHAT_CHARS} characters, not {chars}"
         )));
     }
     let count = lines.len();
     if count > CHAT_LINES {
-        return Err(ApiError::BadRequest(format!(
+        return Err(Error::BadRequest(format!(
             "a chat message has at most {CHAT_LINES} lines, not {count}"
         )));
     }
@@ -267,7 +267,7 @@ impl Mutes {
     }
 
     /// The users `user` muted.
-    async fn of(&self, user: i64) -> Result<Arc<HashSet<i64>>, ApiError> {
+    async fn of(&self, user: i64) -> Result<Arc<HashSet<i64>>, Error> {
         if let Some(muted) = self.cached().get(&user) {
             return Ok(Arc::clone(muted));
         }
@@ -374,12 +374,12 @@ impl Chat {
 
     /// User `user` says `text` at game `id`: stored, then sent to the watchers allowed to see it, here and on the
     /// other nodes.
-    pub async fn say(&self, id: i64, user: &User, text: &str) -> Result<ChatView, ApiError> {
+    pub async fn say(&self, id: i64, user: &User, text: &str) -> Result<ChatView, Error> {
         let text = checked_text(text)?;
         let entry = self.games.get(id).await?;
         let live = entry.lock().await;
         if live.cancelled {
-            return Err(ApiError::NotFound(id));
+            return Err(Error::NotFound(id));
         }
         let channel = match live.seat_of(Actor::User(user.id)) {
             Some(_) => Channel::Players,
@@ -418,7 +418,7 @@ impl Chat {
     }
 
     /// Game `id`'s chat as the viewer `viewer` may see it, oldest first.
-    pub async fn of_game(&self, id: i64, viewer: Option<i64>) -> Result<Vec<ChatView>, ApiError> {
+    pub async fn of_game(&self, id: i64, viewer: Option<i64>) -> Result<Vec<ChatView>, Error> {
         let entry = self.games.look(id).await?;
         let (seated, over) = {
             let live = entry.lock().await;
@@ -440,19 +440,19 @@ impl Chat {
     }
 
     /// The users `user` mutes, in order.
-    pub async fn muted_by(&self, user: i64) -> Result<Vec<i64>, ApiError> {
+    pub async fn muted_by(&self, user: i64) -> Result<Vec<i64>, Error> {
         let mut muted: Vec<i64> = self.mutes.of(user).await?.iter().copied().collect();
         muted.sort_unstable();
         Ok(muted)
     }
 
     /// User `user` mutes `muted` (`on`) or no longer does; answers whom they mute now.
-    pub async fn mute(&self, user: i64, muted: i64, on: bool) -> Result<Vec<i64>, ApiError> {
+    pub async fn mute(&self, user: i64, muted: i64, on: bool) -> Result<Vec<i64>, Error> {
         if muted == user {
-            return Err(ApiError::BadRequest("you cannot mute yourself".into()));
+            return Err(Error::BadRequest("you cannot mute yourself".into()));
         }
         if self.accounts.find_user(muted).await?.is_none() {
-            return Err(ApiError::NoUser(muted));
+            return Err(Error::NoUser(muted));
         }
         self.store.set_mute(user, muted, on).await?;
         self.mutes.forget(user);
@@ -497,7 +497,7 @@ impl RecordComments for Chat {
         &self,
         game: i64,
         over: bool,
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Comment>, ApiError>> + Send + '_>> {
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Comment>, Error>> + Send + '_>> {
         Box::pin(async move {
             let chat = self.store.chat_of(game, CHAT_KEPT).await?;
             Ok(chat
@@ -566,7 +566,7 @@ mod tests {
         assert_eq!(checked_text("  hi\r\nthere ").unwrap(), "hi\nthere");
         for bad in ["", "  \n ", "a\u{7}b", "tab\there"] {
             assert!(
-                matches!(checked_text(bad), Err(ApiError::BadRequest(_))),
+                matches!(checked_text(bad), Err(Error::BadRequest(_))),
                 "{bad:?}"
             );
         }

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{Chat, ChatView, checked_text};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::http::AppState;
 use crate::http::extract::{AppJson, PathId, Reader, SignedIn};
 
@@ -41,7 +41,7 @@ async fn say(
     PathId(id): PathId,
     SignedIn(s): SignedIn,
     AppJson(say): AppJson<Say>,
-) -> Result<(StatusCode, Json<ChatView>), ApiError> {
+) -> Result<(StatusCode, Json<ChatView>), Error> {
     // A refused text costs no place in the flood's bucket.
     checked_text(&say.text)?;
     app.limits.chat(s.user.id)?;
@@ -57,7 +57,7 @@ async fn messages(
     State(chat): State<Arc<Chat>>,
     PathId(id): PathId,
     headers: HeaderMap,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     let viewer = app.accounts.session(&headers).await?.map(|s| s.user.id);
     let messages = chat.of_game(id, viewer).await?;
     Ok(Json(json!({ "messages": messages })))
@@ -74,7 +74,7 @@ struct Mute {
 async fn mutes(
     State(chat): State<Arc<Chat>>,
     Reader(user): Reader,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     let muted = chat.muted_by(user.id).await?;
     Ok(Json(json!({ "muted": muted })))
 }
@@ -85,7 +85,7 @@ async fn mute(
     State(chat): State<Arc<Chat>>,
     SignedIn(s): SignedIn,
     AppJson(mute): AppJson<Mute>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     app.limits.action(s.user.id)?;
     let muted = chat.mute(s.user.id, mute.user, mute.muted).await?;
     Ok(Json(json!({ "muted": muted })))

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use tesuji_rules::{Color, Illegal, Move, Phase, Point};
 
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::store::{Ending, StoreError, StoredGame, StoredMove};
 
 use super::computer::MarkingEstimate;
@@ -92,7 +92,7 @@ fn roll_back(live: &mut LiveGame, logged: bool, taken_back: Option<tesuji_rules:
 
 /// A refused play as answered: a superko refusal names the action after which the position it would repeat
 /// stood (each stored action is one action of the game's log), with that position.
-pub(super) fn refusal(live: &LiveGame, color: Color, mv: Move, e: Illegal) -> ApiError {
+pub(super) fn refusal(live: &LiveGame, color: Color, mv: Move, e: Illegal) -> Error {
     let game = &live.game;
     let (Err(why), Move::Play(p)) = (game.why(color, mv), mv) else {
         return e.into();
@@ -101,7 +101,7 @@ pub(super) fn refusal(live: &LiveGame, color: Color, mv: Move, e: Illegal) -> Ap
     let (Some(turn), Some(grid)) = (why.repeats, game.grid_after_play(color, p)) else {
         return e.into();
     };
-    ApiError::Superko {
+    Error::Superko {
         reason: why.reason,
         repeats: live.stored_number(turn_number(game, turn)),
         board: crate::replay::grid_rows(&grid),
@@ -116,16 +116,16 @@ impl Games {
         id: i64,
         actor: Actor,
         sent: Sent,
-    ) -> Result<GameState, ApiError> {
+    ) -> Result<GameState, Error> {
         let games = Arc::clone(self);
         let state = tokio::spawn(async move { games.act_now(id, actor, sent).await })
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+            .map_err(|e| Error::Internal(e.to_string()))?;
         // On a node of several a stale action may have brought this copy up to another node's: its timers start
         // again from there.
         match &state {
             Ok(_) => self.wake(id),
-            Err(ApiError::StaleVersion { .. }) if self.several() => {
+            Err(Error::StaleVersion { .. }) if self.several() => {
                 self.wake(id);
                 // The catch-up may have ended the game (see below).
                 self.trim();
@@ -148,7 +148,7 @@ impl Games {
         id: i64,
         actor: Actor,
         sent: Sent,
-    ) -> Result<GameState, ApiError> {
+    ) -> Result<GameState, Error> {
         let arrived = std::time::Instant::now();
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
@@ -161,8 +161,8 @@ impl Games {
         // an action sent without a version is judged again too, as one node would have judged it after the
         // other's; one sent at a version is stale indeed.
         let again = match &state {
-            Ok(_) | Err(ApiError::Store(_)) => false,
-            Err(ApiError::StaleVersion { .. }) if sent.version.is_none() => true,
+            Ok(_) | Err(Error::Store(_)) => false,
+            Err(Error::StaleVersion { .. }) if sent.version.is_none() => true,
             Err(_) => self.catch_up_if_behind(&mut live).await?,
         };
         if again {
@@ -211,25 +211,25 @@ impl Games {
         id: i64,
         actor: Actor,
         sent: Sent,
-    ) -> Result<GameState, ApiError> {
+    ) -> Result<GameState, Error> {
         let Sent {
             request,
             color: named,
             version: expected_version,
             lag_ms,
         } = sent;
-        let color = live.seat_of(actor).ok_or(ApiError::NotSeated)?;
+        let color = live.seat_of(actor).ok_or(Error::NotSeated)?;
         if named.is_some_and(|c| c != color) {
-            return Err(ApiError::NotSeated);
+            return Err(Error::NotSeated);
         }
         let size = live.game.rules().size;
         if !live.started() {
-            return Err(ApiError::NotStarted);
+            return Err(Error::NotStarted);
         }
         if let Some(v) = expected_version
             && v != live.version
         {
-            return Err(ApiError::StaleVersion {
+            return Err(Error::StaleVersion {
                 expected: v,
                 current: live.version,
             });
@@ -251,12 +251,10 @@ impl Games {
         if live.game.phase() == Phase::Marking {
             match &request {
                 Request::Accept if live.game.acceptances()[color.index()] => {
-                    return Err(ApiError::NoChange(
-                        "you have already accepted this proposal",
-                    ));
+                    return Err(Error::NoChange("you have already accepted this proposal"));
                 }
                 Request::Dead(p) if live.game.board().get(*p).is_none() => {
-                    return Err(ApiError::NoChange(
+                    return Err(Error::NoChange(
                         "there is no stone there to mark dead or alive",
                     ));
                 }
@@ -331,7 +329,7 @@ impl Games {
             (_, None) => {
                 roll_back(live, logged, taken_back);
                 live.clock = clock_before;
-                return Err(ApiError::Internal("the rules logged no action".into()));
+                return Err(Error::Internal("the rules logged no action".into()));
             }
         };
         let text = recorded.text(size);
@@ -340,7 +338,7 @@ impl Games {
             Err(_) => {
                 roll_back(live, logged, taken_back);
                 live.clock = clock_before;
-                return Err(ApiError::TooManyMoves);
+                return Err(Error::TooManyMoves);
             }
         };
         let as_i64 = |ms: u64| i64::try_from(ms).unwrap_or(i64::MAX);
@@ -385,7 +383,7 @@ impl Games {
                     // and the action, decided on a state that no longer stands, is refused as stale.
                     let before = live.version;
                     self.catch_up_locked(live, now).await?;
-                    return Err(ApiError::StaleVersion {
+                    return Err(Error::StaleVersion {
                         expected: expected_version.unwrap_or(before),
                         current: live.version,
                     });

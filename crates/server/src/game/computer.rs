@@ -6,7 +6,7 @@ use tesuji_bot::mcts::{Decision, MctsBot, MctsConfig};
 use tesuji_bot::simple::SimpleBot;
 use tesuji_rules::{Color, EndRule, Game, Phase, Point};
 
-use crate::error::ApiError;
+use crate::error::Error;
 
 use super::action::{Actor, Request, Sent};
 use super::live::LiveGame;
@@ -252,7 +252,7 @@ impl Games {
                     Ok(_) => {}
                     // Someone else acted (here, or on another node: this copy has caught up): the timers
                     // start again from the new position.
-                    Err(ApiError::StaleVersion { .. }) => {
+                    Err(Error::StaleVersion { .. }) => {
                         games.wake(id);
                         return;
                     }

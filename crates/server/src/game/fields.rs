@@ -9,7 +9,7 @@ use std::pin::Pin;
 
 use serde_json::{Map, Value};
 
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::store::Seats;
 
 /// A feature's field of a game's state, as the game's players and as everyone else see it (a player's own
@@ -60,7 +60,7 @@ impl Fields {
 /// Fields by name, as a feature reads them back.
 pub type NamedFields = Vec<(&'static str, StateField)>;
 
-type Reading<'a> = Pin<Box<dyn Future<Output = Result<NamedFields, ApiError>> + Send + 'a>>;
+type Reading<'a> = Pin<Box<dyn Future<Output = Result<NamedFields, Error>> + Send + 'a>>;
 
 /// A feature whose fields a finished game read back from the store has (its rematch).
 pub trait ReadBack: Send + Sync {

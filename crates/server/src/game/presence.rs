@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use tesuji_rules::{ByColor, Color, Illegal, Phase};
 
 use crate::clocks::{TimeSource, has_grace};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::relay::Relayed;
 
 use super::action::Actor;
@@ -211,31 +211,31 @@ impl LiveGame {
     }
 
     /// Whether `color` may claim the game now; the refusal says why not.
-    pub(super) fn check_claim(&self, color: Color) -> Result<(), ApiError> {
+    pub(super) fn check_claim(&self, color: Color) -> Result<(), Error> {
         if self.game.phase() == Phase::Over {
             return Err(Illegal::GameOver.into());
         }
         let Some(after_ms) = self.claim_after_ms() else {
-            return Err(ApiError::NoClaim);
+            return Err(Error::NoClaim);
         };
         let opponent = color.opponent();
         if !self.away(opponent) {
-            return Err(ApiError::OpponentPresent);
+            return Err(Error::OpponentPresent);
         }
         // By the stored actions, as an abort goes: a game whose first move was taken back can no longer be
         // aborted, so it can be claimed.
         if self.moves.is_empty() {
-            return Err(ApiError::NoMoves);
+            return Err(Error::NoMoves);
         }
         if !self.awaited(opponent) {
-            return Err(ApiError::NotAwaited);
+            return Err(Error::NotAwaited);
         }
         let left = self
             .away_since(opponent)
             .saturating_add(after_ms)
             .saturating_sub(self.presence.time.now_ms());
         if left > 0 {
-            return Err(ApiError::GraceNotOver { claim_in_ms: left });
+            return Err(Error::GraceNotOver { claim_in_ms: left });
         }
         Ok(())
     }

@@ -12,7 +12,7 @@ use tesuji_rating::{Outcome, Setup};
 use tesuji_rules::result::{GameResult, Outcome as Ending};
 use tesuji_rules::{Action, BgaCounting, ByColor, Color, Move, Phase, Preset, Rules, ScoringRule};
 
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::store::{Rating, RatingPoint};
 
 use super::live::LiveGame;
@@ -181,7 +181,7 @@ impl Games {
         game: i64,
         black: i64,
         white: i64,
-    ) -> Result<Option<((Rating, Rating), (Rating, Rating))>, ApiError> {
+    ) -> Result<Option<((Rating, Rating), (Rating, Rating))>, Error> {
         let around = |history: Vec<RatingPoint>| {
             let i = history.iter().position(|p| p.game == game)?;
             let before = match i {
@@ -197,7 +197,7 @@ impl Games {
     }
 
     /// A finished ranked game just read from the store: how it changed its players' ratings, if it was rated.
-    pub(super) async fn rating_change_stored(&self, live: &mut LiveGame) -> Result<(), ApiError> {
+    pub(super) async fn rating_change_stored(&self, live: &mut LiveGame) -> Result<(), Error> {
         let (true, Some(black), Some(white)) =
             (live.seats.ranked, live.seats.black, live.seats.white)
         else {

@@ -11,7 +11,7 @@ use tokio::sync::{Mutex, broadcast};
 use super::lease::TimerLease;
 use crate::auth::{Accounts, User};
 use crate::clocks::{GameClock, TimeSource};
-use crate::error::{ApiError, ServerError};
+use crate::error::{Error, ServerError};
 use crate::relay::Relay;
 use crate::store::{Ending, GameRow, GameStore, Seats, StoreError, Stores};
 
@@ -406,7 +406,7 @@ impl Games {
     }
 
     /// The features' fields of finished game `live`, just rebuilt.
-    async fn read_back(&self, live: &mut LiveGame) -> Result<(), ApiError> {
+    async fn read_back(&self, live: &mut LiveGame) -> Result<(), Error> {
         let features: Vec<Arc<dyn ReadBack>> = self
             .read_backs
             .read()
@@ -423,7 +423,7 @@ impl Games {
     }
 
     /// The board size of game `id`, which never changes.
-    pub async fn size_of(&self, id: i64) -> Result<tesuji_rules::Size, ApiError> {
+    pub async fn size_of(&self, id: i64) -> Result<tesuji_rules::Size, Error> {
         let entry = self.get(id).await?;
         let size = entry.lock().await.game.rules().size;
         Ok(size)
@@ -436,7 +436,7 @@ impl Games {
     }
 
     /// Game `id`: from memory, or else read from the store (a finished game) into the cache.
-    pub async fn get(&self, id: i64) -> Result<Entry, ApiError> {
+    pub async fn get(&self, id: i64) -> Result<Entry, Error> {
         {
             let mut r = self.registry();
             if let Some(entry) = r.live.get(&id) {
@@ -447,7 +447,7 @@ impl Games {
             }
         }
         let Some(stored) = self.stores.games.load_game(id).await? else {
-            return Err(ApiError::NotFound(id));
+            return Err(Error::NotFound(id));
         };
         if stored.state != Status::Over.name() {
             // A live game not in memory was created a moment ago, here (look again) or on another node (read
@@ -461,7 +461,7 @@ impl Games {
                 .live
                 .get(&id)
                 .cloned()
-                .ok_or(ApiError::NotFound(id));
+                .ok_or(Error::NotFound(id));
         }
         let players = Self::players_of(&self.accounts, &stored.seats).await?;
         let (time, absences) = (self.time.clone(), self.absences);
@@ -469,10 +469,10 @@ impl Games {
             LiveGame::replay(stored, players, &time, absences)
         })
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?
+        .map_err(|e| Error::Internal(e.to_string()))?
         .map_err(|e| {
             tracing::error!(error = %e, "a stored game could not be rebuilt; it is not served");
-            ApiError::NotFound(id)
+            Error::NotFound(id)
         })?;
         self.read_back(&mut live).await?;
         self.rating_change_stored(&mut live).await?;
@@ -557,7 +557,7 @@ impl Games {
         user: i64,
         before: Option<i64>,
         limit: usize,
-    ) -> Result<Vec<Summary>, ApiError> {
+    ) -> Result<Vec<Summary>, Error> {
         let rows = self.stores.games.player_games(user, before, limit).await?;
         Ok(self.listed(rows))
     }
@@ -567,7 +567,7 @@ impl Games {
         &self,
         before: Option<i64>,
         limit: usize,
-    ) -> Result<Vec<Summary>, ApiError> {
+    ) -> Result<Vec<Summary>, Error> {
         let rows = self.stores.games.finished_games(before, limit).await?;
         Ok(self.listed(rows))
     }
@@ -605,23 +605,23 @@ impl Games {
         self: &Arc<Self>,
         creator: &User,
         table: NewTable,
-    ) -> Result<(GameState, Option<String>), ApiError> {
+    ) -> Result<(GameState, Option<String>), Error> {
         let rules: Rules = table
             .rules
             .parse()
-            .map_err(|e: tesuji_rules::spec::SpecError| ApiError::BadRules(e.to_string()))?;
+            .map_err(|e: tesuji_rules::spec::SpecError| Error::BadRules(e.to_string()))?;
         let control = table
             .time
             .as_deref()
             .map(|t| {
                 t.parse::<TimeControl>()
-                    .map_err(|e| ApiError::BadRequest(format!("bad time control: {e}")))
+                    .map_err(|e| Error::BadRequest(format!("bad time control: {e}")))
             })
             .transpose()?
             .filter(TimeControl::is_timed);
         let mut rules = rules;
         if control.is_none() && rules.self_fill.is_some() {
-            return Err(ApiError::BadRules(
+            return Err(Error::BadRules(
                 "self-fill needs a clock (RULES.md §5): choose a time control or self-fill=off"
                     .into(),
             ));
@@ -631,33 +631,33 @@ impl Games {
         {
             rules.self_fill = Some(10);
         }
-        let mut game = Game::new(rules).map_err(|e| ApiError::BadRules(e.to_string()))?;
+        let mut game = Game::new(rules).map_err(|e| Error::BadRules(e.to_string()))?;
         game.shrink_to_fit();
         // A table against the computer starts at once; the others wait, and each user may keep only so many
         // waiting.
         if !matches!(table.opponent, Opponent::Bot(_))
             && self.open_tables_of(creator.id) >= self.open_tables
         {
-            return Err(ApiError::TooManyTables {
+            return Err(Error::TooManyTables {
                 limit: self.open_tables,
             });
         }
         if table.ranked {
             if creator.guest {
-                return Err(ApiError::RankedNeedsAccount);
+                return Err(Error::RankedNeedsAccount);
             }
             if matches!(table.opponent, Opponent::Bot(_)) {
-                return Err(ApiError::BadRequest(
+                return Err(Error::BadRequest(
                     "a game against the computer is not ranked: leave out \"ranked\"".into(),
                 ));
             }
-            super::ranked::check_ranked(game.rules()).map_err(ApiError::RankedSettings)?;
+            super::ranked::check_ranked(game.rules()).map_err(Error::RankedSettings)?;
         }
         let canonical = game.rules().to_string();
         let clock = control
             .map(|c| GameClock::new(c, false, self.time.clone()))
             .transpose()
-            .map_err(|e| ApiError::BadRequest(format!("bad time control: {e}")))?;
+            .map_err(|e| Error::BadRequest(format!("bad time control: {e}")))?;
         let color = table.color.unwrap_or_else(|| {
             if rand::random::<bool>() {
                 Color::Black
@@ -689,7 +689,7 @@ impl Games {
             }
             Opponent::Bot(kind) => {
                 if !BOTS.contains(&kind.as_str()) {
-                    return Err(ApiError::BadRequest(format!(
+                    return Err(Error::BadRequest(format!(
                         "unknown bot {kind:?}; bots: {}",
                         BOTS.join(", ")
                     )));
@@ -733,14 +733,14 @@ impl Games {
 
     /// Cancels a table its creator is waiting at: it leaves the store, memory and the lobby, and its watchers
     /// hear `cancelled` before their sockets close.
-    pub async fn cancel(&self, id: i64, user: &User) -> Result<(), ApiError> {
+    pub async fn cancel(&self, id: i64, user: &User) -> Result<(), Error> {
         let entry = self.get(id).await?;
         let mut live = seated_at(&entry, id, user).await?;
         if live.started() {
-            return Err(ApiError::NotOpen);
+            return Err(Error::NotOpen);
         }
         match self.stores.games.cancel_table(id).await {
-            Err(StoreError::Started { .. }) => return Err(ApiError::NotOpen),
+            Err(StoreError::Started { .. }) => return Err(Error::NotOpen),
             other => other?,
         }
         self.take_down(id, &mut live, "cancelled");
@@ -750,18 +750,18 @@ impl Games {
     /// Aborts a game both players sit at before anyone has moved: it ends without a result and leaves the
     /// store, memory and the lobby like a cancelled table; its watchers hear `aborted` before their sockets
     /// close. Either player may abort.
-    pub async fn abort(&self, id: i64, user: &User) -> Result<(), ApiError> {
+    pub async fn abort(&self, id: i64, user: &User) -> Result<(), Error> {
         let entry = self.get(id).await?;
         let mut live = seated_at(&entry, id, user).await?;
         if !live.started() {
-            return Err(ApiError::NotStarted);
+            return Err(Error::NotStarted);
         }
         // Any stored action, a move taken back too: the store keeps it, and the game is no longer unplayed.
         if !live.moves.is_empty() {
-            return Err(ApiError::Moved);
+            return Err(Error::Moved);
         }
         match self.stores.games.abort_game(id).await {
-            Err(StoreError::Moved { .. }) => return Err(ApiError::Moved),
+            Err(StoreError::Moved { .. }) => return Err(Error::Moved),
             other => other?,
         }
         self.take_down(id, &mut live, "aborted");
@@ -797,31 +797,31 @@ impl Games {
         id: i64,
         user: &User,
         invite: Option<&str>,
-    ) -> Result<GameState, ApiError> {
+    ) -> Result<GameState, Error> {
         let entry = self.get(id).await?;
         let mut live = entry.lock().await;
         if live.cancelled {
-            return Err(ApiError::NotFound(id));
+            return Err(Error::NotFound(id));
         }
         if live.seat_of(Actor::User(user.id)).is_some() {
-            return Err(ApiError::AlreadySeated);
+            return Err(Error::AlreadySeated);
         }
         let Some(color) = [Color::Black, Color::White]
             .into_iter()
             .find(|&c| live.players[c].is_none())
         else {
-            return Err(ApiError::SeatTaken);
+            return Err(Error::SeatTaken);
         };
         if let Some(token) = &live.seats.invite
             && invite != Some(token.as_str())
         {
-            return Err(ApiError::BadInvite);
+            return Err(Error::BadInvite);
         }
         if live.seats.ranked && user.guest {
-            return Err(ApiError::RankedNeedsAccount);
+            return Err(Error::RankedNeedsAccount);
         }
         match self.stores.games.join_game(id, color.name(), user.id).await {
-            Err(StoreError::SeatTaken { .. }) => return Err(ApiError::SeatTaken),
+            Err(StoreError::SeatTaken { .. }) => return Err(Error::SeatTaken),
             other => other?,
         }
         match color {
@@ -845,13 +845,13 @@ async fn seated_at<'a>(
     entry: &'a Mutex<LiveGame>,
     id: i64,
     user: &User,
-) -> Result<tokio::sync::MutexGuard<'a, LiveGame>, ApiError> {
+) -> Result<tokio::sync::MutexGuard<'a, LiveGame>, Error> {
     let live = entry.lock().await;
     if live.cancelled {
-        return Err(ApiError::NotFound(id));
+        return Err(Error::NotFound(id));
     }
     if live.seat_of(Actor::User(user.id)).is_none() {
-        return Err(ApiError::NotSeated);
+        return Err(Error::NotSeated);
     }
     Ok(live)
 }

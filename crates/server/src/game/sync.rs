@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use tesuji_rules::{Color, Phase};
 use tokio::sync::Mutex;
 
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::relay::{Relay, Relayed};
 use crate::store::{Progress, StoredGame, StoredMove};
 
@@ -109,7 +109,7 @@ impl Games {
 
     /// Brings this locked copy up to the store when it is behind (only ever on a node of several): whether it
     /// was. What a refusal made on a stale copy runs before it is judged again.
-    pub async fn catch_up_if_behind(&self, live: &mut LiveGame) -> Result<bool, ApiError> {
+    pub async fn catch_up_if_behind(&self, live: &mut LiveGame) -> Result<bool, Error> {
         if !self.behind(live).await {
             return Ok(false);
         }
@@ -203,7 +203,7 @@ impl Games {
     }
 
     /// Game `id` for a look (its state, record or replay): [`Games::refresh`]ed, then from memory or the store.
-    pub async fn look(self: &Arc<Self>, id: i64) -> Result<super::Entry, ApiError> {
+    pub async fn look(self: &Arc<Self>, id: i64) -> Result<super::Entry, Error> {
         self.refresh(id).await;
         self.get(id).await
     }
@@ -229,7 +229,7 @@ impl Games {
         id: i64,
         version: u64,
         action: Option<StoredMove>,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, Error> {
         if let Some(entry) = self.live_entry(id) {
             let mut live = entry.lock().await;
             if live.cancelled {
@@ -255,7 +255,7 @@ impl Games {
 
     /// Brings every live game up to the store, and reads in those other nodes created: after NATS was away,
     /// when notices may have been lost. Answers how many games changed.
-    pub async fn catch_up_all(self: &Arc<Self>) -> Result<usize, ApiError> {
+    pub async fn catch_up_all(self: &Arc<Self>) -> Result<usize, Error> {
         let mut ids: Vec<i64> = self.registry().live.keys().copied().collect();
         ids.extend(
             self.stores
@@ -279,7 +279,7 @@ impl Games {
     /// Brings game `id` up to the store: a live game this node holds gets the actions stored since (by
     /// another node), a game it has never held is read in; one the store no longer has is taken down. Answers
     /// whether anything changed.
-    pub async fn catch_up(self: &Arc<Self>, id: i64) -> Result<bool, ApiError> {
+    pub async fn catch_up(self: &Arc<Self>, id: i64) -> Result<bool, Error> {
         let entry = match self.live_entry(id) {
             Some(entry) => entry,
             None => {
@@ -328,7 +328,7 @@ impl Games {
     ///
     /// One game is read in at a time: otherwise a read of the store made before the game ended could insert
     /// its copy after a later read found it ended and left, and nobody would bring that copy up to date.
-    pub(super) async fn adopt(&self, id: i64) -> Result<bool, ApiError> {
+    pub(super) async fn adopt(&self, id: i64) -> Result<bool, Error> {
         let _one = self.adopting.lock().await;
         if self.registry().live.contains_key(&id) {
             return Ok(false);
@@ -346,7 +346,7 @@ impl Games {
             LiveGame::replay_running(stored, players, &time, absences, since)
         })
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        .map_err(|e| Error::Internal(e.to_string()))?;
         // A game that no longer replays is not served (as at start); asking for it again tries again.
         let mut live = match replayed {
             Ok(live) => live,
@@ -379,7 +379,7 @@ impl Games {
         &self,
         live: &mut LiveGame,
         stored: Option<StoredGame>,
-    ) -> Result<bool, ApiError> {
+    ) -> Result<bool, Error> {
         let id = live.id;
         let Some(stored) = stored else {
             // Cancelled or aborted on another node.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use tesuji_rules::Phase;
 
 use crate::clocks::GameClock;
-use crate::error::ApiError;
+use crate::error::Error;
 
 use super::action::{Actor, Request, Sent};
 use super::registry::Games;
@@ -137,7 +137,7 @@ impl Games {
                 match done {
                     Ok(_) => games.wake_bot(id),
                     // Another node acted first: this copy has caught up, and the timers start again from it.
-                    Err(ApiError::StaleVersion { .. }) => games.wake(id),
+                    Err(Error::StaleVersion { .. }) => games.wake(id),
                     Err(e) => {
                         tracing::warn!(game = id, error = %e, "recording a loss on time failed");
                         games.wake_bot(id);

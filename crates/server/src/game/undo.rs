@@ -11,7 +11,7 @@
 
 use tesuji_rules::{Action, Color, Phase};
 
-use crate::error::ApiError;
+use crate::error::Error;
 
 use super::live::LiveGame;
 use super::recorded::{Recorded, UndoStep};
@@ -21,26 +21,24 @@ pub const PAUSE_MS: u64 = 30_000;
 
 impl LiveGame {
     /// Whether `color` may take `step` now; why not otherwise.
-    pub(super) fn check_undo(&self, color: Color, step: UndoStep) -> Result<(), ApiError> {
+    pub(super) fn check_undo(&self, color: Color, step: UndoStep) -> Result<(), Error> {
         match step {
             UndoStep::Ask => {
                 if !self.seats.undo {
-                    return Err(ApiError::NoUndo(
-                        "this table does not allow taking back moves",
-                    ));
+                    return Err(Error::NoUndo("this table does not allow taking back moves"));
                 }
                 if self.game.phase() != Phase::Playing {
-                    return Err(ApiError::NoUndo(
+                    return Err(Error::NoUndo(
                         "only a move of the game in play can be taken back",
                     ));
                 }
                 if self.undo_asked.is_some() {
-                    return Err(ApiError::NoUndo(
+                    return Err(Error::NoUndo(
                         "a request to take back a move is waiting for its answer",
                     ));
                 }
                 if !matches!(self.game.log().last(), Some(Action::Turn(c, _)) if *c == color) {
-                    return Err(ApiError::NoUndo(
+                    return Err(Error::NoUndo(
                         "only your own last move can be taken back, before your opponent's next one",
                     ));
                 }
@@ -50,7 +48,7 @@ impl LiveGame {
                 if self.undo_asked == Some(color.opponent()) {
                     Ok(())
                 } else {
-                    Err(ApiError::NoUndo(
+                    Err(Error::NoUndo(
                         "your opponent has not asked to take back a move",
                     ))
                 }
@@ -70,10 +68,10 @@ impl LiveGame {
     }
 
     /// A player's new request to take back a move: refused during the pause after their last one was declined.
-    pub(super) fn check_undo_pause(&self, color: Color) -> Result<(), ApiError> {
+    pub(super) fn check_undo_pause(&self, color: Color) -> Result<(), Error> {
         match self.undo_again_in_ms() {
             Some(left) if self.undo_asked.is_none() && self.undo_declined == Some(color) => {
-                Err(ApiError::UndoPaused { again_in_ms: left })
+                Err(Error::UndoPaused { again_in_ms: left })
             }
             _ => Ok(()),
         }

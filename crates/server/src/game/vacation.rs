@@ -12,7 +12,7 @@ use tesuji_clock::TimeControl;
 use tesuji_rules::Color;
 
 use crate::clocks::has_grace;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::relay::Relayed;
 use crate::store::{StoreError, VacationStore};
 
@@ -74,7 +74,7 @@ impl Games {
     }
 
     /// [`fit`] with this node's store.
-    pub(super) async fn fit_vacations(&self, live: &mut LiveGame) -> Result<(), ApiError> {
+    pub(super) async fn fit_vacations(&self, live: &mut LiveGame) -> Result<(), Error> {
         Ok(fit(&*self.stores.vacations, live).await?)
     }
 

@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::AppState;
 use super::extract::{AppJson, SignIn, SignedIn};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::Status;
 use crate::names;
 
@@ -18,12 +18,12 @@ use crate::names;
 pub(super) async fn sessions(
     State(app): State<AppState>,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let s = app
         .accounts
         .session(&headers)
         .await?
-        .ok_or(ApiError::NotSignedIn)?;
+        .ok_or(Error::NotSignedIn)?;
     let sessions = app.accounts.sessions(&s).await?;
     Ok(Json(json!({ "sessions": sessions })).into_response())
 }
@@ -33,7 +33,7 @@ pub(super) async fn end_session(
     State(app): State<AppState>,
     SignedIn(s): SignedIn,
     Path(id): Path<String>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     app.accounts.end_session(&s, &id).await?;
     app.games.sessions_ended(s.user.id);
     Ok(Json(json!({ "ended": 1 })).into_response())
@@ -43,7 +43,7 @@ pub(super) async fn end_session(
 pub(super) async fn end_other_sessions(
     State(app): State<AppState>,
     SignedIn(s): SignedIn,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let ended = app.accounts.end_other_sessions(&s).await?;
     app.games.sessions_ended(s.user.id);
     Ok(Json(json!({ "ended": ended })).into_response())
@@ -63,7 +63,7 @@ pub(super) async fn change_password(
     SignedIn(s): SignedIn,
     SignIn(address): SignIn,
     AppJson(c): AppJson<PasswordChange>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let key = names::key(&s.user.name);
     let guard = app.limits.accounts();
     guard.check(&key, address)?;
@@ -73,7 +73,7 @@ pub(super) async fn change_password(
             Ok(Json(json!({ "ended": ended })).into_response())
         }
         Err(e) => {
-            if matches!(e, ApiError::WrongPassword) {
+            if matches!(e, Error::WrongPassword) {
                 guard.failed(&key);
             }
             Err(e)
@@ -94,7 +94,7 @@ pub(super) async fn reset_password(
     State(app): State<AppState>,
     _: SignIn,
     AppJson(r): AppJson<Reset>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let (user, ended) = app.accounts.reset_password(&r.token, &r.password).await?;
     app.games.sessions_ended(user);
     Ok(Json(json!({ "ended": ended })).into_response())
@@ -118,15 +118,15 @@ pub(super) async fn delete_account(
     SignedIn(s): SignedIn,
     SignIn(address): SignIn,
     AppJson(d): AppJson<Deletion>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     if s.user.guest {
-        return Err(ApiError::NotAnAccount);
+        return Err(Error::NotAnAccount);
     }
     let key = names::key(&s.user.name);
     let guard = app.limits.accounts();
     guard.check(&key, address)?;
     if let Err(e) = app.accounts.check_password_of(&s.user, &d.password).await {
-        if matches!(e, ApiError::WrongPassword) {
+        if matches!(e, Error::WrongPassword) {
             guard.failed(&key);
         }
         return Err(e);
@@ -138,12 +138,12 @@ pub(super) async fn delete_account(
         .map(|g| g.id)
         .collect();
     if !in_play.is_empty() {
-        return Err(ApiError::GamesInPlay(in_play));
+        return Err(Error::GamesInPlay(in_play));
     }
     for table in live.iter().filter(|g| g.status == Status::Open) {
         match app.games.cancel(table.id, &s.user).await {
             // Joined meanwhile: now a game in play.
-            Err(ApiError::NotOpen) => return Err(ApiError::GamesInPlay(vec![table.id])),
+            Err(Error::NotOpen) => return Err(Error::GamesInPlay(vec![table.id])),
             Err(e) => return Err(e),
             Ok(()) => {}
         }

@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 
 use super::{AppState, body_bytes, same_origin};
 use crate::auth::Session;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::Summary;
 
 /// A JSON body: every failure (size, syntax, fields) is our `bad_request` or `too_large`, and an empty body
@@ -20,9 +20,9 @@ use crate::game::Summary;
 pub(crate) struct AppJson<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for AppJson<T> {
-    type Rejection = ApiError;
+    type Rejection = Error;
 
-    async fn from_request(req: Request, state: &S) -> Result<Self, ApiError> {
+    async fn from_request(req: Request, state: &S) -> Result<Self, Error> {
         let bytes = body_bytes(Bytes::from_request(req, state).await)?;
         let bytes: &[u8] = if bytes.iter().all(u8::is_ascii_whitespace) {
             b"{}"
@@ -31,7 +31,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for AppJson<T> {
         };
         serde_json::from_slice(bytes)
             .map(AppJson)
-            .map_err(|e| ApiError::BadRequest(format!("malformed JSON: {e}")))
+            .map_err(|e| Error::BadRequest(format!("malformed JSON: {e}")))
     }
 }
 
@@ -39,15 +39,15 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for AppJson<T> {
 pub(crate) struct PathId(pub i64);
 
 impl<S: Send + Sync> FromRequestParts<S> for PathId {
-    type Rejection = ApiError;
+    type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let Path(id) = Path::<String>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest(e.body_text()))?;
+            .map_err(|e| Error::BadRequest(e.body_text()))?;
         id.parse()
             .map(PathId)
-            .map_err(|_| ApiError::BadRequest(format!("bad id {id:?}")))
+            .map_err(|_| Error::BadRequest(format!("bad id {id:?}")))
     }
 }
 
@@ -60,9 +60,9 @@ impl<S: Send + Sync> FromRequestParts<S> for SignedIn
 where
     AppState: FromRef<S>,
 {
-    type Rejection = ApiError;
+    type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let app = AppState::from_ref(state);
         same_origin(&parts.headers)?;
         app.accounts.require(&parts.headers).await.map(SignedIn)
@@ -76,12 +76,12 @@ impl<S: Send + Sync> FromRequestParts<S> for Reader
 where
     AppState: FromRef<S>,
 {
-    type Rejection = ApiError;
+    type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let app = AppState::from_ref(state);
         let session = app.accounts.session(&parts.headers).await?;
-        Ok(Reader(session.ok_or(ApiError::NotSignedIn)?.user))
+        Ok(Reader(session.ok_or(Error::NotSignedIn)?.user))
     }
 }
 
@@ -93,14 +93,14 @@ impl<S: Send + Sync> FromRequestParts<S> for SignIn
 where
     AppState: FromRef<S>,
 {
-    type Rejection = ApiError;
+    type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let app = AppState::from_ref(state);
         same_origin(&parts.headers)?;
         let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+            .map_err(|e| Error::Internal(e.to_string()))?;
         let client = app.limits.client(from, &parts.headers);
         app.limits.auth(client)?;
         Ok(SignIn(client))
@@ -135,19 +135,19 @@ impl<S: Send + Sync> FromRequestParts<S> for RecordWork
 where
     AppState: FromRef<S>,
 {
-    type Rejection = ApiError;
+    type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let app = AppState::from_ref(state);
         let ConnectInfo(from) = ConnectInfo::<SocketAddr>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+            .map_err(|e| Error::Internal(e.to_string()))?;
         app.limits
             .records(app.limits.client(from, &parts.headers))?;
         let permit = std::sync::Arc::clone(&app.record_work)
             .acquire_owned()
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+            .map_err(|e| Error::Internal(e.to_string()))?;
         Ok(RecordWork {
             permit: Some(permit),
             workers: app.record_workers,
@@ -179,17 +179,17 @@ fn shorten(text: &str) -> String {
 }
 
 impl<S: Send + Sync> FromRequestParts<S> for Page {
-    type Rejection = ApiError;
+    type Rejection = Error;
 
-    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Error> {
         let Query(q) = Query::<PageQuery>::from_request_parts(parts, state)
             .await
-            .map_err(|e| ApiError::BadRequest(format!("bad query: {e}")))?;
+            .map_err(|e| Error::BadRequest(format!("bad query: {e}")))?;
         let before = q
             .before
             .map(|b| {
                 b.parse::<i64>().ok().filter(|&v| v > 0).ok_or_else(|| {
-                    ApiError::BadRequest(format!("bad before {:?}: a game id", shorten(&b)))
+                    Error::BadRequest(format!("bad before {:?}: a game id", shorten(&b)))
                 })
             })
             .transpose()?;
@@ -200,7 +200,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Page {
                 .ok()
                 .filter(|n| (1..=PAGE_LIMIT).contains(n))
                 .ok_or_else(|| {
-                    ApiError::BadRequest(format!("bad limit {:?}: 1 to {PAGE_LIMIT}", shorten(&l)))
+                    Error::BadRequest(format!("bad limit {:?}: 1 to {PAGE_LIMIT}", shorten(&l)))
                 })?,
         };
         Ok(Page { before, limit })

@@ -13,7 +13,7 @@ use super::extract::{AppJson, PathId, SignedIn};
 use super::wire::ActionMessage;
 use super::{App, AppState};
 use crate::auth;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::{Actor, GameState, NewTable, Opponent};
 
 #[derive(Deserialize)]
@@ -42,12 +42,12 @@ pub(super) async fn create_game(
     State(app): State<AppState>,
     SignedIn(s): SignedIn,
     AppJson(req): AppJson<CreateGame>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     app.limits.action(s.user.id)?;
     let color = match req.color.as_deref().map(str::trim) {
         None | Some("random") => None,
         Some(c) => Some(c.parse::<Color>().map_err(|_| {
-            ApiError::BadRequest(format!(
+            Error::BadRequest(format!(
                 "color must be \"black\", \"white\" or \"random\", not {c:?}"
             ))
         })?),
@@ -57,7 +57,7 @@ pub(super) async fn create_game(
         Some("invite") => Opponent::Invite,
         Some("bot") => Opponent::Bot(req.bot.unwrap_or_else(|| "mcts-2".to_owned())),
         Some(o) => {
-            return Err(ApiError::BadRequest(format!(
+            return Err(Error::BadRequest(format!(
                 "opponent must be \"anyone\", \"invite\" or \"bot\", not {o:?}"
             )));
         }
@@ -88,7 +88,7 @@ pub(super) async fn get_game(
     State(app): State<AppState>,
     PathId(id): PathId,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let entry = app.games.look(id).await?;
     // Anyone may look; a seated player who looks is at the board. A session that cannot be read (a store
     // error) only costs that sign of presence, never the answer.
@@ -123,7 +123,7 @@ pub(super) async fn join(
     PathId(id): PathId,
     SignedIn(s): SignedIn,
     AppJson(req): AppJson<Join>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     app.limits.action(s.user.id)?;
     let state = app.games.join(id, &s.user, req.invite.as_deref()).await?;
     Ok(Json(state).into_response())
@@ -134,7 +134,7 @@ pub(super) async fn abort(
     State(app): State<AppState>,
     PathId(id): PathId,
     SignedIn(s): SignedIn,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     app.limits.action(s.user.id)?;
     app.games.abort(id, &s.user).await?;
     Ok(Json(json!({ "aborted": id })))
@@ -145,7 +145,7 @@ pub(super) async fn cancel(
     State(app): State<AppState>,
     PathId(id): PathId,
     SignedIn(s): SignedIn,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     app.limits.action(s.user.id)?;
     app.games.cancel(id, &s.user).await?;
     Ok(Json(json!({ "cancelled": id })))
@@ -159,7 +159,7 @@ pub(super) async fn perform(
     size: Option<Size>,
     user: &auth::User,
     message: ActionMessage,
-) -> Result<GameState, ApiError> {
+) -> Result<GameState, Error> {
     app.limits.action(user.id)?;
     let size = match size {
         Some(size) => size,
@@ -176,7 +176,7 @@ pub(super) async fn act(
     PathId(id): PathId,
     SignedIn(s): SignedIn,
     AppJson(message): AppJson<ActionMessage>,
-) -> Result<Json<GameState>, ApiError> {
+) -> Result<Json<GameState>, Error> {
     Ok(Json(perform(&app, id, None, &s.user, message).await?))
 }
 
@@ -189,14 +189,14 @@ pub(super) fn action_route(kind: &'static str) -> axum::routing::MethodRouter<Ap
               SignedIn(s): SignedIn,
               AppJson(mut fields): AppJson<serde_json::Map<String, serde_json::Value>>| async move {
             if fields.contains_key("type") {
-                return Err(ApiError::BadRequest(format!(
+                return Err(Error::BadRequest(format!(
                     "the path names the action: leave out \"type\", or send it to /api/games/{id}/actions"
                 )));
             }
             fields.insert("type".to_owned(), kind.into());
             let message: ActionMessage = serde_json::from_value(fields.into())
-                .map_err(|e| ApiError::BadRequest(format!("malformed action: {e}")))?;
-            Ok::<_, ApiError>(Json(perform(&app, id, None, &s.user, message).await?))
+                .map_err(|e| Error::BadRequest(format!("malformed action: {e}")))?;
+            Ok::<_, Error>(Json(perform(&app, id, None, &s.user, message).await?))
         },
     )
 }

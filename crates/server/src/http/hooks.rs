@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use futures_util::stream::BoxStream;
 
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::LiveGame;
 use crate::game::record::Comment;
 
@@ -27,7 +27,7 @@ pub trait RecordComments: Send + Sync {
         &self,
         game: i64,
         over: bool,
-    ) -> Pin<Box<dyn Future<Output = Result<Vec<Comment>, ApiError>> + Send + '_>>;
+    ) -> Pin<Box<dyn Future<Output = Result<Vec<Comment>, Error>> + Send + '_>>;
 }
 
 /// Lists a feature adds to the lobby (automatch's seeks).
@@ -39,7 +39,7 @@ pub trait LobbyLists: Send + Sync {
 /// What a feature withdraws when an account is deleted (automatch's waiting seeks).
 pub trait AccountLeaving: Send + Sync {
     /// User `user`'s account is about to be deleted: what it has waiting is withdrawn.
-    fn leave(&self, user: i64) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send + '_>>;
+    fn leave(&self, user: i64) -> Pin<Box<dyn Future<Output = Result<(), Error>> + Send + '_>>;
 }
 
 /// The features' additions to the core's edge.

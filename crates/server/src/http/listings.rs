@@ -13,7 +13,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::extract::Page;
 use super::{App, AppState, LIST_LIMIT, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::Status;
 
 /// The lobby as `user` (when signed in) sees it: first their games that wait for them, then the open tables
@@ -46,7 +46,7 @@ pub(super) async fn lobby(
 pub(super) async fn archive(
     State(app): State<AppState>,
     page: Page,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     let games = app
         .games
         .finished_page(page.before, page.read_len())
@@ -60,7 +60,7 @@ pub(super) async fn lobby_ws(
     ConnectInfo(from): ConnectInfo<std::net::SocketAddr>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     same_origin(&headers)?;
     // Counted against the user too when signed in; a session that cannot be read costs only that.
     let user = app.accounts.session(&headers).await.ok().flatten();

@@ -6,6 +6,7 @@
 //! socket, records, lobby and account deletion comes through [`hooks`].
 
 mod account;
+pub mod answer;
 pub(crate) mod extract;
 mod games;
 pub mod health;
@@ -25,7 +26,7 @@ use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::routing::{get, post};
 
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::Games;
 use crate::limit::Limiters;
 
@@ -164,28 +165,28 @@ async fn announced_size(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok());
     if announced.is_some_and(|n| n > limit as u64) {
-        return axum::response::IntoResponse::into_response(ApiError::TooLarge);
+        return axum::response::IntoResponse::into_response(Error::TooLarge);
     }
     next.run(request).await
 }
 
-async fn api_not_found() -> ApiError {
-    ApiError::NoRoute
+async fn api_not_found() -> Error {
+    Error::NoRoute
 }
 
-pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, ApiError> {
+pub(crate) fn body_bytes(body: Result<Bytes, BytesRejection>) -> Result<Bytes, Error> {
     body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            ApiError::TooLarge
+            Error::TooLarge
         } else {
-            ApiError::BadRequest(e.body_text())
+            Error::BadRequest(e.body_text())
         }
     })
 }
 
 /// Refuses a request whose `Origin` names another site. Browsers send `Origin` on cross-site POSTs and on
 /// every WebSocket upgrade; other clients may leave it out.
-fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
+fn same_origin(headers: &HeaderMap) -> Result<(), Error> {
     let Some(origin) = headers.get(header::ORIGIN) else {
         return Ok(());
     };
@@ -197,6 +198,6 @@ fn same_origin(headers: &HeaderMap) -> Result<(), ApiError> {
         .map(|(_, rest)| rest.trim_end_matches('/'));
     match (origin_host, host) {
         (Some(o), Some(h)) if o.eq_ignore_ascii_case(h) => Ok(()),
-        _ => Err(ApiError::ForeignOrigin),
+        _ => Err(Error::ForeignOrigin),
     }
 }

@@ -10,13 +10,13 @@ use serde_json::json;
 
 use super::extract::{PathId, RecordWork};
 use super::{AppState, body_bytes};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::replay;
 
 pub(super) async fn sgf(
     State(app): State<AppState>,
     PathId(id): PathId,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let entry = app.games.look(id).await?;
     let over = entry.lock().await.game.phase() == tesuji_rules::Phase::Over;
     let mut comments = Vec::new();
@@ -60,7 +60,7 @@ pub(super) async fn sgf(
 pub(super) async fn game_replay(
     State(app): State<AppState>,
     PathId(id): PathId,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let entry = app.games.look(id).await?;
     let view = entry.lock().await.replay_view();
     Ok(Json(view).into_response())
@@ -71,11 +71,11 @@ pub(super) async fn game_rulesets(
     State(app): State<AppState>,
     PathId(id): PathId,
     work: RecordWork,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let entry = app.games.look(id).await?;
     let game = entry.lock().await.game.clone();
     if game.phase() != tesuji_rules::Phase::Over {
-        return Err(ApiError::NotOver);
+        return Err(Error::NotOver);
     }
     // Eleven replays of the game: CPU work, off the async threads. The work holds its permit until it is done,
     // also when the client goes away meanwhile (the request's future is dropped, the thread goes on).
@@ -84,14 +84,14 @@ pub(super) async fn game_rulesets(
         replay::rulesets(&game)
     })
     .await
-    .map_err(|e| ApiError::Internal(e.to_string()))?;
+    .map_err(|e| Error::Internal(e.to_string()))?;
     Ok(Json(json!({ "counts": counts })).into_response())
 }
 
 pub(super) async fn sgf_replay(
     work: RecordWork,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let bytes = body_bytes(body)?;
     // Reading a large record is CPU work: keep it off the async threads, holding the permit until it is done.
     let view = tokio::task::spawn_blocking(move || {
@@ -99,6 +99,6 @@ pub(super) async fn sgf_replay(
         replay::of_sgf(&bytes)
     })
     .await
-    .map_err(|e| ApiError::Internal(e.to_string()))??;
+    .map_err(|e| Error::Internal(e.to_string()))??;
     Ok(Json(view).into_response())
 }

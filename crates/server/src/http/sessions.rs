@@ -10,13 +10,13 @@ use serde_json::json;
 use super::AppState;
 use super::extract::{AppJson, SignIn};
 use crate::auth::{ClientInfo, NewSession};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::names;
 
 pub(super) async fn session(
     State(app): State<AppState>,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let s = app.accounts.session(&headers).await?;
     Ok(Json(json!({
         "user": s.as_ref().map(|s| &s.user),
@@ -44,7 +44,7 @@ pub(super) async fn sign_up(
     SignIn(address): SignIn,
     headers: HeaderMap,
     AppJson(c): AppJson<Credentials>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let client = ClientInfo::new(&headers, address);
     let s = app.accounts.sign_up(&c.name, &c.password, client).await?;
     app.limits
@@ -58,7 +58,7 @@ pub(super) async fn log_in(
     SignIn(address): SignIn,
     headers: HeaderMap,
     AppJson(c): AppJson<Credentials>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     // Per account too (see `limit::AccountGuard`): the name's key, known account or not.
     // A name longer than any account's names none: nothing to keep for it.
     let key = names::key(&c.name);
@@ -76,7 +76,7 @@ pub(super) async fn log_in(
             Ok(session_response(StatusCode::OK, s))
         }
         Err(e) => {
-            if tracked && matches!(e, ApiError::WrongLogin) {
+            if tracked && matches!(e, Error::WrongLogin) {
                 guard.failed(&key);
             }
             Err(e)
@@ -95,7 +95,7 @@ pub(super) async fn guest(
     SignIn(address): SignIn,
     headers: HeaderMap,
     AppJson(g): AppJson<GuestName>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let s = app
         .accounts
         .guest(&g.name, ClientInfo::new(&headers, address))
@@ -106,7 +106,7 @@ pub(super) async fn guest(
 pub(super) async fn log_out(
     State(app): State<AppState>,
     headers: HeaderMap,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let s = app.accounts.require(&headers).await?;
     app.accounts.log_out(&s).await?;
     let mut response = Json(json!({})).into_response();

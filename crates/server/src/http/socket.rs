@@ -18,7 +18,7 @@ use super::games::perform;
 use super::wire::{ClientMessage, Undecodable};
 use super::{App, AppState, WS_MESSAGE_LIMIT, WS_READ_BUFFER, same_origin};
 use crate::auth;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::LiveGame;
 
 pub(super) async fn game_ws(
@@ -27,7 +27,7 @@ pub(super) async fn game_ws(
     ConnectInfo(from): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     upgrade: WebSocketUpgrade,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     same_origin(&headers)?;
     // Refuse unknown games before upgrading, so the client gets a plain 404; the first state is at least what
     // the store had when the socket was asked for.
@@ -59,7 +59,7 @@ pub(super) fn full_state(live: &LiveGame, viewer: Option<i64>) -> String {
     v.to_string()
 }
 
-pub(super) fn error_message(reference: &Option<serde_json::Value>, e: &ApiError) -> String {
+pub(super) fn error_message(reference: &Option<serde_json::Value>, e: &Error) -> String {
     let (_, reason) = e.status_and_reason();
     let mut m =
         json!({"type": "error", "ref": reference, "error": e.to_string(), "reason": reason});
@@ -94,7 +94,7 @@ pub(super) async fn answer(
     };
     let reference = message.reference.clone();
     let Some(user) = user else {
-        return (error_message(&reference, &ApiError::NotSignedIn), false);
+        return (error_message(&reference, &Error::NotSignedIn), false);
     };
     match perform(app, id, Some(size), user, message).await {
         Ok(state) => (

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use tesuji_rules::{Color, Move, Point, Size};
 
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::action::quoted;
 use crate::game::recorded::UndoStep;
 use crate::game::{Request, Sent};
@@ -111,10 +111,10 @@ impl TryFrom<WireAction> for ActionMessage {
 
 impl Named {
     /// The request this action makes on a board of `size`: its point read against the board.
-    pub fn request(&self, size: Size) -> Result<Request, ApiError> {
+    pub fn request(&self, size: Size) -> Result<Request, Error> {
         let on_board = |text: &str, what: &str| {
             Point::from_gtp(text, size).ok_or_else(|| {
-                ApiError::BadRequest(format!(
+                Error::BadRequest(format!(
                     "{what} must be a point such as \"D4\" on the {} board, not {}",
                     size.dimensions(),
                     quoted(text)
@@ -125,7 +125,7 @@ impl Named {
             Named::Play(mv) if mv.trim().eq_ignore_ascii_case("pass") => Request::Play(Move::Pass),
             Named::Play(mv) => {
                 Request::Play(Move::Play(on_board(mv.trim(), "move").map_err(|_| {
-                    ApiError::BadRequest(format!(
+                    Error::BadRequest(format!(
                         "move must be \"pass\" or a point such as \"D4\" on the {} board, not {}",
                         size.dimensions(),
                         quoted(mv)
@@ -146,13 +146,13 @@ impl Named {
 
 impl ActionMessage {
     /// The action this message sends to a game on a board of `size`.
-    pub fn sent(&self, size: Size) -> Result<Sent, ApiError> {
+    pub fn sent(&self, size: Size) -> Result<Sent, Error> {
         let color = self
             .color
             .as_deref()
             .map(|c| {
                 c.parse::<Color>().map_err(|_| {
-                    ApiError::BadRequest(format!(
+                    Error::BadRequest(format!(
                         "color must be \"black\" or \"white\", not {}",
                         quoted(c)
                     ))
@@ -179,7 +179,7 @@ pub enum ClientMessage {
 #[derive(Debug)]
 pub struct Undecodable {
     pub reference: Option<serde_json::Value>,
-    pub error: ApiError,
+    pub error: Error,
 }
 
 impl ClientMessage {
@@ -188,7 +188,7 @@ impl ClientMessage {
     pub fn decode(text: &str) -> Result<ClientMessage, Undecodable> {
         let refuse = |reference, why: String| Undecodable {
             reference,
-            error: ApiError::BadRequest(why),
+            error: Error::BadRequest(why),
         };
         let value = match serde_json::from_str::<serde_json::Value>(text) {
             Ok(v) if v.is_object() => v,
@@ -338,7 +338,7 @@ mod tests {
         assert_eq!(play("d4").unwrap(), Request::Play(Move::Play(d4)));
         // A 9×9 board's columns run A to J without I (as GTP names them), its rows 1 to 9.
         for bad in ["K1", "A10", "I5", "", "D4 D5", "resign"] {
-            assert!(matches!(play(bad), Err(ApiError::BadRequest(_))), "{bad:?}");
+            assert!(matches!(play(bad), Err(Error::BadRequest(_))), "{bad:?}");
         }
         let dead = Named::Dead("J9".into()).request(nine);
         assert_eq!(
@@ -346,7 +346,7 @@ mod tests {
             Request::Dead(Point::from_gtp("J9", nine).unwrap())
         );
         let off = Named::Dead("T19".into()).request(nine);
-        assert!(matches!(off, Err(ApiError::BadRequest(_))));
+        assert!(matches!(off, Err(Error::BadRequest(_))));
     }
 
     #[test]
@@ -360,7 +360,7 @@ mod tests {
             (Request::Resign, Some(Color::White), Some(3), 40)
         );
         let m = read(r#"{"type": "resign", "color": "red"}"#).unwrap();
-        assert!(matches!(m.sent(nine), Err(ApiError::BadRequest(_))));
+        assert!(matches!(m.sent(nine), Err(Error::BadRequest(_))));
         let m = read(r#"{"type": "undo"}"#).unwrap();
         let sent = m.sent(nine).unwrap();
         assert_eq!((sent.color, sent.version, sent.lag_ms), (None, None, 0));

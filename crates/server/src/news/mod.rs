@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::auth::Accounts;
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::store::{NewsRow, NewsStore};
 
 /// How far back the news of a user who never looked go.
@@ -127,7 +127,7 @@ impl News {
     }
 
     /// User `user`'s news since they last looked.
-    pub async fn of(&self, user: i64) -> Result<NewsView, ApiError> {
+    pub async fn of(&self, user: i64) -> Result<NewsView, Error> {
         let since = self.since(user).await?;
         let rows = self.store.news(user, since, NEWS_READ).await?;
         let me = self.accounts.user(user).await?.map(|u| u.name);
@@ -139,7 +139,7 @@ impl News {
 
     /// User `user` has looked at their news up to `at` (milliseconds since 1970; now when not given, and never
     /// later than now). Answers since when their news now run.
-    pub async fn seen(&self, user: i64, at: Option<i64>) -> Result<i64, ApiError> {
+    pub async fn seen(&self, user: i64, at: Option<i64>) -> Result<i64, Error> {
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let at = at.unwrap_or(now).clamp(0, now);
         self.store.set_news_seen(user, at).await?;
@@ -147,12 +147,12 @@ impl News {
     }
 
     /// Since when user `user`'s news run.
-    async fn since(&self, user: i64) -> Result<i64, ApiError> {
+    async fn since(&self, user: i64) -> Result<i64, Error> {
         let seen = self
             .store
             .news_since(user)
             .await?
-            .ok_or(ApiError::NoUser(user))?;
+            .ok_or(Error::NoUser(user))?;
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         Ok(seen.unwrap_or(now.saturating_sub(NEWS_FIRST_MS).max(0)))
     }

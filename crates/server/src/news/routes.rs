@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::{News, NewsView};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::http::AppState;
 use crate::http::extract::{AppJson, Reader, SignedIn};
 
@@ -29,7 +29,7 @@ where
 async fn news(
     State(news): State<Arc<News>>,
     Reader(user): Reader,
-) -> Result<Json<NewsView>, ApiError> {
+) -> Result<Json<NewsView>, Error> {
     Ok(Json(news.of(user.id).await?))
 }
 
@@ -47,7 +47,7 @@ async fn seen(
     State(news): State<Arc<News>>,
     SignedIn(s): SignedIn,
     AppJson(seen): AppJson<Seen>,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     app.limits.action(s.user.id)?;
     let since = news.seen(s.user.id, seen.at).await?;
     Ok(Json(json!({ "since": since })))

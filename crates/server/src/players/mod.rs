@@ -10,7 +10,7 @@ use serde::Serialize;
 use tesuji_rules::{Color, Rules};
 
 use crate::auth::Accounts;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::Games;
 use crate::store::{RatingPoint, RatingStore};
 use tesuji_rating::Rating;
@@ -48,7 +48,7 @@ impl Players {
 
     /// User `user`'s record: one entry per board size and colour they have finished games in, by size (smaller
     /// boards first) then colour (Black first).
-    pub async fn record(&self, user: i64) -> Result<Vec<RecordView>, ApiError> {
+    pub async fn record(&self, user: i64) -> Result<Vec<RecordView>, Error> {
         let rows = self.ratings.player_record(user).await?;
         // Keyed by (width, height, colour) so that sizes sort as numbers.
         let mut record: std::collections::BTreeMap<(u8, u8, u8), RecordView> = Default::default();
@@ -83,12 +83,12 @@ impl Players {
     }
 
     /// User `user`'s rating, as stored now (`None`: never rated).
-    pub async fn rating(&self, user: i64) -> Result<Option<Rating>, ApiError> {
+    pub async fn rating(&self, user: i64) -> Result<Option<Rating>, Error> {
         Ok(self.ratings.rating(user).await?)
     }
 
     /// User `user`'s rating after each of their last rated games, oldest first.
-    pub async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, ApiError> {
+    pub async fn rating_history(&self, user: i64) -> Result<Vec<RatingPoint>, Error> {
         Ok(self
             .ratings
             .rating_history(user, crate::game::ranked::HISTORY)

@@ -8,7 +8,7 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use super::Players;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::ranked::RatingView;
 use crate::http::extract::{Page, PathId};
 use crate::http::{AppState, LIST_LIMIT};
@@ -29,12 +29,8 @@ async fn user_games(
     State(players): State<Arc<Players>>,
     PathId(id): PathId,
     page: Page,
-) -> Result<Json<serde_json::Value>, ApiError> {
-    let mut user = players
-        .accounts
-        .user(id)
-        .await?
-        .ok_or(ApiError::NoUser(id))?;
+) -> Result<Json<serde_json::Value>, Error> {
+    let mut user = players.accounts.user(id).await?.ok_or(Error::NoUser(id))?;
     let games = players
         .games
         .player_page(id, page.before, page.read_len())

@@ -19,7 +19,7 @@ use tesuji_rating::Scored;
 use tesuji_rules::{ByColor, Rules};
 
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::ranked::{HISTORY, ToRate, setup_of};
 use crate::game::view::RatingChangeView;
 use crate::game::{Absences, Games, LiveGame};
@@ -135,7 +135,7 @@ impl Ratings {
     }
 
     /// Rates one ended ranked game (once, whoever asks), then shows both players' ratings as they are now.
-    pub async fn rate(&self, to_rate: ToRate) -> Result<Rated, ApiError> {
+    pub async fn rate(&self, to_rate: ToRate) -> Result<Rated, Error> {
         let ToRate {
             game,
             black,
@@ -191,7 +191,7 @@ impl Ratings {
         black: i64,
         white: i64,
         now: i64,
-    ) -> Result<PairWindow, ApiError> {
+    ) -> Result<PairWindow, Error> {
         let since = now - PAIR_WINDOW;
         let of_black = self.store.rating_history(black, HISTORY).await?;
         let of_white = self.store.rating_history(white, HISTORY).await?;
@@ -245,7 +245,7 @@ impl Ratings {
 
     /// Rates the ranked games that ended with a result but were never rated (see the module's notes), oldest
     /// first; answers how many were rated now.
-    pub async fn rate_unrated(&self) -> Result<usize, ApiError> {
+    pub async fn rate_unrated(&self) -> Result<usize, Error> {
         let mut after = 0;
         let mut rated = 0;
         loop {
@@ -270,7 +270,7 @@ impl Ratings {
                     )
                 })
                 .await
-                .map_err(|e| ApiError::Internal(e.to_string()))?;
+                .map_err(|e| Error::Internal(e.to_string()))?;
                 let to_rate = match replayed {
                     Ok(live) => live.to_rate(),
                     Err(e) => {

@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use tesuji_rules::{Color, Phase};
 
 use crate::auth::User;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::fields::NamedFields;
 use crate::game::{Actor, GameState, Games, LiveGame, NewTable, Opponent, ReadBack, StateField};
 use crate::relay::Relayed;
@@ -118,25 +118,23 @@ impl Rematches {
 
     /// User `user`, a player of finished game `id`, offers a rematch, or accepts the one their opponent
     /// offered: answers the rematch's state.
-    pub async fn offer(&self, id: i64, user: &User) -> Result<GameState, ApiError> {
+    pub async fn offer(&self, id: i64, user: &User) -> Result<GameState, Error> {
         let entry = self.games.get(id).await?;
         // Held throughout: two offers on this node are made one after the other.
         let mut live = entry.lock().await;
         if live.cancelled {
-            return Err(ApiError::NotFound(id));
+            return Err(Error::NotFound(id));
         }
-        let color = live
-            .seat_of(Actor::User(user.id))
-            .ok_or(ApiError::NotSeated)?;
+        let color = live.seat_of(Actor::User(user.id)).ok_or(Error::NotSeated)?;
         // On a node of several the ending (a resignation, say) may have been another node's, not heard yet.
         if live.game.phase() != Phase::Over
             && self.games.catch_up_if_behind(&mut live).await?
             && live.cancelled
         {
-            return Err(ApiError::NotFound(id));
+            return Err(Error::NotFound(id));
         }
         if live.game.phase() != Phase::Over {
-            return Err(ApiError::NotOver);
+            return Err(Error::NotOver);
         }
         if let Some(offered) = self.store.rematch_of(id).await? {
             return self.answer_offer(&mut live, offered, user).await;
@@ -194,7 +192,7 @@ impl Rematches {
         live: &mut LiveGame,
         offered: StoredGame,
         user: &User,
-    ) -> Result<GameState, ApiError> {
+    ) -> Result<GameState, Error> {
         if let Some(rematch) = Rematch::of(&live.seats, offered.id, &offered.seats) {
             self.show(live, &rematch);
         }
@@ -240,7 +238,7 @@ impl ReadBack for Rematches {
         &'a self,
         game: i64,
         seats: &'a Seats,
-    ) -> Pin<Box<dyn Future<Output = Result<NamedFields, ApiError>> + Send + 'a>> {
+    ) -> Pin<Box<dyn Future<Output = Result<NamedFields, Error>> + Send + 'a>> {
         Box::pin(async move {
             let offered = self.store.rematch_of(game).await?;
             Ok(offered

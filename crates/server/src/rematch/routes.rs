@@ -7,7 +7,7 @@ use axum::routing::post;
 use axum::{Json, Router};
 
 use super::Rematches;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::GameState;
 use crate::http::AppState;
 use crate::http::extract::{PathId, SignedIn};
@@ -29,7 +29,7 @@ async fn offer(
     State(rematches): State<Arc<Rematches>>,
     PathId(id): PathId,
     SignedIn(s): SignedIn,
-) -> Result<Json<GameState>, ApiError> {
+) -> Result<Json<GameState>, Error> {
     app.limits.action(s.user.id)?;
     Ok(Json(rematches.offer(id, &s.user).await?))
 }

@@ -32,7 +32,7 @@ use tesuji_bot::review::{Position, last_in_play, mistakes, review, review_positi
 use tesuji_rules::{Game, Phase, Size};
 
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::{Absences, Actor, Games, LiveGame};
 use crate::store::{GameStore, ReviewStore, Reviewed, StoredGame, StoredReview};
 
@@ -213,7 +213,7 @@ impl Reviews {
     }
 
     /// Game `id`'s review as it stands.
-    pub async fn review_of(self: &Arc<Self>, id: i64) -> Result<ReviewView, ApiError> {
+    pub async fn review_of(self: &Arc<Self>, id: i64) -> Result<ReviewView, Error> {
         // The game must exist (a missing one is 404, not "never reviewed").
         self.games.look(id).await?;
         Ok(ReviewView::of(self.store.review(Reviewed::Game(id)).await?))
@@ -226,7 +226,7 @@ impl Reviews {
         self: &Arc<Self>,
         user: i64,
         sgf: Vec<u8>,
-    ) -> Result<UploadReviewView, ApiError> {
+    ) -> Result<UploadReviewView, Error> {
         let name = upload_name(&sgf);
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         self.store.expire_uploads(at - UPLOAD_LIFE_MS).await?;
@@ -249,12 +249,12 @@ impl Reviews {
                 .map(|(id, game)| fairplay::InPlay::new(*id, game))
                 .collect();
             let held = fairplay::game_in_record(&record, &in_play);
-            Ok::<_, ApiError>((sgf, held))
+            Ok::<_, Error>((sgf, held))
         })
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))??;
+        .map_err(|e| Error::Internal(e.to_string()))??;
         if let Some(game) = held {
-            return Err(ApiError::LiveGamePosition { game });
+            return Err(Error::LiveGamePosition { game });
         }
         let upload = match known {
             Some(upload) => {
@@ -279,7 +279,7 @@ impl Reviews {
     }
 
     /// Refuses an upload of `bytes` by `user` beyond their daily quota, saying when it frees.
-    async fn check_upload_quota(&self, user: i64, bytes: usize, at: i64) -> Result<(), ApiError> {
+    async fn check_upload_quota(&self, user: i64, bytes: usize, at: i64) -> Result<(), Error> {
         let usage = self.store.upload_usage(user, at - DAY_MS + 1).await?;
         let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
         let limit = if usage.files >= UPLOADS_A_DAY {
@@ -291,14 +291,14 @@ impl Reviews {
         };
         // The oldest of the day's files leaves the count first.
         let frees_in = usage.oldest_ms.map_or(0, |oldest| oldest + DAY_MS - at);
-        Err(ApiError::UploadQuota {
+        Err(Error::UploadQuota {
             limit,
             frees_in: wait_text(frees_in),
         })
     }
 
     /// Whether asking for `subject`'s review would queue one (none asked yet, or a failed one).
-    async fn review_would_queue(&self, subject: Reviewed) -> Result<bool, ApiError> {
+    async fn review_would_queue(&self, subject: Reviewed) -> Result<bool, Error> {
         Ok(self
             .store
             .review(subject)
@@ -307,16 +307,16 @@ impl Reviews {
     }
 
     /// Refuses one more review for `user` when theirs or the site's queue is full.
-    async fn check_review_backlog(&self, user: i64) -> Result<(), ApiError> {
+    async fn check_review_backlog(&self, user: i64) -> Result<(), Error> {
         let backlog = self.store.review_backlog(user).await?;
         if backlog.theirs >= REVIEWS_WAITING_PER_USER {
-            return Err(ApiError::ReviewQueue {
+            return Err(Error::ReviewQueue {
                 yours: true,
                 limit: REVIEWS_WAITING_PER_USER,
             });
         }
         if backlog.all >= REVIEWS_WAITING {
-            return Err(ApiError::ReviewQueue {
+            return Err(Error::ReviewQueue {
                 yours: false,
                 limit: REVIEWS_WAITING,
             });
@@ -326,10 +326,7 @@ impl Reviews {
 
     /// The games `user` is seated at and that are in play or being counted, as uploads are checked against them;
     /// each brought up to the store first, so that a game that ended on another node is not taken for one in play.
-    async fn games_in_play_of(
-        &self,
-        user: i64,
-    ) -> Result<Vec<(i64, tesuji_rules::Game)>, ApiError> {
+    async fn games_in_play_of(&self, user: i64) -> Result<Vec<(i64, tesuji_rules::Game)>, Error> {
         let ids: Vec<i64> = self
             .games
             .summaries(|s| s.seat_of(user).is_some(), usize::MAX)
@@ -357,13 +354,13 @@ impl Reviews {
     }
 
     /// Notes that the uploaded file `upload` was opened now.
-    async fn opened(&self, upload: i64) -> Result<(), ApiError> {
+    async fn opened(&self, upload: i64) -> Result<(), Error> {
         let at = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         Ok(self.store.open_upload(upload, at).await?)
     }
 
     /// The id of the file uploaded under `name`.
-    async fn upload_named(&self, name: &str) -> Result<i64, ApiError> {
+    async fn upload_named(&self, name: &str) -> Result<i64, Error> {
         // Only a digest can name one: anything else is not looked up.
         let digest =
             name.len() == 64 && name.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
@@ -372,11 +369,11 @@ impl Reviews {
         } else {
             None
         };
-        found.ok_or_else(|| ApiError::NoUpload(name.chars().take(64).collect()))
+        found.ok_or_else(|| Error::NoUpload(name.chars().take(64).collect()))
     }
 
     /// The review of the file uploaded under `name` (which opens it).
-    pub async fn upload_review(self: &Arc<Self>, name: &str) -> Result<UploadReviewView, ApiError> {
+    pub async fn upload_review(self: &Arc<Self>, name: &str) -> Result<UploadReviewView, Error> {
         let upload = self.upload_named(name).await?;
         self.opened(upload).await?;
         Ok(UploadReviewView {
@@ -386,21 +383,21 @@ impl Reviews {
     }
 
     /// The bytes of the file uploaded under `name`, as they were sent (which opens it).
-    pub async fn upload_sgf(self: &Arc<Self>, name: &str) -> Result<Vec<u8>, ApiError> {
+    pub async fn upload_sgf(self: &Arc<Self>, name: &str) -> Result<Vec<u8>, Error> {
         let upload = self.upload_named(name).await?;
         self.opened(upload).await?;
         self.store
             .upload_sgf(upload)
             .await?
-            .ok_or_else(|| ApiError::NoUpload(name.to_owned()))
+            .ok_or_else(|| Error::NoUpload(name.to_owned()))
     }
 
     /// Asks, for `user`, game `id`'s review: only a finished game is reviewed (one in play would tell its
     /// players what to play). Asking again changes nothing; a failed review is asked again.
-    pub async fn ask_review(self: &Arc<Self>, user: i64, id: i64) -> Result<ReviewView, ApiError> {
+    pub async fn ask_review(self: &Arc<Self>, user: i64, id: i64) -> Result<ReviewView, Error> {
         let entry = self.games.look(id).await?;
         if entry.lock().await.game.phase() != Phase::Over {
-            return Err(ApiError::NotOverYet);
+            return Err(Error::NotOverYet);
         }
         if self.review_would_queue(Reviewed::Game(id)).await? {
             self.check_review_backlog(user).await?;
@@ -419,13 +416,13 @@ impl Reviews {
     /// gives them (at most [`ESTIMATE_PLAYOUTS`] playouts); of a finished game, its last position in play. A
     /// spectator may ask during the game, a player only once it is over (it would tell them what to play). One
     /// estimate at a time per node.
-    pub async fn estimate(self: &Arc<Self>, id: i64, viewer: i64) -> Result<Value, ApiError> {
+    pub async fn estimate(self: &Arc<Self>, id: i64, viewer: i64) -> Result<Value, Error> {
         let entry = self.games.look(id).await?;
         let game = {
             let live = entry.lock().await;
             let seated = live.seat_of(Actor::User(viewer)).is_some();
             if seated && live.game.phase() != Phase::Over {
-                return Err(ApiError::PlayersGetNoEstimate);
+                return Err(Error::PlayersGetNoEstimate);
             }
             live.game.clone()
         };
@@ -433,7 +430,7 @@ impl Reviews {
             .estimating
             .acquire()
             .await
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
+            .map_err(|e| Error::Internal(e.to_string()))?;
         let playouts = self.playouts.min(ESTIMATE_PLAYOUTS);
         tokio::task::spawn_blocking(move || {
             let size = game.rules().size;
@@ -450,7 +447,7 @@ impl Reviews {
             position_json(&review_position(&bot, &game, &rules, turn), size)
         })
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))
+        .map_err(|e| Error::Internal(e.to_string()))
     }
 
     /// The node's reviewer: takes the reviews asked for, one at a time, until the games are dropped.
@@ -490,7 +487,7 @@ impl Reviews {
         self: &Arc<Self>,
         subject: Reviewed,
         playouts: i64,
-    ) -> Result<(), ApiError> {
+    ) -> Result<(), Error> {
         let store = Arc::clone(&self.store);
         let time = self.time.clone();
         let at = move || i64::try_from(time.wall_ms()).unwrap_or(i64::MAX);
@@ -547,7 +544,7 @@ impl Reviews {
             Some((reviewed.len() as i64, results.to_string()))
         })
         .await
-        .map_err(|e| ApiError::Internal(e.to_string()))?;
+        .map_err(|e| Error::Internal(e.to_string()))?;
         match results {
             Some((total, text)) => {
                 store

@@ -12,7 +12,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 
 use super::{ReviewView, Reviews, UploadReviewView};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::http::extract::{PathId, Reader, RecordWork, SignedIn};
 use crate::http::{AppState, SGF_LIMIT, body_bytes, compressed};
 
@@ -41,7 +41,7 @@ where
 async fn review(
     State(reviews): State<Arc<Reviews>>,
     PathId(id): PathId,
-) -> Result<Json<ReviewView>, ApiError> {
+) -> Result<Json<ReviewView>, Error> {
     Ok(Json(reviews.review_of(id).await?))
 }
 
@@ -51,7 +51,7 @@ async fn ask(
     State(reviews): State<Arc<Reviews>>,
     SignedIn(s): SignedIn,
     PathId(id): PathId,
-) -> Result<Json<ReviewView>, ApiError> {
+) -> Result<Json<ReviewView>, Error> {
     app.limits.action(s.user.id)?;
     Ok(Json(reviews.ask_review(s.user.id, id).await?))
 }
@@ -63,7 +63,7 @@ async fn estimate(
     State(reviews): State<Arc<Reviews>>,
     Reader(user): Reader,
     PathId(id): PathId,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     app.limits.action(user.id)?;
     Ok(Json(reviews.estimate(id, user.id).await?))
 }
@@ -75,7 +75,7 @@ async fn ask_upload(
     SignedIn(s): SignedIn,
     work: RecordWork,
     body: Result<Bytes, BytesRejection>,
-) -> Result<Json<UploadReviewView>, ApiError> {
+) -> Result<Json<UploadReviewView>, Error> {
     app.limits.action(s.user.id)?;
     let bytes = body_bytes(body)?;
     let view = reviews.ask_upload_review(s.user.id, bytes.to_vec()).await?;
@@ -87,7 +87,7 @@ async fn ask_upload(
 async fn upload(
     State(reviews): State<Arc<Reviews>>,
     Path(name): Path<String>,
-) -> Result<Json<UploadReviewView>, ApiError> {
+) -> Result<Json<UploadReviewView>, Error> {
     Ok(Json(reviews.upload_review(&name).await?))
 }
 
@@ -95,7 +95,7 @@ async fn upload(
 async fn upload_sgf(
     State(reviews): State<Arc<Reviews>>,
     Path(name): Path<String>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     let bytes = reviews.upload_sgf(&name).await?;
     Ok((
         [

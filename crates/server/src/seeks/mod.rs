@@ -21,7 +21,7 @@ use tesuji_rules::{Color, Rules};
 
 use crate::auth::{Accounts, User};
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::ranked::{MAX_RANKED_ADVANTAGE, setup_of};
 use crate::game::{GameState, Games, NewTable, Opponent};
 use crate::http::hooks::{AccountLeaving, LobbyLists};
@@ -173,10 +173,10 @@ fn game_rules(preset: &str, size: u8, stones: u8, komi: Option<i32>) -> String {
 }
 
 /// Reads a rank (`15k`, `3d`) as a rating bound: its floor, or its top for the strongest accepted.
-fn rank_bound(text: &Option<String>, top: bool) -> Result<Option<f64>, ApiError> {
+fn rank_bound(text: &Option<String>, top: bool) -> Result<Option<f64>, Error> {
     text.as_deref()
         .map(|t| {
-            let rank = Rank::from_str(t.trim()).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+            let rank = Rank::from_str(t.trim()).map_err(|e| Error::BadRequest(e.to_string()))?;
             Ok(if top {
                 rank.floor() + POINTS_PER_RANK - 1.0
             } else {
@@ -246,36 +246,36 @@ impl Seeks {
     }
 
     /// User `user` seeks a game: answers the game made with a compatible seeker, or the seek that now waits.
-    pub async fn seek(&self, user: &User, request: SeekRequest) -> Result<SeekOutcome, ApiError> {
+    pub async fn seek(&self, user: &User, request: SeekRequest) -> Result<SeekOutcome, Error> {
         if !SPEEDS.contains(&request.speed.as_str()) {
-            return Err(ApiError::BadRequest(format!(
+            return Err(Error::BadRequest(format!(
                 "speed must be one of {}, not {:?}",
                 SPEEDS.join(", "),
                 request.speed
             )));
         }
         if !SEEK_RULES.contains(&request.rules.as_str()) {
-            return Err(ApiError::BadRequest(format!(
+            return Err(Error::BadRequest(format!(
                 "rules must be one of {}, not {:?}",
                 SEEK_RULES.join(", "),
                 request.rules
             )));
         }
         if ![9, 13, 19].contains(&request.size) {
-            return Err(ApiError::BadRequest(format!(
+            return Err(Error::BadRequest(format!(
                 "size must be 9, 13 or 19, not {}",
                 request.size
             )));
         }
         if request.ranked && user.guest {
-            return Err(ApiError::RankedNeedsAccount);
+            return Err(Error::RankedNeedsAccount);
         }
         let min_rating = rank_bound(&request.min_rank, false)?;
         let max_rating = rank_bound(&request.max_rank, true)?;
         if let (Some(min), Some(max)) = (min_rating, max_rating)
             && min > max
         {
-            return Err(ApiError::BadRequest(
+            return Err(Error::BadRequest(
                 "min_rank must not be stronger than max_rank".into(),
             ));
         }
@@ -305,12 +305,12 @@ impl Seeks {
                 match stored {
                     Some(s) => SeekOutcome::Waiting(SeekView::from(&s)),
                     None => {
-                        return Err(ApiError::Internal("a stored seek was not read back".into()));
+                        return Err(Error::Internal("a stored seek was not read back".into()));
                     }
                 }
             }
             Sought::TooMany => {
-                return Err(ApiError::TooManySeeks {
+                return Err(Error::TooManySeeks {
                     limit: self.per_user,
                 });
             }
@@ -330,12 +330,12 @@ impl Seeks {
         rating: f64,
         request: &SeekRequest,
         other: &StoredSeek,
-    ) -> Result<GameState, ApiError> {
+    ) -> Result<GameState, Error> {
         let seeker = self
             .accounts
             .user(other.user)
             .await?
-            .ok_or(ApiError::NoUser(other.user))?;
+            .ok_or(Error::NoUser(other.user))?;
         let theirs = other.rating.unwrap_or(NEW_RATING);
         // The older seeker sits down first; the lower rated plays Black.
         let seeker_color = if theirs <= rating {
@@ -371,9 +371,9 @@ impl Seeks {
     }
 
     /// User `user` withdraws seek `id`.
-    pub async fn cancel(&self, user: i64, id: i64) -> Result<(), ApiError> {
+    pub async fn cancel(&self, user: i64, id: i64) -> Result<(), Error> {
         if !self.store.cancel_seek(user, id).await? {
-            return Err(ApiError::NoSeek(id));
+            return Err(Error::NoSeek(id));
         }
         self.changed().await;
         Ok(())
@@ -381,7 +381,7 @@ impl Seeks {
 
     /// Reads the recent seeks again (after a change here or on another node, or for a look) and tells the
     /// lobby when they changed: a look that finds nothing new sends no lobby socket anything.
-    pub async fn refresh(&self) -> Result<(), ApiError> {
+    pub async fn refresh(&self) -> Result<(), Error> {
         let now = i64::try_from(self.time.wall_ms()).unwrap_or(i64::MAX);
         let seeks = self.store.seeks(now - SEEK_LIFE_MS).await?;
         let changed = {
@@ -445,12 +445,12 @@ impl LobbyLists for Seeks {
 
 impl AccountLeaving for Seeks {
     /// Withdraws the leaving user's waiting seeks.
-    fn leave(&self, user: i64) -> Pin<Box<dyn Future<Output = Result<(), ApiError>> + Send + '_>> {
+    fn leave(&self, user: i64) -> Pin<Box<dyn Future<Output = Result<(), Error>> + Send + '_>> {
         Box::pin(async move {
             let (_, mine) = self.lists(Some(user));
             for seek in mine.iter().filter(|k| k.game.is_none()) {
                 match self.cancel(user, seek.id).await {
-                    Ok(()) | Err(ApiError::NoSeek(_)) => {}
+                    Ok(()) | Err(Error::NoSeek(_)) => {}
                     Err(e) => return Err(e),
                 }
             }

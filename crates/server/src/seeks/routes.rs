@@ -11,7 +11,7 @@ use axum::{Json, Router};
 use serde_json::json;
 
 use super::{SeekOutcome, SeekRequest, Seeks};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::http::AppState;
 use crate::http::extract::{AppJson, PathId, SignedIn};
 
@@ -34,7 +34,7 @@ async fn seek(
     State(seeks): State<Arc<Seeks>>,
     SignedIn(s): SignedIn,
     AppJson(request): AppJson<SeekRequest>,
-) -> Result<Response, ApiError> {
+) -> Result<Response, Error> {
     app.limits.action(s.user.id)?;
     Ok(match seeks.seek(&s.user, request).await? {
         SeekOutcome::Matched(state) => {
@@ -67,7 +67,7 @@ async fn cancel(
     State(seeks): State<Arc<Seeks>>,
     PathId(id): PathId,
     SignedIn(s): SignedIn,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<serde_json::Value>, Error> {
     app.limits.action(s.user.id)?;
     seeks.cancel(s.user.id, id).await?;
     Ok(Json(json!({ "cancelled": id })))

@@ -21,7 +21,7 @@ use serde::Serialize;
 use tesuji_clock::DAY_MS;
 
 use crate::clocks::TimeSource;
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::game::Games;
 use crate::game::record::date_of;
 use crate::store::{Vacation, VacationStore, VacationTaken};
@@ -84,7 +84,7 @@ impl Vacations {
     }
 
     /// User `user`'s vacations now.
-    pub async fn of(&self, user: i64) -> Result<VacationView, ApiError> {
+    pub async fn of(&self, user: i64) -> Result<VacationView, Error> {
         let now = self.wall_now();
         let (year, from) = year_of(now);
         let taken = self.store.vacations(user, from.min(now - 1)).await?;
@@ -109,9 +109,9 @@ impl Vacations {
     }
 
     /// User `user` goes on vacation for `days` days from now.
-    pub async fn take(&self, user: i64, days: u32) -> Result<VacationView, ApiError> {
+    pub async fn take(&self, user: i64, days: u32) -> Result<VacationView, Error> {
         if !(1..=VACATION_DAYS).contains(&days) {
-            return Err(ApiError::BadRequest(format!(
+            return Err(Error::BadRequest(format!(
                 "a vacation lasts from 1 to {VACATION_DAYS} whole days"
             )));
         }
@@ -129,12 +129,12 @@ impl Vacations {
         {
             VacationTaken::Taken(_) => {}
             VacationTaken::Already(v) => {
-                return Err(ApiError::OnVacation {
+                return Err(Error::OnVacation {
                     until: date_of(v.end_ms.div_euclid(1000)),
                 });
             }
             VacationTaken::TooLong { left_ms } => {
-                return Err(ApiError::VacationTooLong {
+                return Err(Error::VacationTooLong {
                     asked: days,
                     left: left_ms / DAY_MS as i64,
                 });
@@ -145,10 +145,10 @@ impl Vacations {
     }
 
     /// User `user` comes back from vacation now.
-    pub async fn end(&self, user: i64) -> Result<VacationView, ApiError> {
+    pub async fn end(&self, user: i64) -> Result<VacationView, Error> {
         let now = self.wall_now();
         if self.store.end_vacation(user, now).await?.is_none() {
-            return Err(ApiError::NotOnVacation);
+            return Err(Error::NotOnVacation);
         }
         self.games.vacations_changed(user).await;
         self.of(user).await

@@ -8,7 +8,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 
 use super::{VacationView, Vacations};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::http::AppState;
 use crate::http::extract::{AppJson, Reader, SignedIn};
 
@@ -28,7 +28,7 @@ where
 async fn vacation(
     State(vacations): State<Arc<Vacations>>,
     Reader(user): Reader,
-) -> Result<Json<VacationView>, ApiError> {
+) -> Result<Json<VacationView>, Error> {
     Ok(Json(vacations.of(user.id).await?))
 }
 
@@ -45,7 +45,7 @@ async fn take(
     State(vacations): State<Arc<Vacations>>,
     SignedIn(s): SignedIn,
     AppJson(take): AppJson<Take>,
-) -> Result<Json<VacationView>, ApiError> {
+) -> Result<Json<VacationView>, Error> {
     app.limits.action(s.user.id)?;
     Ok(Json(vacations.take(s.user.id, take.days).await?))
 }
@@ -55,7 +55,7 @@ async fn end(
     State(app): State<AppState>,
     State(vacations): State<Arc<Vacations>>,
     SignedIn(s): SignedIn,
-) -> Result<Json<VacationView>, ApiError> {
+) -> Result<Json<VacationView>, Error> {
     app.limits.action(s.user.id)?;
     Ok(Json(vacations.end(s.user.id).await?))
 }
