@@ -12,7 +12,7 @@ use super::computer::MarkingEstimate;
 use super::live::LiveGame;
 use super::recorded::{Recorded, UndoStep};
 use super::registry::Games;
-use super::view::{GameState, SERVER, Status, phase_name};
+use super::view::{GameState, SERVER, Status};
 use crate::replay::turn_number;
 
 /// A client's text as a refusal quotes it: its first characters only, so that a refusal stays short whatever
@@ -355,7 +355,7 @@ impl Games {
             lag_ms: turn_time.map(|t| as_i64(t.lag_ms)),
             at_ms: Some(as_i64(self.time.wall_ms())),
         };
-        let phase = phase_name(live.game.phase());
+        let phase = Status::of(live.game.phase()).name();
         let ending = (live.game.phase() == Phase::Over).then(|| Ending {
             result: live.game.result().map(|r| r.to_string()),
             ended: crate::store::now(),

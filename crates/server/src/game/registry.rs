@@ -20,7 +20,7 @@ use super::computer::{BOTS, MarkingEstimate};
 use super::fields::ReadBack;
 use super::live::LiveGame;
 use super::presence::Absences;
-use super::view::{GameState, Player, Players, Status, Summary, phase_name, seated};
+use super::view::{GameState, Player, Players, Status, Summary, seated};
 
 /// How a new table's seats are filled.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -702,7 +702,7 @@ impl Games {
             .games
             .create_game(
                 &canonical,
-                phase_name(game.phase()),
+                Status::of(game.phase()).name(),
                 &seats,
                 control.map(|c| c.to_string()).as_deref(),
             )

@@ -57,7 +57,8 @@ pub struct GameState {
     /// How many actions `moves` has (also when it is left out).
     pub move_count: usize,
     pub to_move: &'static str,
-    pub phase: &'static str,
+    /// The rules' phase (never `open`: a table waiting for its second player is in play for the rules).
+    pub phase: Status,
     /// SGF's `RE` (`B+R`, `W+3.5`) once the game is over.
     pub result: Option<String>,
     pub score: Option<ScoreView>,
@@ -344,10 +345,6 @@ impl GameState {
     }
 }
 
-pub(super) fn phase_name(p: Phase) -> &'static str {
-    Status::of(p).name()
-}
-
 /// Where a game is, as states and listings name it: a table waiting for its second player, then the rules'
 /// phase.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -470,7 +467,7 @@ impl LiveGame {
             moves: Some(Arc::clone(&self.moves)),
             move_count: self.moves.len(),
             to_move: self.game.to_move().name(),
-            phase: phase_name(self.game.phase()),
+            phase: Status::of(self.game.phase()),
             result: result.map(|r| r.to_string()),
             score: result.and_then(|r| r.score.as_ref()).map(ScoreView::from),
             proposal_score: (self.game.phase() == Phase::Marking)
