@@ -151,6 +151,12 @@ pub fn has_grace(control: &TimeControl) -> bool {
     longest < DAY_MS
 }
 
+/// Whether a vacation stops the clock of a game under `control`: a correspondence clock (one without the
+/// grace period of games played at one sitting).
+pub fn vacation_stops(control: &TimeControl) -> bool {
+    !matches!(control, TimeControl::None) && !has_grace(control)
+}
+
 /// A game's clock. While a stored game is replayed it runs on virtual time (each stored turn advances it by the
 /// time that turn took); live, on the server's time from where the replay ended.
 #[derive(Clone, Debug)]
@@ -719,5 +725,20 @@ mod tests {
         assert!(matches!(late, Err(ClockError::TimedOut(Color::Black))));
         clock.go_live();
         assert!(clock.view().black.flagged);
+    }
+
+    #[test]
+    fn only_correspondence_clocks_stop_for_a_vacation() {
+        for (spec, stopped) in [
+            ("none", false),
+            ("fischer:5m+10s", false),
+            ("byoyomi:23h+5x30s", false),
+            ("correspondence", true),
+            ("correspondence:3d", true),
+            ("absolute:1d", true),
+        ] {
+            let control: TimeControl = spec.parse().unwrap();
+            assert_eq!(vacation_stops(&control), stopped, "{spec}");
+        }
     }
 }

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::ServerError;
 use crate::game::Games;
-use crate::game::sync::Change;
+use crate::game::registry::Change;
 use crate::relay::{Outgoing, Relay};
 
 /// The subject of the notices of changed games of site `site` (see [`crate::store::Store::site`]): the

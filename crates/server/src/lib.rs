@@ -205,7 +205,7 @@ pub async fn start_with_stores(
     };
     let lease = cluster
         .is_some()
-        .then(|| game::lease::keep(Arc::clone(&games), Arc::clone(&site), node));
+        .then(|| game::timer::keep_lease(Arc::clone(&games), Arc::clone(&site), node));
     let listener = TcpListener::bind(config.address)
         .await
         .map_err(|source| ServerError::Bind {
@@ -323,7 +323,7 @@ pub async fn start_with_stores(
         sweeper.abort();
         if let Some(lease) = lease {
             lease.abort();
-            game::lease::give_up(&games_of_task, site.as_ref(), node).await;
+            game::timer::give_up_lease(&games_of_task, site.as_ref(), node).await;
         }
         if let Some(cluster) = cluster {
             cluster.leave().await;

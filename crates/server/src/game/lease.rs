@@ -8,13 +8,7 @@
 //! A node alone (SQLite, or no NATS) always holds it. The grace period's end is not a timer in this sense:
 //! each node tells its own watchers of it, and a claim is a player's action, decided by the database.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-use tokio::task::JoinHandle;
-
-use super::Games;
-use crate::store::SiteStore;
 
 /// The lease's name in the database.
 pub const TIMERS: &str = "timers";
@@ -56,7 +50,7 @@ impl TimerLease {
         self.taken.subscribe()
     }
 
-    fn took_over(&self) {
+    pub(super) fn took_over(&self) {
         self.taken.send_modify(|n| *n += 1);
     }
 
@@ -73,7 +67,7 @@ impl TimerLease {
 
     /// The database granted the lease until `until` (on this node's clock, counted from before it was
     /// asked, so never later than the database's own expiry). Answers whether it was not held just before.
-    fn granted(&self, until: Instant) -> bool {
+    pub(super) fn granted(&self, until: Instant) -> bool {
         let Some(slot) = &self.until else {
             return false;
         };
@@ -83,64 +77,12 @@ impl TimerLease {
     }
 
     /// Another node holds the lease. Answers whether this one did just before.
-    fn lost(&self) -> bool {
+    pub(super) fn lost(&self) -> bool {
         let Some(slot) = &self.until else {
             return false;
         };
         let was = self.held();
         *slot.lock().unwrap_or_else(|e| e.into_inner()) = None;
         was
-    }
-}
-
-/// Keeps asking for the timers' lease for node `node` every [`RENEW`], and renews it while held. On taking it,
-/// brings every game up to the database (the notices of the last moments may be lost with the node that
-/// died) and starts every live game's timers: a flag that fell meanwhile falls now, once.
-pub fn keep(games: Arc<Games>, store: Arc<dyn SiteStore>, node: u64) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let ttl_ms = u64::try_from(TTL.as_millis()).unwrap_or(u64::MAX);
-        let mut every = tokio::time::interval(RENEW);
-        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            every.tick().await;
-            let asked = Instant::now();
-            match tokio::time::timeout(RENEW, store.hold_lease(TIMERS, node, ttl_ms)).await {
-                Ok(Ok(true)) => {
-                    if games.lease().granted(asked + TTL) {
-                        tracing::info!("this node runs the game timers now");
-                        let games = Arc::clone(&games);
-                        tokio::spawn(async move { take_over(&games).await });
-                    }
-                }
-                Ok(Ok(false)) => {
-                    if games.lease().lost() {
-                        tracing::info!("another node runs the game timers now");
-                    }
-                }
-                // Held until it lapses on its own: another node cannot take it sooner.
-                Ok(Err(e)) => tracing::warn!(error = %e, "the timers' lease could not be renewed"),
-                Err(_) => tracing::warn!("the database did not answer about the timers' lease"),
-            }
-        }
-    })
-}
-
-/// Gives the lease up, so that another node takes it at its next ask rather than after [`TTL`].
-pub async fn give_up(games: &Games, store: &dyn SiteStore, node: u64) {
-    games.lease().lost();
-    if let Err(e) = store.release_lease(TIMERS, node).await {
-        tracing::warn!(error = %e, "the timers' lease could not be given up; it lapses");
-    }
-}
-
-/// This node has just taken the lease: every game up to the database, then every live game's timers.
-async fn take_over(games: &Arc<Games>) {
-    if let Err(e) = games.catch_up_all().await {
-        tracing::warn!(error = %e, "catching up on taking the timers over failed");
-    }
-    // The node that stored a ranked game's ending may have died before rating it: the ratings look.
-    games.lease().took_over();
-    for id in games.live_ids() {
-        games.wake(id);
     }
 }

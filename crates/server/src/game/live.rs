@@ -7,13 +7,13 @@ use tesuji_clock::TimeControl;
 use tesuji_rules::{Action, ByColor, Color, Game, Phase, Rules};
 use tokio::sync::broadcast;
 
-use crate::clocks::{GameClock, TimeSource, TurnTime};
-use crate::store::{Seats, StoredGame, StoredMove};
+use crate::clocks::{GameClock, TimeSource, TurnTime, vacation_stops};
+use crate::store::{Seats, StoreError, StoredGame, StoredMove, VacationStore};
 
-use super::action::Actor;
-use super::computer::MarkingEstimate;
-use super::presence::{Absences, Presence};
+use super::bots::{BotDispute, MarkingEstimate};
 use super::recorded::{Recorded, UndoStep};
+use super::request::Actor;
+use super::seen::{Absences, Presence};
 use super::view::{MoveView, Player, Players, SERVER, Status};
 
 /// Events buffered per game for slow WebSocket readers; one who falls further behind gets a resync.
@@ -77,7 +77,7 @@ pub struct LiveGame {
     /// How a ranked game, ended, changed its players' ratings, once it is rated (see [`super::ranked`]).
     pub(super) rating_change: Option<tesuji_rules::ByColor<super::view::RatingChangeView>>,
     /// The computer's reasons for its last dispute (see [`super::computer::BotDispute`]).
-    pub(super) bot_dispute: Option<super::computer::BotDispute>,
+    pub(super) bot_dispute: Option<BotDispute>,
 }
 
 impl LiveGame {
@@ -125,6 +125,43 @@ impl LiveGame {
             },
         }
     }
+}
+
+impl LiveGame {
+    /// Gives this game's clock, if a vacation stops it, its players' vacations as stored: those that end after
+    /// the running turn started, or from now (no earlier one reaches a turn still to be charged).
+    pub(super) async fn fit_vacations(
+        &mut self,
+        store: &dyn VacationStore,
+    ) -> Result<(), StoreError> {
+        let Some(since) = self
+            .clock
+            .as_ref()
+            .filter(|c| vacation_stops(c.control()))
+            .map(|c| i64::try_from(c.counts_from_wall()).unwrap_or(i64::MAX))
+        else {
+            return Ok(());
+        };
+        for color in [Color::Black, Color::White] {
+            let away = match self.seat_user(color) {
+                Some(user) => store.vacations(user, since).await?,
+                None => Vec::new(),
+            };
+            let away = away
+                .into_iter()
+                .map(|v| (wall_ms(v.start_ms), wall_ms(v.end_ms)))
+                .collect();
+            if let Some(clock) = self.clock.as_mut() {
+                clock.set_away(color, away);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A stored wall time as the clocks take it (none is before 1970).
+fn wall_ms(ms: i64) -> u64 {
+    u64::try_from(ms).unwrap_or(0)
 }
 
 impl LiveGame {

@@ -13,13 +13,13 @@ use crate::auth::{Accounts, User};
 use crate::clocks::{GameClock, TimeSource};
 use crate::error::{Error, ServerError};
 use crate::relay::Relay;
-use crate::store::{Ending, GameRow, GameStore, Seats, StoreError, Stores};
+use crate::store::{Ending, GameRow, GameStore, Seats, StoreError, StoredMove, Stores};
 
-use super::action::Actor;
-use super::computer::{BOTS, MarkingEstimate};
+use super::bots::{BOTS, MarkingEstimate};
 use super::fields::ReadBack;
 use super::live::LiveGame;
-use super::presence::Absences;
+use super::request::Actor;
+use super::seen::{Absences, RemoteSockets};
 use super::view::{GameState, Player, Players, Status, Summary, seated};
 
 /// How a new table's seats are filled.
@@ -86,6 +86,15 @@ pub struct ResidentCount {
     pub finished: usize,
 }
 
+/// A change this node made, for the other nodes (see [`crate::cluster`]): game `game` is at `version` in the
+/// store (committed here), by `action` when an action made it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub game: i64,
+    pub version: u64,
+    pub action: Option<StoredMove>,
+}
+
 /// All games in memory and the store they are committed to; the accounts name their players.
 pub struct Games {
     pub(super) stores: Stores,
@@ -108,13 +117,12 @@ pub struct Games {
     /// Told of each game aborted here (see [`Games::aborts`]).
     aborts: broadcast::Sender<i64>,
     /// Where this node tells the other nodes of its changes, when it is one of several.
-    pub(super) changes:
-        std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<super::sync::Change>>,
+    pub(super) changes: std::sync::OnceLock<tokio::sync::mpsc::UnboundedSender<Change>>,
     /// Where this node tells the other nodes who is at the board here, and hears what they tell.
     pub(super) relay: Arc<Relay>,
     /// The seated players' sockets open on the other nodes, per game and node, as they told (also of games
     /// this node does not hold yet, so that a game read in later knows them).
-    pub(super) remote: std::sync::Mutex<super::presence::RemoteSockets>,
+    pub(super) remote: std::sync::Mutex<RemoteSockets>,
     /// Whether this node runs the timers (the flag, the computer) now: always when alone.
     pub(super) lease: TimerLease,
     /// Held while a game another node created is read in (see [`Games::adopt`]).
@@ -268,7 +276,7 @@ impl Games {
                     continue;
                 }
             };
-            super::vacation::fit(&*stores.vacations, &mut live).await?;
+            live.fit_vacations(&*stores.vacations).await?;
             summaries.insert(live.id, live.summary());
             games.insert(live.id, live);
         }

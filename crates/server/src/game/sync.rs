@@ -13,19 +13,10 @@ use crate::error::Error;
 use crate::relay::{Relay, Relayed};
 use crate::store::{Progress, StoredGame, StoredMove};
 
-use super::computer::MarkingEstimate;
+use super::bots::MarkingEstimate;
 use super::live::LiveGame;
-use super::registry::Games;
+use super::registry::{Change, Games};
 use super::view::Status;
-
-/// A change this node made, for the other nodes (see [`crate::cluster`]): game `game` is at `version` in the
-/// store (committed here), by `action` when an action made it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Change {
-    pub game: i64,
-    pub version: u64,
-    pub action: Option<StoredMove>,
-}
 
 /// Sessions of user `user` were ended on a node (a password changed or reset, sessions ended by their owner,
 /// the account deleted): the others forget what they keep of them.
@@ -78,7 +69,7 @@ impl Games {
     /// go, so that they are read again under the name it has now.
     pub async fn forget_user(&self, user: i64) {
         self.accounts.forget_sessions(user, None);
-        let finished: Vec<(i64, super::Entry)> = self
+        let finished: Vec<(i64, super::registry::Entry)> = self
             .registry()
             .finished
             .iter()
@@ -91,7 +82,7 @@ impl Games {
                 theirs.push(id);
             }
         }
-        let gone: Vec<super::Entry> = {
+        let gone: Vec<super::registry::Entry> = {
             let mut r = self.registry();
             theirs.iter().filter_map(|id| r.finished.pop(id)).collect()
         };
@@ -203,7 +194,7 @@ impl Games {
     }
 
     /// Game `id` for a look (its state, record or replay): [`Games::refresh`]ed, then from memory or the store.
-    pub async fn look(self: &Arc<Self>, id: i64) -> Result<super::Entry, Error> {
+    pub async fn look(self: &Arc<Self>, id: i64) -> Result<super::registry::Entry, Error> {
         self.refresh(id).await;
         self.get(id).await
     }

@@ -1,14 +1,18 @@
 //! The game's timers: the flag of the running clock and the end of an absent player's grace period.
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use tesuji_rules::Phase;
 
 use crate::clocks::GameClock;
 use crate::error::Error;
+use crate::store::SiteStore;
+use tokio::task::JoinHandle;
 
-use super::action::{Actor, Request, Sent};
+use super::lease::{RENEW, TIMERS, TTL};
 use super::registry::Games;
+use super::request::{Actor, Request, Sent};
 
 impl Games {
     /// After a change to game `id`: the computer's turn and the timer of the running clock (on the node that
@@ -146,5 +150,57 @@ impl Games {
                 return;
             }
         });
+    }
+}
+
+/// Keeps asking for the timers' lease for node `node` every [`RENEW`], and renews it while held. On taking it,
+/// brings every game up to the database (the notices of the last moments may be lost with the node that
+/// died) and starts every live game's timers: a flag that fell meanwhile falls now, once.
+pub fn keep_lease(games: Arc<Games>, store: Arc<dyn SiteStore>, node: u64) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let ttl_ms = u64::try_from(TTL.as_millis()).unwrap_or(u64::MAX);
+        let mut every = tokio::time::interval(RENEW);
+        every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            every.tick().await;
+            let asked = Instant::now();
+            match tokio::time::timeout(RENEW, store.hold_lease(TIMERS, node, ttl_ms)).await {
+                Ok(Ok(true)) => {
+                    if games.lease().granted(asked + TTL) {
+                        tracing::info!("this node runs the game timers now");
+                        let games = Arc::clone(&games);
+                        tokio::spawn(async move { take_over(&games).await });
+                    }
+                }
+                Ok(Ok(false)) => {
+                    if games.lease().lost() {
+                        tracing::info!("another node runs the game timers now");
+                    }
+                }
+                // Held until it lapses on its own: another node cannot take it sooner.
+                Ok(Err(e)) => tracing::warn!(error = %e, "the timers' lease could not be renewed"),
+                Err(_) => tracing::warn!("the database did not answer about the timers' lease"),
+            }
+        }
+    })
+}
+
+/// Gives the lease up, so that another node takes it at its next ask rather than after [`TTL`].
+pub async fn give_up_lease(games: &Games, store: &dyn SiteStore, node: u64) {
+    games.lease().lost();
+    if let Err(e) = store.release_lease(TIMERS, node).await {
+        tracing::warn!(error = %e, "the timers' lease could not be given up; it lapses");
+    }
+}
+
+/// This node has just taken the lease: every game up to the database, then every live game's timers.
+async fn take_over(games: &Arc<Games>) {
+    if let Err(e) = games.catch_up_all().await {
+        tracing::warn!(error = %e, "catching up on taking the timers over failed");
+    }
+    // The node that stored a ranked game's ending may have died before rating it: the ratings look.
+    games.lease().took_over();
+    for id in games.live_ids() {
+        games.wake(id);
     }
 }

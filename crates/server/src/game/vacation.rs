@@ -8,22 +8,13 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
-use tesuji_clock::TimeControl;
-use tesuji_rules::Color;
 
-use crate::clocks::has_grace;
+use crate::clocks::vacation_stops;
 use crate::error::Error;
 use crate::relay::Relayed;
-use crate::store::{StoreError, VacationStore};
 
 use super::live::LiveGame;
 use super::registry::Games;
-
-/// Whether a vacation stops the clock of a game under `control`: a correspondence clock (one without the
-/// grace period of games played at one sitting).
-pub fn stops(control: &TimeControl) -> bool {
-    !matches!(control, TimeControl::None) && !has_grace(control)
-}
 
 /// User `user` went on vacation or came back, on the node that tells.
 #[derive(Serialize, Deserialize)]
@@ -58,7 +49,11 @@ impl Games {
         let theirs = self.summaries(|s| s.seat_of(user).is_some(), usize::MAX);
         for entry in theirs.iter().filter_map(|s| self.live_entry(s.id)) {
             let mut live = entry.lock().await;
-            if !live.clock.as_ref().is_some_and(|c| stops(c.control())) {
+            if !live
+                .clock
+                .as_ref()
+                .is_some_and(|c| vacation_stops(c.control()))
+            {
                 continue;
             }
             if let Err(e) = self.fit_vacations(&mut live).await {
@@ -73,9 +68,9 @@ impl Games {
         }
     }
 
-    /// [`fit`] with this node's store.
+    /// [`LiveGame::fit_vacations`] with this node's store.
     pub(super) async fn fit_vacations(&self, live: &mut LiveGame) -> Result<(), Error> {
-        Ok(fit(&*self.stores.vacations, live).await?)
+        Ok(live.fit_vacations(&*self.stores.vacations).await?)
     }
 
     /// [`Games::fit_vacations`] where what went before is already stored: a failure leaves the clock without
@@ -83,57 +78,6 @@ impl Games {
     pub(super) async fn fit_vacations_or_warn(&self, live: &mut LiveGame) {
         if let Err(e) = self.fit_vacations(live).await {
             tracing::warn!(game = live.id, error = %e, "reading the players' vacations failed");
-        }
-    }
-}
-
-/// Gives the clock of `live`, if a vacation stops it, its players' vacations as stored: those that end after
-/// the running turn started, or from now (no earlier one reaches a turn still to be charged).
-pub(super) async fn fit(store: &dyn VacationStore, live: &mut LiveGame) -> Result<(), StoreError> {
-    let Some(since) = live
-        .clock
-        .as_ref()
-        .filter(|c| stops(c.control()))
-        .map(|c| i64::try_from(c.counts_from_wall()).unwrap_or(i64::MAX))
-    else {
-        return Ok(());
-    };
-    for color in [Color::Black, Color::White] {
-        let away = match live.seat_user(color) {
-            Some(user) => store.vacations(user, since).await?,
-            None => Vec::new(),
-        };
-        let away = away
-            .into_iter()
-            .map(|v| (wall(v.start_ms), wall(v.end_ms)))
-            .collect();
-        if let Some(clock) = live.clock.as_mut() {
-            clock.set_away(color, away);
-        }
-    }
-    Ok(())
-}
-
-fn wall(ms: i64) -> u64 {
-    u64::try_from(ms).unwrap_or(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_correspondence_clocks_stop_for_a_vacation() {
-        for (spec, stopped) in [
-            ("none", false),
-            ("fischer:5m+10s", false),
-            ("byoyomi:23h+5x30s", false),
-            ("correspondence", true),
-            ("correspondence:3d", true),
-            ("absolute:1d", true),
-        ] {
-            let control: TimeControl = spec.parse().unwrap();
-            assert_eq!(stops(&control), stopped, "{spec}");
         }
     }
 }

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use tesuji_rules::{Color, Move, Point, Size};
 
 use crate::error::Error;
-use crate::game::action::quoted;
 use crate::game::recorded::UndoStep;
+use crate::game::request::quoted;
 use crate::game::{Request, Sent};
 
 /// An action as a message names it: its kind, and the text of its move or point (a GTP vertex, whose row
