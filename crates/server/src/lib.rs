@@ -312,8 +312,11 @@ pub async fn start_with_stores(
         .merge(reviews::routes::routes())
         .merge(seeks::routes::routes())
         .merge(vacations::routes::routes())
+        .with_state(state.clone());
+    let uploads = Router::new()
+        .merge(reviews::routes::uploads())
         .with_state(state);
-    let router = http::router(app, features);
+    let router = http::router(app, features, uploads);
     let games_of_task = Arc::clone(&games);
     let task = tokio::spawn(async move {
         let served = listen::serve(listener, router, async {

@@ -24,7 +24,7 @@ use axum::body::Bytes;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::routing::{get, post};
+use axum::routing::{MethodRouter, get, post};
 
 use crate::error::Error;
 use crate::game::Games;
@@ -68,8 +68,17 @@ pub struct App {
 pub(crate) type AppState = Arc<App>;
 
 /// The site's router: the core's routes, the features' (`features`, each on its state), the pages, and the
-/// limits every request passes.
-pub fn router(app: AppState, features: Router) -> Router {
+/// limits every request passes; the routes that take a game record (`uploads`, and the core's own replay of an
+/// uploaded file) have their own, larger limit instead (see [`record_body`]).
+pub fn router(app: AppState, features: Router, uploads: Router) -> Router {
+    let core_uploads = Router::new()
+        .route(
+            "/api/replay",
+            record_body(
+                post(records::sgf_replay).layer::<_, std::convert::Infallible>(compressed()),
+            ),
+        )
+        .with_state(app.clone());
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(health::metrics))
@@ -118,21 +127,33 @@ pub fn router(app: AppState, features: Router) -> Router {
         )
         .route("/api/games/{id}/rulesets", get(records::game_rulesets))
         .route("/api/games/{id}/ws", get(socket::game_ws))
-        .route(
-            "/api/replay",
-            post(records::sgf_replay)
-                .layer::<_, std::convert::Infallible>(compressed())
-                .layer(DefaultBodyLimit::max(SGF_LIMIT)),
-        )
         .with_state(app)
         .merge(features)
         .route("/api/{*rest}", axum::routing::any(api_not_found))
         .merge(crate::web::routes())
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
-        .layer(axum::middleware::from_fn(announced_size))
+        .layer(axum::middleware::from_fn(|request, next| {
+            announced_size(request, next, BODY_LIMIT)
+        }))
+        // Merged after the layers above, which cover only the routes already there.
+        .merge(core_uploads)
+        .merge(uploads)
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             BODY_TIMEOUT,
         ))
+}
+
+/// A route whose body is a game record (an uploaded SGF file): taken up to [`SGF_LIMIT`], and refused at once
+/// when its announced size is over that. Such a route goes to [`router`]'s `uploads`.
+pub fn record_body<S>(route: MethodRouter<S>) -> MethodRouter<S>
+where
+    S: Clone + Send + Sync + 'static,
+{
+    route
+        .layer(DefaultBodyLimit::max(SGF_LIMIT))
+        .layer(axum::middleware::from_fn(|request, next| {
+            announced_size(request, next, SGF_LIMIT)
+        }))
 }
 
 /// Gzip for the large JSON answers (a 19×19 review's ownership, a long game's boards), to a client that accepts
@@ -148,17 +169,13 @@ pub(crate) fn compressed() -> tower_http::compression::CompressionLayer {
 /// How long a client may take to send a request's body.
 pub const BODY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Refuses at once a request whose announced body is over its route's limit, before anything waits for a body
-/// that will be refused anyway (the limits above only count what has arrived).
+/// Refuses at once a request whose announced body is over `limit`, its route's, before anything waits for a
+/// body that will be refused anyway (a body limit only counts what has arrived).
 async fn announced_size(
     request: axum::extract::Request,
     next: axum::middleware::Next,
+    limit: usize,
 ) -> axum::response::Response {
-    let limit = if matches!(request.uri().path(), "/api/replay" | "/api/reviews") {
-        SGF_LIMIT
-    } else {
-        BODY_LIMIT
-    };
     let announced = request
         .headers()
         .get(header::CONTENT_LENGTH)

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{DefaultBodyLimit, FromRef, Path, State};
+use axum::extract::{FromRef, Path, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -14,7 +14,7 @@ use axum::{Json, Router};
 use super::{ReviewView, Reviews, UploadReviewView};
 use crate::error::Error;
 use crate::http::extract::{PathId, Reader, RecordWork, SignedIn};
-use crate::http::{AppState, SGF_LIMIT, body_bytes, compressed};
+use crate::http::{AppState, body_bytes, compressed, record_body};
 
 /// The reviews' routes, on any state that holds the reviews and the core's.
 pub fn routes<S>() -> Router<S>
@@ -29,12 +29,18 @@ where
             get(review).post(ask).layer(compressed()),
         )
         .route("/api/games/{id}/estimate", get(estimate))
-        .route(
-            "/api/reviews",
-            post(ask_upload).layer(DefaultBodyLimit::max(SGF_LIMIT)),
-        )
         .route("/api/reviews/{id}", get(upload).layer(compressed()))
         .route("/api/reviews/{id}/sgf", get(upload_sgf))
+}
+
+/// The reviews' route that takes an uploaded record, with its own body limit (see [`record_body`]).
+pub fn uploads<S>() -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    Arc<Reviews>: FromRef<S>,
+    AppState: FromRef<S>,
+{
+    Router::new().route("/api/reviews", record_body(post(ask_upload)))
 }
 
 /// `GET /api/games/{id}/review`: the review as it stands (`none` until asked for).
