@@ -1,7 +1,8 @@
 //! What features show in a game's state beside the core's own fields (the rematch offered after a game),
 //! without the core naming them: a feature sets its field on the live game, which puts it in each state and
 //! tells the watchers when it changes; it fills in the field of a finished game read back from the store
-//! through [`ReadBack`].
+//! through [`ReadBack`], which a node of several also asks when a finished game it holds is looked at (the
+//! feature's message from another node may have been lost).
 
 use std::collections::BTreeMap;
 use std::future::Future;
@@ -64,7 +65,8 @@ type Reading<'a> = Pin<Box<dyn Future<Output = Result<NamedFields, Error>> + Sen
 
 /// A feature whose fields a finished game read back from the store has (its rematch).
 pub trait ReadBack: Send + Sync {
-    /// The fields of finished game `game`, seated as `seats`, just rebuilt from the store and not yet served.
+    /// The fields of finished game `game`, seated as `seats`, as the store has them: for a game just rebuilt
+    /// from the store, or one held and looked at on a node of several.
     fn read_back<'a>(&'a self, game: i64, seats: &'a Seats) -> Reading<'a>;
 }
 

@@ -415,6 +415,18 @@ impl Games {
 
     /// The features' fields of finished game `live`, just rebuilt.
     async fn read_back(&self, live: &mut LiveGame) -> Result<(), Error> {
+        for (name, field) in self.fields_stored(live.id, &live.seats).await? {
+            live.set_field(name, field);
+        }
+        Ok(())
+    }
+
+    /// The features' fields of finished game `id`, seated as `seats`, as the store has them.
+    pub(super) async fn fields_stored(
+        &self,
+        id: i64,
+        seats: &Seats,
+    ) -> Result<super::fields::NamedFields, Error> {
         let features: Vec<Arc<dyn ReadBack>> = self
             .read_backs
             .read()
@@ -422,12 +434,11 @@ impl Games {
             .iter()
             .filter_map(std::sync::Weak::upgrade)
             .collect();
+        let mut fields = Vec::new();
         for feature in features {
-            for (name, field) in feature.read_back(live.id, &live.seats).await? {
-                live.set_field(name, field);
-            }
+            fields.extend(feature.read_back(id, seats).await?);
         }
-        Ok(())
+        Ok(fields)
     }
 
     /// The board size of game `id`, which never changes.

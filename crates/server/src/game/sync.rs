@@ -140,7 +140,23 @@ impl Games {
             return;
         }
         let Some(entry) = self.live_entry(id) else {
-            // Not held here: a finished game is read whole when asked for, a live one is read in.
+            // A finished game held here: its moves are final, but a feature's field may have changed on another
+            // node while its message could not come (a rematch offered while NATS was away). Not held: a
+            // finished game is read whole when asked for, a live one is read in.
+            if let Some(entry) = self.held(id) {
+                let seats = entry.lock().await.seats.clone();
+                match self.fields_stored(id, &seats).await {
+                    Ok(fields) => {
+                        let mut live = entry.lock().await;
+                        for (name, field) in fields {
+                            live.set_field(name, field);
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(game = id, error = %e, "reading a finished game's fields failed")
+                    }
+                }
+            }
             return;
         };
         let (moves, joined) = {

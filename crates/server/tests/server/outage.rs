@@ -300,6 +300,55 @@ async fn play_goes_on_while_nats_is_away_and_every_node_catches_up() {
     b.stop().await.unwrap();
 }
 
+/// A rematch offered on one node while NATS is away, so that the relay's message to the other node is lost,
+/// shows there all the same once the finished game is looked at: a look reads the features' fields of a
+/// finished game held there again.
+#[tokio::test]
+async fn a_rematch_offered_while_nats_is_away_shows_on_the_other_node() {
+    let dir = tempfile::tempdir().unwrap();
+    let proxy = Proxy::start(&host_port(&support::nats_server(), 4222)).await;
+    let nats = format!("nats://{}", proxy.address());
+    let a = node(dir.path(), &nats).await;
+    let b = node(dir.path(), &nats).await;
+    let ann = guest(&a, "ann").await;
+    let bob = guest(&b, "bob").await;
+    let id = two_seated(
+        &ann,
+        &bob,
+        json!({"rules": "chinese:size=9", "color": "black", "opponent": "anyone"}),
+    )
+    .await;
+    let path = format!("/api/games/{id}");
+    until(&ann, &path, WITHIN, |s| s["version"] == 1).await;
+    let (status, body) = ann.act(id, Action::Play("E5"), Some(1)).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    until(&bob, &path, WITHIN, |s| s["version"] == 2).await;
+    let (status, body) = bob.act(id, Action::Resign, Some(2)).await.unwrap();
+    assert_eq!(status, 200, "{body}");
+    // Both nodes hold the finished game.
+    until(&ann, &path, WITHIN, |s| s["status"] == "over").await;
+    let (_, before) = bob.game(id).await.unwrap();
+    assert_eq!(
+        (&before["status"], before.get("rematch")),
+        (&json!("over"), None)
+    );
+
+    proxy.cut().await;
+    let (status, table) = ann
+        .post(&format!("/api/games/{id}/rematch"), json!({}))
+        .await
+        .unwrap();
+    assert_eq!(status, 200, "{table}");
+    let new = table["id"].as_i64().unwrap();
+    let (_, after) = bob.game(id).await.unwrap();
+    assert_eq!(after["rematch"]["game"], new, "B's copy: {after}");
+    assert_eq!(after["rematch"]["by"], "black", "{after}");
+    assert!(after["rematch"]["invite"].is_string(), "{after}");
+    proxy.restore();
+    a.stop().await.unwrap();
+    b.stop().await.unwrap();
+}
+
 /// A player's move as a page makes it while its node may be behind: at the version the node shows. When it is
 /// refused as stale, the player's socket resyncs until it shows every acknowledged move (the node must have
 /// caught up with the database), and the move is made again at that version. `acknowledged`: the moves the
