@@ -34,6 +34,15 @@ async fn node(dir: &Path, nats: &str) -> Running {
     node_at(dir, nats).await
 }
 
+/// Two nodes on the database of `dir` whose NATS connections go through a proxy the test controls.
+async fn nodes_behind_a_proxy(dir: &Path) -> (Proxy, Running, Running) {
+    let proxy = Proxy::start(&host_port(&support::nats_server(), 4222)).await;
+    let nats = format!("nats://{}", proxy.address());
+    let a = node(dir, &nats).await;
+    let b = node(dir, &nats).await;
+    (proxy, a, b)
+}
+
 /// A game's moves as a state lists them: `(number, colour, move)`.
 fn moves_of(state: &Value) -> Vec<(i64, String, String)> {
     state["moves"]
@@ -198,10 +207,7 @@ async fn play_goes_on_while_nats_is_away_and_every_node_catches_up() {
     let Database::Postgres(database) = Backend::Postgres.database(dir.path()) else {
         unreachable!()
     };
-    let proxy = Proxy::start(&host_port(&support::nats_server(), 4222)).await;
-    let nats = format!("nats://{}", proxy.address());
-    let a = node(dir.path(), &nats).await;
-    let b = node(dir.path(), &nats).await;
+    let (proxy, a, b) = nodes_behind_a_proxy(dir.path()).await;
     let ann = guest(&a, "ann").await;
     let bob = guest(&b, "bob").await;
     let (status, table) = ann
@@ -306,10 +312,7 @@ async fn play_goes_on_while_nats_is_away_and_every_node_catches_up() {
 #[tokio::test]
 async fn a_rematch_offered_while_nats_is_away_shows_on_the_other_node() {
     let dir = tempfile::tempdir().unwrap();
-    let proxy = Proxy::start(&host_port(&support::nats_server(), 4222)).await;
-    let nats = format!("nats://{}", proxy.address());
-    let a = node(dir.path(), &nats).await;
-    let b = node(dir.path(), &nats).await;
+    let (proxy, a, b) = nodes_behind_a_proxy(dir.path()).await;
     let ann = guest(&a, "ann").await;
     let bob = guest(&b, "bob").await;
     let id = two_seated(
