@@ -125,12 +125,14 @@ test("the news tell a finished game from the reader's side, in every language", 
 
 test("one error text: a headline the server's sentence repeats in other words is not shown twice", async () => {
   const { saysAlready } = await import("../js/page.js");
-  // The server's sentences, by reason, as crates/server/src/error.rs gives them.
-  const source = readFileSync(new URL("../../src/error.rs", import.meta.url), "utf8");
+  // The server's sentences, by reason: crates/server/src/error.rs gives each error its sentence, and
+  // crates/server/src/http/answer.rs its reason.
+  const errors = readFileSync(new URL("../../src/error.rs", import.meta.url), "utf8");
+  const answers = readFileSync(new URL("../../src/http/answer.rs", import.meta.url), "utf8");
   const sentences = {};
-  for (const [, sentence, variant] of source.matchAll(/#\[error\("([^"{]*)"\)\]\s*(\w+)\s*,/g)) sentences[variant] = sentence;
+  for (const [, sentence, variant] of errors.matchAll(/#\[error\("([^"{]*)"\)\]\s*(\w+)\s*,/g)) sentences[variant] = sentence;
   const reasons = {};
-  for (const [, variant, reason] of source.matchAll(/ApiError::(\w+)\s*=>\s*\(StatusCode::\w+,\s*"(\w+)"\)/g)) {
+  for (const [, variant, reason] of answers.matchAll(/Error::(\w+)\s*=>\s*\(StatusCode::\w+,\s*"(\w+)"\)/g)) {
     reasons[reason] = sentences[variant];
   }
   const en = dictionaries.en;
